@@ -1,0 +1,26 @@
+/* Command-line helpers shared by the tools. */
+#ifndef ESXDIAG_ARGS_H
+#define ESXDIAG_ARGS_H
+#include <stdint.h>
+
+/* ESXi's userworld launcher may pass leading "++key=value" words (e.g.
+ * "++group=host/vim/tmp", "++netstack=vmotion"). Returns the argv index of the
+ * first real argument (>= 1), so callers do: argv[k-1] = argv[0]; argv += k-1. */
+int args_skip_vmk(int argc, char **argv);
+/* same, and moves argv[0] so getopt sees a clean vector; returns the new argc */
+int args_strip_vmk(int argc, char ***argv);
+
+/* Integers and sizes. Return 0 on success, -1 with a one-line reason in *why
+ * (a static string) when the text is not a number, has junk, or is out of range. */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const char **why);
+int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
+int parse_double(const char *s, double min, double max, double *out, const char **why);
+
+/* Sizes with iperf3's suffixes: k/K = 1024, m/M = 1024^2, g/G = 1024^3, t/T = 1024^4
+ * (case-insensitive, as iperf3 reads -n, -l, -w). */
+int parse_bytes(const char *s, uint64_t max, uint64_t *out, const char **why);
+/* Rates with iperf3's suffixes for -b: k = 1000, m = 1e6, g = 1e9, t = 1e12
+ * (bits per second; a trailing "/N" burst is the caller's business). */
+int parse_rate(const char *s, uint64_t *out, const char **why);
+
+#endif

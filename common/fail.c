@@ -1,0 +1,99 @@
+/* Error reporting and allocation wrappers: the main flow stays free of error plumbing. */
+#include "fail.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALLOC_LIMIT ((size_t)1 << 30)
+
+static void vmsg(const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s: ", tool_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void warnmsg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(fmt, ap);
+    va_end(ap);
+}
+
+void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(fmt, ap);
+    va_end(ap);
+    exit(code);
+}
+
+void die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "%s: ", tool_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (try '%s --help')\n", tool_name);
+    exit(EXIT_USAGE);
+}
+
+static void *checked(void *p, size_t n)
+{
+    if (!p && n)
+        die(EXIT_USAGE, "out of memory allocating %zu bytes", n);
+    return p;
+}
+
+void *xmalloc(size_t n)
+{
+    if (n > ALLOC_LIMIT)
+        die(EXIT_USAGE, "refusing to allocate %zu bytes (internal limit 1 GiB)", n);
+    return checked(malloc(n ? n : 1), n);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    if (size && n > ALLOC_LIMIT / size)
+        die(EXIT_USAGE, "refusing to allocate %zu x %zu bytes (internal limit 1 GiB)", n, size);
+    return checked(calloc(n ? n : 1, size ? size : 1), n * size);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    if (n > ALLOC_LIMIT)
+        die(EXIT_USAGE, "refusing to allocate %zu bytes (internal limit 1 GiB)", n);
+    return checked(realloc(p, n ? n : 1), n);
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+
+const char *errtext(int err)
+{
+    /* where musl's words differ from the ones administrators see on ESXi and glibc */
+    static const struct { int err; const char *text; } own[] = {
+        { EMSGSIZE, "Message too long" },
+        { ENOSYS, "Function not implemented" },
+        { EHOSTUNREACH, "No route to host" },
+        { ENETUNREACH, "Network is unreachable" },
+        { ECONNREFUSED, "Connection refused" },
+        { ETIMEDOUT, "Connection timed out" },
+        { EACCES, "Permission denied" },
+        { EPERM, "Operation not permitted" },
+    };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (own[i].err == err)
+            return own[i].text;
+    return strerror(err);
+}

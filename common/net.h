@@ -1,0 +1,45 @@
+/* Addresses and sockets (IPv4 and IPv6). */
+#ifndef ESXDIAG_NET_H
+#define ESXDIAG_NET_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+union sockaddr_any {
+    struct sockaddr sa;
+    struct sockaddr_in in4;
+    struct sockaddr_in6 in6;
+    struct sockaddr_storage ss;
+};
+
+/* Resolve a numeric address or a name. family AF_UNSPEC, AF_INET or AF_INET6.
+ * host NULL = wildcard (passive). Returns 0 or a getaddrinfo error code. */
+int net_resolve(const char *host, int family, uint16_t port, int passive,
+                union sockaddr_any *out, socklen_t *outlen);
+const char *net_gai_strerror(int err);
+/* "198.18.0.2" or "2001:db8::2" (no port) */
+void net_ntop(const union sockaddr_any *a, char *buf, size_t len);
+/* "198.18.0.2:5201" or "[2001:db8::2]:5201" */
+void net_ntop_port(const union sockaddr_any *a, char *buf, size_t len);
+uint16_t net_port(const union sockaddr_any *a);
+void net_set_port(union sockaddr_any *a, uint16_t port);
+socklen_t net_len(const union sockaddr_any *a);
+
+int net_set_nonblock(int fd, int on);
+/* SO_BINDTODEVICE; returns 0 or -1 with errno */
+int net_bind_device(int fd, const char *ifname);
+/* socket + optional bind to (src, device) + connect with a timeout (ms, <0 = none).
+ * Returns fd or -1 with errno (ETIMEDOUT on timeout). */
+int net_connect(int type, const union sockaddr_any *dst, const union sockaddr_any *src,
+                const char *device, int timeout_ms);
+/* socket + SO_REUSEADDR + bind + listen (backlog) for TCP or bind for UDP;
+ * IPv6 wildcard sockets accept IPv4 too. Returns fd or -1 with errno. */
+int net_listen(int type, const union sockaddr_any *addr, int backlog);
+
+/* read/write exactly n bytes with a deadline (monotonic ns, 0 = none) using poll();
+ * return 0, or -1 with errno (ETIMEDOUT, ECONNRESET, EPIPE; 0 bytes at EOF -> ECONNRESET) */
+int net_read_full(int fd, void *buf, size_t n, uint64_t deadline_ns);
+int net_write_full(int fd, const void *buf, size_t n, uint64_t deadline_ns);
+
+#endif

@@ -1,0 +1,15 @@
+# Shared setup for the bats integration tests: load with `load ../lib/common`.
+ESXDIAG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BIN=${ESXDIAG_BIN:-$ESXDIAG_ROOT/out/bin}
+export ESXDIAG_ROOT BIN
+load "$ESXDIAG_ROOT/test/lib/audit.bash"
+
+# fail with a message (bats shows stderr of failed tests)
+flunk() { echo "$*" >&2; return 1; }
+# assert the last `run` exit status
+assert_status() { [ "$status" -eq "$1" ] || flunk "exit status $status, expected $1; output: $output"; }
+# assert the last `run` output contains a fixed string
+assert_contains() { [[ "$output" == *"$1"* ]] || flunk "output lacks '$1': $output"; }
+assert_not_contains() { [[ "$output" != *"$1"* ]] || flunk "output has '$1': $output"; }
+# skip unless root (namespaces, raw sockets)
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }

@@ -1,0 +1,78 @@
+#!/bin/bash
+# make test: unit tests (cmocka under ASan+UBSan), integration tests (bats on the real
+# static binaries), fuzz smoke runs (each libFuzzer target briefly on its corpus).
+# Ends with one line "N passed, N failed" and exits non-zero on any failure.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+export ESXDIAG_ROOT=$ROOT ESXDIAG_BIN=$ROOT/out/bin
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+LOG=$ROOT/out/test-log
+mkdir -p "$LOG"
+passed=0 failed=0
+failures=()
+
+# count TAP lines of one run; a crash with no "not ok" still counts as a failure
+tap_count() { # $1 = name, $2 = exit code, $3 = tap file
+    local ok nok
+    ok=$(grep -cE '^ok ' "$3")
+    nok=$(grep -cE '^not ok ' "$3")
+    passed=$((passed + ok))
+    failed=$((failed + nok))
+    if [ "$nok" -gt 0 ]; then
+        while IFS= read -r l; do failures+=("$1: ${l#not ok }"); done < <(grep -E '^not ok ' "$3")
+    elif [ "$2" -ne 0 ] || [ "$ok" -eq 0 ]; then
+        failed=$((failed + 1))
+        failures+=("$1: exited $2 (see $3)")
+    fi
+}
+
+echo "== unit tests (ASan + UBSan)"
+for t in out/test/unit/*_test; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" > "$LOG/$name.tap" 2>&1
+    rc=$?
+    tap_count "$name" "$rc" "$LOG/$name.tap"
+    printf '   %-32s %s\n' "$name" "$(grep -cE '^ok ' "$LOG/$name.tap") ok, $(grep -cE '^not ok ' "$LOG/$name.tap") failed"
+done
+
+echo "== integration tests (bats)"
+for f in test/integration/*.bats; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f" .bats)
+    start=$(date +%s)
+    timeout 1800 bats --tap "$f" > "$LOG/$name.tap" 2>&1
+    rc=$?
+    tap_count "$name" "$rc" "$LOG/$name.tap"
+    printf '   %-32s %s (%ss)\n' "$name" "$(grep -cE '^ok ' "$LOG/$name.tap") ok, $(grep -cE '^not ok ' "$LOG/$name.tap") failed" "$(( $(date +%s) - start ))"
+done
+
+echo "== fuzz smoke runs (libFuzzer, corpus + 20 s each)"
+for t in out/test/fuzz/*_fuzz; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    corpus="test/fuzz/corpus/${name%_fuzz}"
+    work=$(mktemp -d)
+    [ -d "$corpus" ] && cp -r "$corpus/." "$work/"
+    (cd "$work" && timeout 120 "$ROOT/$t" -max_total_time=20 -rss_limit_mb=2048 \
+        -malloc_limit_mb=256 -timeout=10 -print_final_stats=1 "$work" ) > "$LOG/$name.log" 2>&1
+    rc=$?
+    rm -rf "$work"
+    execs=$(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$LOG/$name.log" | grep -oE '[0-9]+$')
+    cov=$(grep -oE 'cov: [0-9]+' "$LOG/$name.log" | tail -1)
+    if [ "$rc" -eq 0 ]; then
+        passed=$((passed + 1)); printf '   %-32s ok (%s execs, %s)\n' "$name" "${execs:-?}" "${cov:-cov: ?}"
+    else
+        failed=$((failed + 1)); failures+=("$name: libFuzzer exited $rc (see $LOG/$name.log)")
+        printf '   %-32s FAILED (exit %s)\n' "$name" "$rc"
+    fi
+done
+
+if [ ${#failures[@]} -gt 0 ]; then
+    echo "== failures"
+    printf '   %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
