@@ -51,6 +51,41 @@ static int depth_ok(const struct jsonr *r)
     return 1;
 }
 
+/* jsmn checks only the first character of a primitive: check the whole word */
+static int primitive_ok(const char *p, size_t n)
+{
+    if ((n == 4 && !memcmp(p, "true", 4)) || (n == 5 && !memcmp(p, "false", 5)) ||
+        (n == 4 && !memcmp(p, "null", 4)))
+        return 1;
+    size_t i = 0;
+    if (i < n && p[i] == '-')
+        i++;
+    if (i >= n || p[i] < '0' || p[i] > '9')
+        return 0;
+    if (p[i] == '0')
+        i++;
+    else
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+    if (i < n && p[i] == '.') {
+        i++;
+        if (i >= n || p[i] < '0' || p[i] > '9')
+            return 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-'))
+            i++;
+        if (i >= n || p[i] < '0' || p[i] > '9')
+            return 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+    }
+    return i == n;
+}
+
 int jr_parse(struct jsonr *r, const char *js, size_t len, jsmntok_t *tok, int max)
 {
     jsmn_parser p;
@@ -74,6 +109,10 @@ int jr_parse(struct jsonr *r, const char *js, size_t len, jsmntok_t *tok, int ma
     /* nothing but whitespace may follow the top-level value */
     for (size_t k = (size_t)tok[0].end; k < len; k++)
         if (js[k] != ' ' && js[k] != '\n' && js[k] != '\r' && js[k] != '\t' && js[k] != 0)
+            return JR_EINVAL;
+    for (int i = 0; i < n; i++)
+        if (tok[i].type == JSMN_PRIMITIVE &&
+            !primitive_ok(js + tok[i].start, (size_t)(tok[i].end - tok[i].start)))
             return JR_EINVAL;
     if (!depth_ok(r))
         return JR_EDEPTH;

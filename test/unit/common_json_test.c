@@ -1,0 +1,191 @@
+/* common/jsonw.c and common/jsonr.c: writer output, strict reading, types, bounds. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "jsonr.h"
+#include "jsonw.h"
+
+const char tool_name[] = "test";
+
+static void writes_compact_objects_in_call_order(void **state)
+{
+    (void)state;
+    struct jsonw w;
+    jw_init(&w, 0);
+    jw_obj(&w, NULL);
+    jw_str(&w, "b", "x\"y\\\n\x01");
+    jw_int(&w, "a", -5);
+    jw_uint(&w, "u", UINT64_MAX);
+    jw_double(&w, "d", 2.0);
+    jw_bool(&w, "t", 1);
+    jw_null(&w, "n");
+    jw_arr(&w, "e");
+    jw_end(&w);
+    jw_arr(&w, "l");
+    jw_int(&w, NULL, 1);
+    jw_obj(&w, NULL);
+    jw_end(&w);
+    jw_end(&w);
+    jw_end(&w);
+    assert_string_equal(jw_text(&w),
+        "{\"b\":\"x\\\"y\\\\\\n\\u0001\",\"a\":-5,\"u\":18446744073709551615,\"d\":2.0,"
+        "\"t\":true,\"n\":null,\"e\":[],\"l\":[1,{}]}");
+    jw_free(&w);
+}
+
+static void writes_pretty_output(void **state)
+{
+    (void)state;
+    struct jsonw w;
+    jw_init(&w, 1);
+    jw_obj(&w, NULL);
+    jw_int(&w, "mtu", 9000);
+    jw_arr(&w, "p");
+    jw_str(&w, NULL, "a");
+    jw_end(&w);
+    jw_end(&w);
+    assert_string_equal(jw_text(&w), "{\n  \"mtu\": 9000,\n  \"p\": [\n    \"a\"\n  ]\n}\n");
+    jw_free(&w);
+}
+
+static void non_finite_doubles_become_null(void **state)
+{
+    (void)state;
+    struct jsonw w;
+    jw_init(&w, 0);
+    jw_obj(&w, NULL);
+    jw_double(&w, "x", 1.0 / 0.0);
+    jw_double_prec(&w, "y", 1.23456, 2);
+    jw_end(&w);
+    assert_string_equal(jw_text(&w), "{\"x\":null,\"y\":1.23}");
+    jw_free(&w);
+}
+
+static int parse(struct jsonr *r, jsmntok_t *t, int max, const char *s)
+{
+    return jr_parse(r, s, strlen(s), t, max);
+}
+
+static void reads_typed_values(void **state)
+{
+    (void)state;
+    jsmntok_t t[64];
+    struct jsonr r;
+    const char *js = "{\"tcp\":true,\"time\":10,\"len\":1e3,\"rate\":1.5,"
+                     "\"title\":\"a\\u00e9\\n\",\"n\":null,\"arr\":[1,[2,3],{\"k\":4}],\"z\":0}";
+    assert_int_equal(parse(&r, t, 64, js), JR_OK);
+    int b;
+    assert_int_equal(jr_bool(&r, jr_find(&r, 0, "tcp"), &b), 0);
+    assert_true(b);
+    int64_t i;
+    assert_int_equal(jr_int(&r, jr_find(&r, 0, "time"), &i), 0);
+    assert_int_equal(i, 10);
+    assert_int_equal(jr_int(&r, jr_find(&r, 0, "len"), &i), 0);
+    assert_int_equal(i, 1000);
+    assert_int_equal(jr_int(&r, jr_find(&r, 0, "rate"), &i), -1);   /* not integral */
+    double d;
+    assert_int_equal(jr_double(&r, jr_find(&r, 0, "rate"), &d), 0);
+    assert_true(d == 1.5);
+    char s[16];
+    assert_int_equal(jr_str(&r, jr_find(&r, 0, "title"), s, sizeof s), 0);
+    assert_string_equal(s, "a\xc3\xa9\n");
+    assert_int_equal(jr_str(&r, jr_find(&r, 0, "title"), s, 3), -1); /* too small */
+    assert_true(jr_is_null(&r, jr_find(&r, 0, "n")));
+    /* keys after nested containers are still found */
+    assert_int_equal(jr_int(&r, jr_find(&r, 0, "z"), &i), 0);
+    assert_int_equal(i, 0);
+    int a = jr_find(&r, 0, "arr");
+    assert_int_equal(jr_arr_len(&r, a), 3);
+    assert_int_equal(jr_int(&r, jr_arr_at(&r, a, 0), &i), 0);
+    assert_int_equal(jr_arr_len(&r, jr_arr_at(&r, a, 1)), 2);
+    assert_int_equal(jr_int(&r, jr_find(&r, jr_arr_at(&r, a, 2), "k"), &i), 0);
+    assert_int_equal(i, 4);
+    assert_int_equal(jr_arr_at(&r, a, 3), -1);
+    assert_int_equal(jr_find(&r, 0, "missing"), -1);
+    /* a nested key is not a top-level key */
+    assert_int_equal(jr_find(&r, 0, "k"), -1);
+}
+
+static void refuses_wrong_types(void **state)
+{
+    (void)state;
+    jsmntok_t t[16];
+    struct jsonr r;
+    assert_int_equal(parse(&r, t, 16, "{\"tcp\":\"true\",\"time\":\"10\",\"s\":5}"), JR_OK);
+    int b;
+    int64_t i;
+    char s[8];
+    assert_int_equal(jr_bool(&r, jr_find(&r, 0, "tcp"), &b), -1);
+    assert_int_equal(jr_int(&r, jr_find(&r, 0, "time"), &i), -1);
+    assert_int_equal(jr_str(&r, jr_find(&r, 0, "s"), s, sizeof s), -1);
+    assert_int_equal(jr_int(&r, -1, &i), -1);
+}
+
+static void refuses_bad_documents(void **state)
+{
+    (void)state;
+    jsmntok_t t[64];
+    struct jsonr r;
+    assert_int_equal(parse(&r, t, 64, "{\"a\":1"), JR_EPART);
+    assert_int_equal(parse(&r, t, 64, "{\"a\":tru}"), JR_EINVAL);
+    assert_int_equal(parse(&r, t, 64, "{\"a\":01}"), JR_EINVAL);
+    assert_int_equal(parse(&r, t, 64, "{\"a\":1.}"), JR_EINVAL);
+    assert_int_equal(parse(&r, t, 64, "{\"a\":-}"), JR_EINVAL);
+    assert_int_equal(parse(&r, t, 64, "{\"a\":nulls}"), JR_EINVAL);
+    assert_int_equal(parse(&r, t, 64, "{\"a\":-1.5e+3}"), JR_OK);
+    assert_int_equal(parse(&r, t, 64, "{1:2}"), JR_EINVAL);
+    assert_int_equal(parse(&r, t, 64, "{\"a\":\"\\x\"}"), JR_EINVAL);
+    assert_int_equal(parse(&r, t, 64, "[1,2]"), JR_ETOP);
+    assert_int_equal(parse(&r, t, 64, "{} {}"), JR_EINVAL);
+    assert_int_equal(parse(&r, t, 64, ""), JR_EPART);
+    assert_int_equal(parse(&r, t, 2, "{\"a\":1,\"b\":2}"), JR_ENOMEM);
+    char deep[128];
+    size_t n = 0;
+    deep[n++] = '{';
+    deep[n++] = '"'; deep[n++] = 'a'; deep[n++] = '"'; deep[n++] = ':';
+    for (int k = 0; k < 20; k++) deep[n++] = '[';
+    for (int k = 0; k < 20; k++) deep[n++] = ']';
+    deep[n++] = '}';
+    deep[n] = 0;
+    assert_int_equal(parse(&r, t, 64, deep), JR_EDEPTH);
+    assert_string_equal(jr_strerror(JR_EDEPTH), "JSON nested too deeply");
+}
+
+static void writer_output_reads_back(void **state)
+{
+    (void)state;
+    struct jsonw w;
+    jw_init(&w, 1);
+    jw_obj(&w, NULL);
+    jw_str(&w, "k\"ey", "v\t\x7f");
+    jw_double(&w, "d", 0.1);
+    jw_end(&w);
+    jsmntok_t t[8];
+    struct jsonr r;
+    assert_int_equal(jr_parse(&r, jw_text(&w), jw_len(&w), t, 8), JR_OK);
+    char s[8];
+    assert_int_equal(jr_str(&r, jr_find(&r, 0, "k\\\"ey"), s, sizeof s), 0);
+    assert_string_equal(s, "v\t\x7f");
+    double d;
+    assert_int_equal(jr_double(&r, jr_find(&r, 0, "d"), &d), 0);
+    assert_true(d == 0.1);
+    jw_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(writes_compact_objects_in_call_order),
+        cmocka_unit_test(writes_pretty_output),
+        cmocka_unit_test(non_finite_doubles_become_null),
+        cmocka_unit_test(reads_typed_values),
+        cmocka_unit_test(refuses_wrong_types),
+        cmocka_unit_test(refuses_bad_documents),
+        cmocka_unit_test(writer_output_reads_back),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

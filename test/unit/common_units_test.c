@@ -1,0 +1,87 @@
+/* common/units.c, common/clock.c and common/cpu.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "clock.h"
+#include "cpu.h"
+#include "units.h"
+
+const char tool_name[] = "test";
+
+static void formats_iec_sizes(void **state)
+{
+    (void)state;
+    char b[32];
+    fmt_iec(b, sizeof b, 512);
+    assert_string_equal(b, "512 B");
+    fmt_iec(b, sizeof b, 100u << 20);
+    assert_string_equal(b, "100 MiB");
+    fmt_iec(b, sizeof b, 1000215216ull * 512);    /* a "500 GB" NVMe disk */
+    assert_string_equal(b, "476.9 GiB");
+    fmt_iec(b, sizeof b, 4096);
+    assert_string_equal(b, "4 KiB");
+}
+
+static void formats_iperf3_units(void **state)
+{
+    (void)state;
+    char b[32];
+    fmt_unit(b, sizeof b, 1.18e9, 'A', 0);           /* bytes, adaptive */
+    assert_string_equal(b, "1.10 GBytes");
+    fmt_unit(b, sizeof b, 9.41e9, 'a', 1);           /* bits, adaptive */
+    assert_string_equal(b, "9.41 Gbits");
+    fmt_unit(b, sizeof b, 1.25e9 / 8 * 8, 'm', 1);   /* fixed unit */
+    assert_string_equal(b, "1250 Mbits");
+    fmt_unit(b, sizeof b, 131072, 'K', 0);
+    assert_string_equal(b, " 128 KBytes");
+    fmt_unit(b, sizeof b, 125000, 'k', 0);          /* bytes shown as bits */
+    assert_string_equal(b, "1000 Kbits");
+    fmt_unit(b, sizeof b, 0, 'a', 1);
+    assert_string_equal(b, "0.00 bits");
+}
+
+static void clocks_advance(void **state)
+{
+    (void)state;
+    uint64_t a = mono_ns();
+    sleep_ns(2000000);
+    uint64_t b = mono_ns();
+    assert_true(b - a >= 2000000);
+    assert_int_equal(ms_until(0), -1);
+    assert_int_equal(ms_until(a), 0);
+    int ms = ms_until(mono_ns() + 1500000000ull);
+    assert_true(ms > 1400 && ms <= 1500);
+    assert_true(wall_us() > 1600000000ull * 1000000ull);
+}
+
+static void cpu_usage_counts_busy_time(void **state)
+{
+    (void)state;
+    struct cpu_sample s0, s1;
+    cpu_sample(&s0);
+    volatile uint64_t x = 0;
+    while (mono_ns() - s0.wall_ns < 50000000ull)     /* spin 50 ms */
+        x++;
+    cpu_sample(&s1);
+    double u, s, t;
+    cpu_util(&s0, &s1, &u, &s, &t);
+    assert_true(t > 30.0 && t < 130.0);
+    assert_true(cpu_seconds(&s0, &s1) > 0.01);
+    cpu_util(&s0, &s0, &u, &s, &t);                 /* no time passed */
+    assert_true(t == 0.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(formats_iec_sizes),
+        cmocka_unit_test(formats_iperf3_units),
+        cmocka_unit_test(clocks_advance),
+        cmocka_unit_test(cpu_usage_counts_busy_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
