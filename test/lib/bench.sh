@@ -1,0 +1,20 @@
+#!/bin/bash
+# make bench: each tool's benchmark against its anchor, in the same run, as ratios.
+# Every test/lib/bench-<tool>.sh whose tool is built runs in turn.
+set -u
+cd "$(dirname "$0")/../.."
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+rc=0
+for b in test/lib/bench-*.sh; do
+    [ -f "$b" ] || continue
+    tool=$(basename "$b" .sh); tool=${tool#bench-}
+    if [ ! -x "out/bin/$tool" ]; then
+        echo "== $tool: not built, skipped"
+        continue
+    fi
+    echo
+    echo "== $tool"
+    bash "$b" || { echo "   $tool benchmark failed"; rc=1; }
+done
+exit $rc
