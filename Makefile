@@ -6,6 +6,7 @@
 #   make dist     dist/esxdiag-$(VERSION)-x86_64.tar.gz (reproducible)
 #   make bench    side-by-side benchmarks against the anchors
 #   make fuzz     each libFuzzer target for FUZZ_SECONDS (default 60)
+#   V=1           show the full compiler command lines
 # Any folder tools/<name>/ with a main.c becomes out/bin/<name>.
 
 VERSION     := 0.1.0
@@ -17,6 +18,8 @@ MBED_HOST   := $(CACHE)/mbedtls/host
 DEPS_STAMP  := $(CACHE)/mbedtls/built.stamp
 OUT         := out
 FUZZ_SECONDS ?= 60
+V           ?= 0
+Q           := $(if $(filter 1,$(V)),,@)
 
 COMMON_SRC  := $(sort $(wildcard common/*.c))
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -65,32 +68,36 @@ FORCE:
 # ---- static musl build
 $(OUT)/obj/musl/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(MUSL_CC) $(MUSL_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC      $<"
+	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) -MMD -MP -c $< -o $@
 $(OUT)/obj/musl/common/version.o: $(OUT)/gen/buildinfo.h
 $(OUT)/obj/musl/common/version.o: MUSL_CFLAGS += -I$(OUT)/gen
 
 MUSL_COMMON := $(COMMON_SRC:%.c=$(OUT)/obj/musl/%.o)
 $(OUT)/obj/musl/libcommon.a: $(MUSL_COMMON)
 	@rm -f $@
-	ar rcsD $@ $^
+	$(Q)ar rcsD $@ $^
 
 define TOOL_template
 $(OUT)/bin/$(1): $(patsubst %.c,$(OUT)/obj/musl/%.o,$(sort $(wildcard tools/$(1)/*.c))) \
                  $(OUT)/obj/musl/libcommon.a
 	@mkdir -p $$(@D)
-	$(MUSL_CC) $(MUSL_LDFLAGS) -o $$@ $$^ $(MBED_MUSL)/lib/libmbedcrypto.a
+	@echo "  LINK    $$@"
+	$(Q)$(MUSL_CC) $(MUSL_LDFLAGS) -o $$@ $$^ $(MBED_MUSL)/lib/libmbedcrypto.a
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_template,$(t))))
 
 # ---- host (sanitized) objects for unit tests and fuzz targets
 $(OUT)/obj/host/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC.san  $<"
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
 $(OUT)/obj/host/common/version.o: $(OUT)/gen/buildinfo.h
 $(OUT)/obj/host/common/version.o: HOST_CFLAGS += -I$(OUT)/gen
 $(OUT)/obj/fuzz/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC.fuzz $<"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 $(OUT)/obj/fuzz/common/version.o: $(OUT)/gen/buildinfo.h
 $(OUT)/obj/fuzz/common/version.o: FUZZ_CFLAGS += -I$(OUT)/gen
 
@@ -105,7 +112,8 @@ define UNIT_template
 $(OUT)/test/unit/$(1): $(OUT)/obj/host/test/unit/$(1).o \
         $(patsubst %.c,$(OUT)/obj/host/%.o,$(call tool_mods,$(1)) $(COMMON_SRC))
 	@mkdir -p $$(@D)
-	$(HOST_CC) $(HOST_CFLAGS) -o $$@ $$^ $(MBED_HOST)/lib/libmbedcrypto.a -lcmocka
+	@echo "  LINK    $$@"
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $$@ $$^ $(MBED_HOST)/lib/libmbedcrypto.a -lcmocka
 endef
 $(foreach u,$(UNIT_SRC:test/unit/%.c=%),$(eval $(call UNIT_template,$(u))))
 
@@ -115,7 +123,8 @@ define FUZZ_template
 $(OUT)/test/fuzz/$(1): $(OUT)/obj/fuzz/test/fuzz/$(1).o \
         $(patsubst %.c,$(OUT)/obj/fuzz/%.o,$(call tool_mods,$(1)) $(COMMON_SRC))
 	@mkdir -p $$(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $$^ $(MBED_HOST)/lib/libmbedcrypto.a
+	@echo "  LINK    $$@"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $$@ $$^ $(MBED_HOST)/lib/libmbedcrypto.a
 endef
 $(foreach f,$(FUZZ_SRC:test/fuzz/%.c=%),$(eval $(call FUZZ_template,$(f))))
 
