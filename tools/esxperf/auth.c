@@ -214,7 +214,8 @@ int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
     }
     /* checks on the ciphertext alone tell nothing about the key: fail fast */
     res->status = AUTH_BAD_TOKEN;
-    if (token_len > AUTH_TOKEN_MAX || kb > AUTH_KEY_BYTES_MAX ||
+    /* mbedtls drops a trailing partial base64 group silently: refuse it here */
+    if (token_len > AUTH_TOKEN_MAX || token_len % 4 != 0 || kb > AUTH_KEY_BYTES_MAX ||
         crypto_b64_decode(token, token_len, ct, sizeof ct, &cl) != 0 || cl != kb)
         return -1;
 
