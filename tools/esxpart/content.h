@@ -1,0 +1,14 @@
+/* What a partition holds, from a table of signatures at fixed offsets: the VMFS
+ * volume header, VMFS / VMFS-L FS info, FAT boot sectors. */
+#ifndef ESXPART_CONTENT_H
+#define ESXPART_CONTENT_H
+#include "ptable.h"
+
+/* fill p->content; reads only inside the partition */
+void content_probe(struct disk *d, const struct ptable *t, struct part *p);
+/* "VMFS6 datastore1", "FAT16 BOOTBANK1", "" */
+void content_text(const struct content *c, char *out, size_t len);
+/* UUID in the form blkid prints for VMFS */
+void content_uuid(const struct content *c, char *out, size_t len);
+
+#endif

@@ -1,0 +1,173 @@
+/* Read-only disk access: open O_RDONLY, size and sector-size hint, aligned reads. */
+#include "disk.h"
+#include "fail.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+/* from <linux/fs.h>, which musl-gcc does not ship */
+#ifndef BLKGETSIZE64
+#define BLKGETSIZE64 _IOR(0x12, 114, size_t)
+#endif
+#ifndef BLKSSZGET
+#define BLKSSZGET _IO(0x12, 104)
+#endif
+
+static void *bounce_alloc(void)
+{
+    void *p = aligned_alloc(DISK_ALIGN, DISK_BOUNCE);
+    if (!p)
+        die(EXIT_USAGE, "out of memory allocating a %u-byte read buffer", DISK_BOUNCE);
+    return p;
+}
+
+int disk_open(struct disk *d, const char *path, char *why, size_t whylen)
+{
+    struct stat st;
+    memset(d, 0, sizeof *d);
+    d->fd = -1;
+    d->path = path;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot open: %s", errtext(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) < 0) {
+        snprintf(why, whylen, "cannot stat: %s", errtext(errno));
+        close(fd);
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(why, whylen, "is a directory (name a disk or an image file)");
+        close(fd);
+        return -1;
+    }
+    uint64_t size = 0;
+    if (S_ISREG(st.st_mode)) {
+        size = (uint64_t)st.st_size;
+    } else {
+        if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &size) < 0)
+            size = 0;
+        int ssz = 0;
+        if (S_ISBLK(st.st_mode) && ioctl(fd, BLKSSZGET, &ssz) == 0 &&
+            (ssz == 512 || ssz == 4096))
+            d->sector_hint = (unsigned)ssz;
+        if (size == 0) {
+            off_t end = lseek(fd, 0, SEEK_END);
+            if (end > 0)
+                size = (uint64_t)end;
+        }
+    }
+    if (size == 0) {
+        snprintf(why, whylen, "is empty (0 bytes)");
+        close(fd);
+        return -1;
+    }
+    d->fd = fd;
+    d->size = size;
+    d->bounce = bounce_alloc();
+    return 0;
+}
+
+void disk_from_callback(struct disk *d, const char *name, uint64_t size,
+                        disk_read_fn fn, void *ctx)
+{
+    memset(d, 0, sizeof *d);
+    d->fd = -1;
+    d->path = name;
+    d->size = size;
+    d->read = fn;
+    d->ctx = ctx;
+    d->bounce = bounce_alloc();
+}
+
+void disk_close(struct disk *d)
+{
+    if (d->fd >= 0)
+        close(d->fd);
+    free(d->bounce);
+    d->fd = -1;
+    d->bounce = NULL;
+}
+
+/* one aligned read of len bytes (multiple of DISK_ALIGN) at aligned off into the
+ * bounce buffer; returns bytes available (may be short at the end of a file) */
+static int64_t raw_read(struct disk *d, uint64_t off, size_t len)
+{
+    if (d->fd < 0) {
+        /* callback sources get exactly what lies inside the disk */
+        size_t n = len;
+        if (off + n > d->size)
+            n = (size_t)(d->size - off);
+        if (d->read(d->ctx, off, d->bounce, n) < 0)
+            return -1;
+        return (int64_t)n;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = pread(d->fd, d->bounce + got, len - got, (off_t)(off + got));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (int64_t)got;
+}
+
+int disk_read(struct disk *d, uint64_t off, void *buf, size_t len)
+{
+    unsigned char *out = buf;
+    if (off > d->size || len > d->size - off) {
+        errno = ERANGE;
+        return -1;
+    }
+    while (len > 0) {
+        uint64_t aoff = off & ~(uint64_t)(DISK_ALIGN - 1);
+        size_t skip = (size_t)(off - aoff);
+        size_t want = skip + len;
+        if (want > DISK_BOUNCE)
+            want = DISK_BOUNCE;
+        size_t alen = (want + DISK_ALIGN - 1) & ~(size_t)(DISK_ALIGN - 1);
+        int64_t got = raw_read(d, aoff, alen);
+        if (got < 0)
+            return -1;
+        if ((uint64_t)got <= skip) {
+            errno = EIO;
+            return -1;
+        }
+        size_t n = (size_t)got - skip;
+        if (n > len)
+            n = len;
+        if (n > want - skip)
+            n = want - skip;
+        memcpy(out, d->bounce + skip, n);
+        out += n;
+        off += n;
+        len -= n;
+        if (len > 0 && (size_t)got < alen) {
+            errno = EIO;   /* short read inside the reported size */
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int disk_mem_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+    const struct disk_mem *m = ctx;
+    if (off > m->len || len > m->len - off) {
+        errno = EIO;
+        return -1;
+    }
+    memcpy(buf, m->data + off, len);
+    return 0;
+}

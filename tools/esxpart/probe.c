@@ -1,0 +1,210 @@
+/* The parser entry point: sector size, MBR, GPT or msdos, content, cross-checks. */
+#include "ptable.h"
+#include "content.h"
+#include "gpt.h"
+#include "mbr.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fail.h"
+
+uint16_t le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+uint64_t le64(const unsigned char *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
+
+void pt_add(struct ptable *t, enum sev sev, const char *fmt, ...)
+{
+    if (t->nfind >= PT_MAX_FINDINGS) {
+        t->dropped++;
+        /* keep the worst severity visible even when the list is full */
+        if (sev > t->findings[PT_MAX_FINDINGS - 1].sev)
+            t->findings[PT_MAX_FINDINGS - 1].sev = sev;
+        return;
+    }
+    struct finding *f = &t->findings[t->nfind++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text, sizeof f->text, fmt, ap);
+    va_end(ap);
+    f->sev = sev;
+}
+
+struct part *pt_new_part(struct ptable *t)
+{
+    if (t->nparts >= PT_MAX_PARTS) {
+        if (!t->parts_full)
+            pt_add(t, SEV_ERROR, "more than %d partitions: only the first %d are listed",
+                   PT_MAX_PARTS, PT_MAX_PARTS);
+        t->parts_full = 1;
+        return NULL;
+    }
+    struct part *p = &t->parts[t->nparts++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+int pt_worst(const struct ptable *t)
+{
+    int w = -1;
+    for (size_t i = 0; i < t->nfind; i++)
+        if ((int)t->findings[i].sev > w)
+            w = (int)t->findings[i].sev;
+    return w;
+}
+
+const char *pt_health(const struct ptable *t)
+{
+    int w = pt_worst(t);
+    return w == SEV_ERROR ? "error" : w == SEV_WARN ? "warning" : "ok";
+}
+
+const char *pt_kind_name(enum pt_kind k)
+{
+    return k == PT_GPT ? "gpt" : k == PT_MSDOS ? "msdos" : "unknown";
+}
+
+const char *sev_name(enum sev s)
+{
+    return s == SEV_ERROR ? "error" : s == SEV_WARN ? "warning" : "info";
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct part *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->num < y->num ? -1 : x->num > y->num;
+}
+
+/* sorted by start: each partition against the next one that is not its container */
+static void check_overlaps(struct ptable *t)
+{
+    for (size_t i = 0; i < t->nparts; i++) {
+        const struct part *a = &t->parts[i];
+        if (a->extended)
+            continue;
+        for (size_t j = i + 1; j < t->nparts; j++) {
+            const struct part *b = &t->parts[j];
+            if (b->extended)
+                continue;
+            if (b->start > a->end)
+                break;
+            pt_add(t, SEV_ERROR, "partitions %u (%llu-%llu) and %u (%llu-%llu) overlap",
+                   a->num, (unsigned long long)a->start, (unsigned long long)a->end,
+                   b->num, (unsigned long long)b->start, (unsigned long long)b->end);
+            break;
+        }
+    }
+}
+
+static const char *fam_name(enum cfam f)
+{
+    static const char *names[] = { "anything", "nothing", "VMFS", "VMFS-L", "FAT" };
+    return names[f];
+}
+
+static void classify(struct disk *d, struct ptable *t, struct part *p)
+{
+    content_probe(d, t, p);
+    p->role = p->ptype->role;
+    /* a Basic Data partition holding a FAT volume labelled BOOTBANKn is a bootbank */
+    if (p->content.fam == CF_FAT && strncmp(p->content.label, "BOOTBANK", 8) == 0)
+        p->role = "bootbank";
+    enum cfam want = p->ptype->expect, got = p->content.fam;
+    if (p->extended || want == CF_ANY)
+        return;
+    if (got != CF_NONE && got != want) {
+        p->mismatch = 1;
+        pt_add(t, SEV_WARN, "partition %u: type %s (%s) but it holds %s",
+               p->num, p->ptype->name, p->ptype->role, p->content.fs);
+    } else if (got == CF_NONE && (want == CF_VMFS || want == CF_VMFSL))
+        pt_add(t, SEV_INFO, "partition %u: type %s but no %s signature found (unformatted, "
+               "or not the first extent)", p->num, p->ptype->name, fam_name(want));
+}
+
+static unsigned detect_sector(struct disk *d, const unsigned char *head, size_t n,
+                              struct ptable *t)
+{
+    int at512 = n >= 520 && memcmp(head + 512, "EFI PART", 8) == 0;
+    int at4k = n >= 4104 && memcmp(head + 4096, "EFI PART", 8) == 0;
+    if (at512 && at4k) {
+        pt_add(t, SEV_WARN, "\"EFI PART\" found at byte 512 and at byte 4096; using %u-byte "
+               "sectors (force with --sector-size)", d->sector_hint == 4096 ? 4096 : 512);
+        t->sector_source = "gpt";
+        return d->sector_hint == 4096 ? 4096 : 512;
+    }
+    if (at512 || at4k) {
+        t->sector_source = "gpt";
+        return at512 ? 512 : 4096;
+    }
+    if (d->sector_hint) {
+        t->sector_source = "device";
+        return d->sector_hint;
+    }
+    t->sector_source = "default";
+    return 512;
+}
+
+void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector)
+{
+    unsigned char head[8192];
+    memset(t, 0, sizeof *t);
+    t->size_bytes = d->size;
+    t->kind = PT_UNKNOWN;
+    t->sector = 512;
+    t->sector_source = "default";
+    if (d->size < 512) {
+        t->sectors = 0;
+        pt_add(t, SEV_ERROR, "only %llu bytes: too small for any partition table",
+               (unsigned long long)d->size);
+        return;
+    }
+    size_t n = d->size < sizeof head ? (size_t)d->size : sizeof head;
+    memset(head, 0, sizeof head);
+    if (disk_read(d, 0, head, n) < 0) {
+        pt_add(t, SEV_ERROR, "cannot read the first %zu bytes: %s", n, errtext(errno));
+        return;
+    }
+    if (force_sector) {
+        t->sector = force_sector;
+        t->sector_source = "forced";
+    } else {
+        t->sector = detect_sector(d, head, n, t);
+    }
+    t->sectors = d->size / t->sector;
+    if (d->size % t->sector)
+        pt_add(t, SEV_INFO, "size %llu is not a multiple of the %u-byte sector; the last %u "
+               "bytes are ignored", (unsigned long long)d->size, t->sector,
+               (unsigned)(d->size % t->sector));
+
+    mbr_inspect(head, t);
+    if (t->sectors >= 3 && gpt_parse(d, t)) {
+        t->kind = PT_GPT;
+        if (t->mbr_valid && !t->protective)
+            pt_add(t, SEV_WARN, "the MBR has no 0xEE protective entry (MBR tools may "
+                   "overwrite the GPT)");
+        else if (!t->mbr_valid)
+            pt_add(t, SEV_WARN, "no MBR signature (0x55AA) in front of the GPT");
+        if (t->hybrid)
+            pt_add(t, SEV_WARN, "hybrid MBR: the 0xEE entry shares the MBR with other "
+                   "partition entries (ESXi writes a protective MBR only)");
+    } else if (t->protective) {
+        t->kind = PT_GPT;
+        pt_add(t, SEV_ERROR, "protective MBR (0xEE) but no GPT header at LBA 1 or at the "
+               "last LBA");
+    } else if (t->mbr_valid) {
+        t->kind = PT_MSDOS;
+        mbr_parse(d, head, t);
+    }
+    qsort(t->parts, t->nparts, sizeof t->parts[0], by_start);
+    check_overlaps(t);
+    for (size_t i = 0; i < t->nparts; i++)
+        classify(d, t, &t->parts[i]);
+}

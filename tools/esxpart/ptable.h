@@ -1,0 +1,90 @@
+/* The result of inspecting one disk: table kind, GPT header facts, partitions with
+ * type and content, and findings (info / warning / error). Fixed-size arrays: the
+ * memory used does not depend on anything read from the disk. */
+#ifndef ESXPART_PTABLE_H
+#define ESXPART_PTABLE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "disk.h"
+#include "types.h"
+
+#define PT_MAX_PARTS 256
+#define PT_MAX_FINDINGS 48
+#define PT_MAX_LOGICAL 128
+
+enum pt_kind { PT_UNKNOWN, PT_GPT, PT_MSDOS };
+enum sev { SEV_INFO, SEV_WARN, SEV_ERROR };
+
+struct finding {
+    enum sev sev;
+    char text[200];
+};
+
+struct content {
+    enum cfam fam;        /* CF_NONE when nothing was recognised */
+    char fs[24];          /* "VMFS6", "VMFS-L", "FAT16", ... */
+    char label[129];
+    unsigned char uuid[16];
+    int has_uuid;
+    int vmfs_version;     /* from the volume header, 0 if none */
+    uint64_t block_size;  /* VMFS file block size, 0 if unknown */
+    uint64_t offset;      /* byte offset of the signature inside the partition */
+};
+
+struct part {
+    unsigned num;
+    uint64_t start, end;          /* LBA, end inclusive */
+    unsigned char type[16];       /* GPT type GUID (on-disk bytes) */
+    unsigned char uuid[16];       /* GPT unique partition GUID */
+    uint64_t attrs;               /* GPT attribute bits */
+    unsigned mbr_type;            /* msdos type byte */
+    int boot;                     /* msdos boot flag 0x80 */
+    int logical, extended;
+    int mismatch;                 /* content is not what the type promises */
+    char name[112];               /* GPT name as UTF-8, sanitised */
+    const struct ptype *ptype;
+    const char *role;
+    struct content content;
+};
+
+struct ptable {
+    enum pt_kind kind;
+    uint64_t size_bytes;
+    unsigned sector;
+    const char *sector_source;    /* "gpt", "device", "forced", "default" */
+    uint64_t sectors;
+    /* MBR */
+    int mbr_valid, protective, hybrid;
+    uint32_t mbr_id;
+    /* GPT */
+    int gpt_backup_used, primary_ok, backup_ok;
+    unsigned char disk_guid[16];
+    uint64_t first_usable, last_usable, primary_lba, backup_lba, entries_lba;
+    uint32_t entry_count, entry_size;
+
+    struct part parts[PT_MAX_PARTS];
+    size_t nparts;
+    int parts_full;
+    struct finding findings[PT_MAX_FINDINGS];
+    size_t nfind, dropped;
+};
+
+/* Inspect d. force_sector is 0 (detect) or 512/4096. Never fails: problems become
+ * findings. The parser entry point for the fuzz target. */
+void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector);
+
+void pt_add(struct ptable *t, enum sev sev, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* room for one more partition? adds an error finding the first time it is full */
+struct part *pt_new_part(struct ptable *t);
+int pt_worst(const struct ptable *t);   /* highest severity, -1 when no finding */
+const char *pt_health(const struct ptable *t);   /* "ok", "warning", "error" */
+const char *pt_kind_name(enum pt_kind k);
+const char *sev_name(enum sev s);
+
+/* little-endian readers */
+uint16_t le16(const unsigned char *p);
+uint32_t le32(const unsigned char *p);
+uint64_t le64(const unsigned char *p);
+
+#endif

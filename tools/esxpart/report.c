@@ -1,0 +1,288 @@
+/* Output formats: the human table, partedUtil getptbl / getUsableSectors / showGuids
+ * lines, and JSON (keys documented in README.md, section esxpart). */
+#include "report.h"
+#include "content.h"
+#include "units.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define GEOM_CYL 16065u   /* 255 heads x 63 sectors */
+
+static void flags_text(const struct ptable *t, const struct part *p, char *out, size_t len)
+{
+    static const struct { uint64_t bit; const char *name; } gpt_bits[] = {
+        { 1ull << 0, "required" }, { 1ull << 1, "no-blockio" }, { 1ull << 2, "legacy-boot" },
+        { 1ull << 60, "read-only" }, { 1ull << 62, "hidden" }, { 1ull << 63, "no-automount" },
+    };
+    size_t o = 0;
+    out[0] = 0;
+#define FLAG(s) do { int n_ = snprintf(out + o, len - o, "%s%s", o ? "," : "", (s)); \
+                     if (n_ > 0 && (size_t)n_ < len - o) o += (size_t)n_; } while (0)
+    if (t->kind == PT_GPT) {
+        for (size_t i = 0; i < sizeof gpt_bits / sizeof gpt_bits[0]; i++)
+            if (p->attrs & gpt_bits[i].bit)
+                FLAG(gpt_bits[i].name);
+    }
+    if (p->boot)
+        FLAG("boot");
+    if (p->extended)
+        FLAG("extended");
+    if (p->logical)
+        FLAG("logical");
+    if (p->mismatch)
+        FLAG("type-mismatch");
+#undef FLAG
+}
+
+static const char *disk_role_source(const struct ptable *t)
+{
+    if (t->kind != PT_GPT)
+        return "";
+    return t->gpt_backup_used ? " (from the backup GPT)" : "";
+}
+
+void report_table(FILE *out, const char *path, const struct ptable *t)
+{
+    char size[32];
+    fmt_iec(size, sizeof size, t->size_bytes);
+    fprintf(out, "%s: %s, %" PRIu64 " sectors of %u bytes, %s%s, health: %s\n", path, size,
+            t->sectors, t->sector, pt_kind_name(t->kind), disk_role_source(t),
+            pt_health(t));
+    if (t->kind == PT_GPT && (t->primary_ok || t->backup_ok)) {
+        char g[37];
+        guid_canon(t->disk_guid, g);
+        fprintf(out, "  disk GUID %s, usable sectors %" PRIu64 "-%" PRIu64 ", %u entries "
+                "of %u bytes\n", g, t->first_usable, t->last_usable, t->entry_count,
+                t->entry_size);
+    }
+    /* column widths from the data */
+    static const char *head[8] = { "#", "start", "end", "size", "type", "role", "content", "flags" };
+    int w[8];
+    for (int c = 0; c < 8; c++)
+        w[c] = (int)strlen(head[c]);
+    char cell[8][160];
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && t->nparts > 0)
+            fprintf(out, "  %*s  %*s  %*s  %*s  %-*s  %-*s  %-*s  %s\n", w[0], head[0],
+                    w[1], head[1], w[2], head[2], w[3], head[3], w[4], head[4], w[5],
+                    head[5], w[6], head[6], head[7]);
+        for (size_t i = 0; i < t->nparts; i++) {
+            const struct part *p = &t->parts[i];
+            snprintf(cell[0], sizeof cell[0], "%u", p->num);
+            snprintf(cell[1], sizeof cell[1], "%" PRIu64, p->start);
+            snprintf(cell[2], sizeof cell[2], "%" PRIu64, p->end);
+            fmt_iec(cell[3], sizeof cell[3],
+                    p->end >= p->start ? (p->end - p->start + 1) * t->sector : 0);
+            if (t->kind == PT_MSDOS)
+                snprintf(cell[4], sizeof cell[4], "%s (0x%02X)", p->ptype->name, p->mbr_type);
+            else
+                snprintf(cell[4], sizeof cell[4], "%s", p->ptype->name);
+            snprintf(cell[5], sizeof cell[5], "%s", p->role ? p->role : "");
+            content_text(&p->content, cell[6], sizeof cell[6]);
+            flags_text(t, p, cell[7], sizeof cell[7]);
+            if (pass == 0) {
+                for (int c = 0; c < 8; c++)
+                    if ((int)strlen(cell[c]) > w[c])
+                        w[c] = (int)strlen(cell[c]);
+                continue;
+            }
+            char line[1400];
+            int n = snprintf(line, sizeof line, "  %*s  %*s  %*s  %*s  %-*s  %-*s  %-*s  %s",
+                             w[0], cell[0], w[1], cell[1], w[2], cell[2], w[3], cell[3],
+                             w[4], cell[4], w[5], cell[5], w[6], cell[6], cell[7]);
+            size_t l = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+            while (l > 0 && line[l - 1] == ' ')   /* no trailing blanks */
+                l--;
+            fprintf(out, "%.*s\n", (int)l, line);
+        }
+    }
+    if (t->nparts == 0)
+        fprintf(out, "  no partitions\n");
+    for (size_t i = 0; i < t->nfind; i++)
+        fprintf(out, "  %s: %s\n", sev_name(t->findings[i].sev), t->findings[i].text);
+    if (t->dropped)
+        fprintf(out, "  (%zu more findings not shown)\n", t->dropped);
+}
+
+static unsigned parted_attr(const struct ptable *t, const struct part *p)
+{
+    if (t->kind == PT_MSDOS)
+        return p->boot ? 128 : 0;
+    return p->ptype->attr;
+}
+
+void report_partedutil(FILE *out, const struct ptable *t)
+{
+    fprintf(out, "%s\n%" PRIu64 " 255 63 %" PRIu64 "\n", pt_kind_name(t->kind),
+            t->sectors / GEOM_CYL, t->sectors);
+    for (size_t i = 0; i < t->nparts; i++) {
+        const struct part *p = &t->parts[i];
+        if (t->kind == PT_GPT) {
+            char hex[33];
+            guid_hex(p->type, hex);
+            fprintf(out, "%u %" PRIu64 " %" PRIu64 " %s %s %u\n", p->num, p->start, p->end,
+                    hex, p->ptype->name, parted_attr(t, p));
+        } else {
+            fprintf(out, "%u %" PRIu64 " %" PRIu64 " %u %s %u\n", p->num, p->start, p->end,
+                    p->mbr_type, p->ptype->name, parted_attr(t, p));
+        }
+    }
+}
+
+void report_usable(FILE *out, const struct ptable *t)
+{
+    if (t->kind == PT_GPT && (t->primary_ok || t->backup_ok)) {
+        fprintf(out, "%" PRIu64 " %" PRIu64 "\n", t->first_usable, t->last_usable);
+        return;
+    }
+    /* what a new GPT with 128 entries would leave usable on this disk */
+    uint64_t reserve = 2 + (128 * 128 + t->sector - 1) / t->sector;
+    uint64_t last = t->sectors > reserve ? t->sectors - reserve : 0;
+    fprintf(out, "%" PRIu64 " %" PRIu64 "\n", reserve, last);
+}
+
+void report_showguids(FILE *out)
+{
+    size_t n;
+    const struct ptype *tab = type_gpt_table(&n);
+    fprintf(out, " %-20s %-33s %-16s %s\n", "Partition Type", "GUID", "getptbl name", "role");
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, " %-20s %-33s %-16s %s\n", tab[i].show ? tab[i].show : tab[i].name,
+                tab[i].hex, tab[i].name, tab[i].role);
+    fprintf(out, " %-20s %-33s %-16s %s\n", "Unused Entry", "00000000000000000000000000000000",
+            "", "empty slot");
+}
+
+void report_showguids_json(struct jsonw *w)
+{
+    size_t n;
+    const struct ptype *tab = type_gpt_table(&n);
+    jw_arr(w, "types");
+    for (size_t i = 0; i < n; i++) {
+        jw_obj(w, NULL);
+        jw_str(w, "guid", tab[i].hex);
+        jw_str(w, "name", tab[i].name);
+        jw_str(w, "label", tab[i].show);
+        jw_str(w, "role", tab[i].role);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void json_content(struct jsonw *w, const struct content *c)
+{
+    if (c->fam == CF_NONE) {
+        jw_null(w, "content");
+        return;
+    }
+    char u[48];
+    jw_obj(w, "content");
+    jw_str(w, "fs", c->fs);
+    if (c->vmfs_version > 0)
+        jw_int(w, "vmfs_version", c->vmfs_version);
+    else
+        jw_null(w, "vmfs_version");
+    jw_str(w, "label", c->label);
+    content_uuid(c, u, sizeof u);
+    jw_str(w, "uuid", u[0] ? u : NULL);
+    if (c->block_size)
+        jw_uint(w, "block_size", c->block_size);
+    else
+        jw_null(w, "block_size");
+    jw_uint(w, "offset", c->offset);
+    jw_end(w);
+}
+
+void report_json_disk(struct jsonw *w, const char *path, const struct ptable *t)
+{
+    char buf[64];
+    jw_obj(w, NULL);
+    jw_str(w, "path", path);
+    jw_null(w, "error");
+    jw_uint(w, "size_bytes", t->size_bytes);
+    jw_uint(w, "sector_size", t->sector);
+    jw_str(w, "sector_size_source", t->sector_source);
+    jw_uint(w, "sectors", t->sectors);
+    jw_uint(w, "cylinders", t->sectors / GEOM_CYL);
+    jw_str(w, "table", pt_kind_name(t->kind));
+    jw_str(w, "health", pt_health(t));
+    jw_obj(w, "mbr");
+    jw_bool(w, "valid", t->mbr_valid);
+    jw_bool(w, "protective", t->protective);
+    jw_bool(w, "hybrid", t->hybrid);
+    snprintf(buf, sizeof buf, "%08x", t->mbr_id);
+    jw_str(w, "disk_id", t->mbr_valid ? buf : NULL);
+    jw_end(w);
+    if (t->kind == PT_GPT) {
+        jw_obj(w, "gpt");
+        jw_str(w, "source", t->gpt_backup_used ? "backup" : "primary");
+        jw_bool(w, "primary_ok", t->primary_ok);
+        jw_bool(w, "backup_ok", t->backup_ok);
+        guid_canon(t->disk_guid, buf);
+        jw_str(w, "disk_guid", buf);
+        jw_uint(w, "first_usable", t->first_usable);
+        jw_uint(w, "last_usable", t->last_usable);
+        jw_uint(w, "backup_lba", t->backup_lba);
+        jw_uint(w, "entries_lba", t->entries_lba);
+        jw_uint(w, "entry_count", t->entry_count);
+        jw_uint(w, "entry_size", t->entry_size);
+        jw_end(w);
+    } else {
+        jw_null(w, "gpt");
+    }
+    jw_arr(w, "partitions");
+    for (size_t i = 0; i < t->nparts; i++) {
+        const struct part *p = &t->parts[i];
+        jw_obj(w, NULL);
+        jw_uint(w, "number", p->num);
+        jw_uint(w, "start", p->start);
+        jw_uint(w, "end", p->end);
+        jw_uint(w, "size_bytes", p->end >= p->start ? (p->end - p->start + 1) * t->sector : 0);
+        if (t->kind == PT_GPT) {
+            guid_canon(p->type, buf);
+            jw_str(w, "type_guid", buf);
+            jw_null(w, "mbr_type");
+        } else {
+            jw_null(w, "type_guid");
+            jw_uint(w, "mbr_type", p->mbr_type);
+        }
+        jw_str(w, "type_name", p->ptype->name);
+        jw_str(w, "role", p->role);
+        jw_uint(w, "partedutil_attr", parted_attr(t, p));
+        if (t->kind == PT_GPT) {
+            guid_canon(p->uuid, buf);
+            jw_str(w, "partition_guid", buf);
+            snprintf(buf, sizeof buf, "0x%016" PRIx64, p->attrs);
+            jw_str(w, "attributes", buf);
+            jw_str(w, "name", p->name);
+        } else {
+            jw_null(w, "partition_guid");
+            jw_null(w, "attributes");
+            jw_null(w, "name");
+        }
+        flags_text(t, p, buf, sizeof buf);
+        jw_str(w, "flags", buf);
+        json_content(w, &p->content);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_arr(w, "findings");
+    for (size_t i = 0; i < t->nfind; i++) {
+        jw_obj(w, NULL);
+        jw_str(w, "level", sev_name(t->findings[i].sev));
+        jw_str(w, "text", t->findings[i].text);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_uint(w, "findings_dropped", t->dropped);
+    jw_end(w);
+}
+
+void report_json_error(struct jsonw *w, const char *path, const char *why)
+{
+    jw_obj(w, NULL);
+    jw_str(w, "path", path);
+    jw_str(w, "error", why);
+    jw_end(w);
+}

@@ -1,0 +1,143 @@
+/* Partition type tables: GPT GUID / MBR byte -> partedUtil name and role.
+ * Names marked "seen" are the ones administrators post from partedUtil getptbl;
+ * linuxSwap/linuxLvm/linuxRaid/vmwareReserved follow partedUtil's showGuids list
+ * and its mkpart naming (not confirmed from getptbl output). */
+#include "types.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct ptype gpt_types[] = {
+    /* hex                                 mbr name              show                  role                      expect   attr */
+    { "AA31E02A400F11DB9590000C2911D1B8", 0, "vmfs",            "vmfs",               "VMFS datastore",         CF_VMFS,  0 },
+    { "4EB2EA3978554790A79EFAE495E21F8D", 0, "vmfsl",           NULL,                 "OSDATA (VMFS-L)",        CF_VMFSL, 0 },
+    { "9D27538040AD11DBBF97000C2911D1B8", 0, "vmkDiagnostic",   "vmkDiagnostic",      "coredump",               CF_NONE,  0 },
+    { "381CFCCC728811E092EE000C2911D0B2", 0, "vsan",            "vsan",               "vSAN",                   CF_ANY,   0 },
+    { "77719A0CA4A011E3A47E000C29745A24", 0, "virsto",          NULL,                 "vSAN virsto",            CF_ANY,   0 },
+    { "9198EFFC31C011DB8F78000C2911D1B8", 0, "vmwareReserved",  "VMware Reserved",    "VMware reserved",        CF_ANY,   0 },
+    { "EBD0A0A2B9E5443387C068B6B72699C7", 0, "linuxNative",     "Basic Data",         "data",                   CF_ANY,   0 },
+    { "0657FD6DA4AB43C484E50933C84B4F4F", 0, "linuxSwap",       "Linux Swap",         "Linux swap",             CF_ANY,   0 },
+    { "E6D6D379F50744C2A23C238F2A3DF928", 0, "linuxLvm",        "Linux Lvm",          "Linux LVM",              CF_ANY,   0 },
+    { "A19D880F05FC4D3BA006743F0F84911E", 0, "linuxRaid",       "Linux Raid",         "Linux RAID",             CF_ANY,   0 },
+    { "C12A7328F81F11D2BA4B00A0C93EC93B", 0, "systemPartition", "Efi System",         "boot loader (EFI)",      CF_FAT,   128 },
+    { "E3C9E3160B5C4DB8817DF92DF00215AE", 0, "microsoftRsvd",   "Microsoft Reserved", "Microsoft reserved",     CF_ANY,   0 },
+    { "B3676DDDA38A4CD6B970718D7F873811", 0, "unknown",         NULL,                 "NVMe memory tiering",    CF_ANY,   0 },
+    { "0FC63DAF848347728E793D69D8477DE4", 0, "unknown",         NULL,                 "Linux filesystem",       CF_ANY,   0 },
+    { "2168614864496E6F744E656564454649", 0, "unknown",         NULL,                 "BIOS boot",              CF_ANY,   0 },
+};
+
+static const struct ptype gpt_unknown = { NULL, 0, "unknown", NULL, "unknown type", CF_ANY, 0 };
+
+static const struct ptype mbr_types[] = {
+    { NULL, 0xFB, "vmfs",            NULL, "VMFS datastore",     CF_VMFS, 0 },
+    { NULL, 0xFC, "vmkDiagnostic",   NULL, "coredump",           CF_NONE, 0 },
+    { NULL, 0xEF, "systemPartition", NULL, "boot loader (EFI)",  CF_FAT,  0 },
+    { NULL, 0xEE, "gptProtective",   NULL, "GPT protective",     CF_ANY,  0 },
+    { NULL, 0x83, "linuxNative",     NULL, "Linux",              CF_ANY,  0 },
+    { NULL, 0x82, "linuxSwap",       NULL, "Linux swap",         CF_ANY,  0 },
+    { NULL, 0x8E, "linuxLvm",        NULL, "Linux LVM",          CF_ANY,  0 },
+    { NULL, 0xFD, "linuxRaid",       NULL, "Linux RAID",         CF_ANY,  0 },
+    { NULL, 0x01, "fat12",           NULL, "FAT data",           CF_FAT,  0 },
+    { NULL, 0x04, "fat16",           NULL, "FAT data",           CF_FAT,  0 },
+    { NULL, 0x06, "fat16",           NULL, "FAT data",           CF_FAT,  0 },
+    { NULL, 0x0E, "fat16",           NULL, "FAT data",           CF_FAT,  0 },
+    { NULL, 0x0B, "fat32",           NULL, "FAT data",           CF_FAT,  0 },
+    { NULL, 0x0C, "fat32",           NULL, "FAT data",           CF_FAT,  0 },
+    { NULL, 0x07, "ntfs",            NULL, "NTFS / exFAT data",  CF_ANY,  0 },
+    { NULL, 0x05, "extended",        NULL, "extended container", CF_ANY,  0 },
+    { NULL, 0x0F, "extended",        NULL, "extended container", CF_ANY,  0 },
+    { NULL, 0x85, "extended",        NULL, "extended container", CF_ANY,  0 },
+};
+
+static const struct ptype mbr_unknown = { NULL, 0, "unknown", NULL, "unknown type", CF_ANY, 0 };
+
+/* on-disk byte index for each of the 16 canonical positions (first three fields LE) */
+static const unsigned char canon_order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+void guid_hex(const unsigned char g[16], char out[33])
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (int i = 0; i < 16; i++) {
+        out[2 * i] = hex[g[canon_order[i]] >> 4];
+        out[2 * i + 1] = hex[g[canon_order[i]] & 15];
+    }
+    out[32] = 0;
+}
+
+void guid_canon(const unsigned char g[16], char out[37])
+{
+    char h[33];
+    guid_hex(g, h);
+    snprintf(out, 37, "%.8s-%.4s-%.4s-%.4s-%.12s", h, h + 8, h + 12, h + 16, h + 20);
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = toupper(c);
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int guid_parse(const char *s, unsigned char g[16])
+{
+    unsigned char canon[16];
+    int n = 0;
+    for (; *s; s++) {
+        if (*s == '-' || *s == ' ')
+            continue;
+        int v = hexval((unsigned char)*s);
+        if (v < 0 || n >= 32)
+            return -1;
+        if (n % 2 == 0)
+            canon[n / 2] = (unsigned char)(v << 4);
+        else
+            canon[n / 2] |= (unsigned char)v;
+        n++;
+    }
+    if (n != 32)
+        return -1;
+    for (int i = 0; i < 16; i++)
+        g[canon_order[i]] = canon[i];
+    return 0;
+}
+
+int guid_is_zero(const unsigned char g[16])
+{
+    for (int i = 0; i < 16; i++)
+        if (g[i])
+            return 0;
+    return 1;
+}
+
+const struct ptype *type_by_guid(const unsigned char g[16])
+{
+    char h[33];
+    guid_hex(g, h);
+    for (size_t i = 0; i < sizeof gpt_types / sizeof gpt_types[0]; i++)
+        if (strcmp(gpt_types[i].hex, h) == 0)
+            return &gpt_types[i];
+    return &gpt_unknown;
+}
+
+const struct ptype *type_by_mbr(unsigned byte)
+{
+    for (size_t i = 0; i < sizeof mbr_types / sizeof mbr_types[0]; i++)
+        if (mbr_types[i].mbr == byte)
+            return &mbr_types[i];
+    return &mbr_unknown;
+}
+
+const struct ptype *type_gpt_table(size_t *n)
+{
+    *n = sizeof gpt_types / sizeof gpt_types[0];
+    return gpt_types;
+}
+
+int mbr_is_extended(unsigned byte)
+{
+    return byte == 0x05 || byte == 0x0F || byte == 0x85;
+}
