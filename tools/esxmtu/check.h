@@ -1,0 +1,41 @@
+/* The default check: full-size DF probes (and small ones, to tell a black hole from
+ * a silent peer) to every peer at once, then one verdict per peer. */
+#ifndef ESXMTU_CHECK_H
+#define ESXMTU_CHECK_H
+#include <stddef.h>
+#include <stdint.h>
+#include "net.h"
+#include "probe.h"
+#include "verdict.h"
+#include "discover.h"
+#include "trace.h"
+
+#define CHECK_SMALL_DATA 56u     /* vmkping's default -s */
+
+struct peer {
+    const char *name;            /* as given */
+    union sockaddr_any addr;
+    int family;
+    uint32_t mtu;                /* full-size probe (IP bytes) */
+    uint32_t small_mtu;          /* 0 = no small probe (the full size is small) */
+    struct vstats st;
+    int verdict;
+    int did_discover;
+    struct disc_report disc;
+    struct trace_report *trace;  /* NULL unless --trace */
+};
+
+struct check_opts {
+    unsigned count;              /* -c */
+    uint64_t interval_ns;        /* -i */
+    uint64_t timeout_ns;         /* -W */
+};
+
+/* sizes for a peer: mtu from -m or -s (data + 28 / 48) */
+void check_sizes(struct peer *pe, uint32_t mtu);
+/* fold probe outcomes of peer number `peer` (probe.group / 2 == peer) into its stats */
+void check_collect(const struct probe *v, size_t n, int peer, struct vstats *s);
+/* run the check for all peers; returns 0 or -1 on a system error */
+int check_run(struct prober *p, struct peer *peers, size_t npeers, const struct check_opts *o);
+
+#endif

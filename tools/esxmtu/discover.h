@@ -1,0 +1,68 @@
+/* Path-MTU discovery: which sizes to probe each round, and what the answers prove.
+ *
+ * The search is a pure state machine (disc_*), so unit tests run it against a
+ * simulated path; discover_run() drives it with real probes.
+ * Round 1 probes a table of common link MTUs; later rounds probe evenly spaced
+ * sizes between the largest size answered and the smallest size refused or lost,
+ * sized so that the next round can finish the search (each round costs at most one
+ * timeout). Explicit errors (frag-needed, Packet Too Big, local EMSGSIZE) are proof
+ * and add their MTU as a hint; a lost size is only called failed after `confirm`
+ * lost copies and no answer (loss is not proof). */
+#ifndef ESXMTU_DISCOVER_H
+#define ESXMTU_DISCOVER_H
+#include <stddef.h>
+#include <stdint.h>
+#include "net.h"
+#include "probe.h"
+
+#define DISC_MAX_FAIL 64
+#define DISC_MAX_HINT 16
+#define DISC_MAX_PLAN 256
+#define DISC_MAX_ROUNDS 16
+
+struct disc_try { uint32_t mtu; unsigned copies; };
+enum disc_outcome { DO_PASS = 0, DO_LOST, DO_TOO_BIG, DO_LOCAL, DO_ERROR };
+enum disc_state { DS_RUN = 0, DS_FOUND, DS_NONE, DS_GAVE_UP };
+enum disc_proof { DP_NONE = 0, DP_TOO_BIG, DP_LOCAL, DP_LOSS, DP_MAX, DP_ERROR };
+
+struct disc {
+    uint32_t min, max;           /* search limits (IP packet sizes) */
+    unsigned copies;             /* copies of each size per round */
+    unsigned confirm;            /* lost copies (and no answer) that call a size failed */
+    unsigned budget;             /* probes per round at most */
+    uint32_t lo;                 /* largest size answered at full size, 0 = none */
+    uint32_t cap;                /* smallest size refused with proof, max + 1 if none */
+    int cap_proof;               /* enum disc_proof for cap */
+    struct { uint32_t mtu; unsigned losses; } fail[DISC_MAX_FAIL];
+    size_t nfail;
+    uint32_t hint[DISC_MAX_HINT];
+    size_t nhint;
+    unsigned rounds, timeouts, probes;
+    int state;                   /* enum disc_state */
+    int proof;                   /* why the answer is the answer (enum disc_proof) */
+    uint32_t result;             /* path MTU when DS_FOUND */
+    uint32_t smallest_failed;
+};
+
+void disc_init(struct disc *d, int family, uint32_t max);
+/* sizes for the next round; 0 when the search is over (see d->state) */
+size_t disc_plan(struct disc *d, struct disc_try *out, size_t max);
+/* one size's outcome this round: info = MTU for TOO_BIG / LOCAL; lost = lost copies */
+void disc_feed(struct disc *d, uint32_t mtu, int outcome, uint32_t info, unsigned lost);
+void disc_round_done(struct disc *d, int timed_out);
+const char *disc_proof_name(int proof);
+
+struct disc_report {
+    int state, proof;
+    uint32_t mtu, smallest_failed;
+    unsigned rounds, timeouts, probes;
+    double seconds;
+    union sockaddr_any router;   /* the last router that sent a too-big hint */
+    int router_set;
+};
+
+/* Run the search towards dst. Returns 0, or -1 on a system error (errno). */
+int discover_run(struct prober *p, const union sockaddr_any *dst, uint64_t timeout_ns,
+                 struct disc_report *out);
+
+#endif

@@ -1,0 +1,290 @@
+/* esxmtu: does a full-size Don't-Fragment packet really cross to each peer?
+ * Options, help and the flow; the work is in probe.c, check.c, discover.c,
+ * trace.c, verdict.c and report.c. */
+static const char usage[] =
+"usage: esxmtu [options] PEER...\n"
+"       esxmtu [options] -f FILE          (one peer per line, # comments)\n"
+"\n"
+"Checks that a packet of the full MTU crosses to each peer unfragmented (DF set),\n"
+"and says why not and where. Default MTU 9000: IPv4 data = MTU - 28 (8972),\n"
+"IPv6 data = MTU - 48 (8952), as vmkping -d -s.\n"
+"\n"
+"  -m MTU        IP packet size to prove (default 9000; 68/1280..65535)\n"
+"  -s SIZE       ICMP data bytes instead, as vmkping -s (8972 = MTU 9000 on IPv4)\n"
+"  -c COUNT      full-size probes per peer (default 3, max 100)\n"
+"  -i SECONDS    interval between probes to a peer (default 0.2)\n"
+"  -W SECONDS    wait for an answer after the last probe (default 1)\n"
+"  -t TTL        time to live / hop limit (default: system)\n"
+"  -I IFACE      send through this interface (vmk1 on ESXi)\n"
+"  -B SRCADDR    source address\n"
+"  -4, -6        use IPv4 / IPv6 addresses only\n"
+"  -d            accepted for vmkping habits: DF is always set\n"
+"  -f FILE       read peers from FILE\n"
+"  --discover    find the exact path MTU (table of common MTUs, then bisection\n"
+"                with parallel probes; lost sizes are retried before concluding)\n"
+"  --trace       hop by hop (TTL): which hop limits the path, or after which\n"
+"                hop full-size probes vanish\n"
+"  --max-hops N  hops for --trace (default 30)\n"
+"  --method M    auto|raw|errqueue|dgram (default auto: raw sockets as root,\n"
+"                else unprivileged ping sockets); none uses the path-MTU cache\n"
+"  -J, --json    JSON output\n"
+"  -q            quiet: verdict lines and the summary only\n"
+"  --version     version and build\n"
+"  -h, --help    this text\n"
+"\n"
+"Verdicts: PASS, LOCAL-MTU (this host's interface is smaller), TOO-BIG (a router\n"
+"said frag-needed / Packet Too Big, with its address and next-hop MTU), BLACK-HOLE\n"
+"(small probes answered, full-size ones vanish), NO-REPLY (nothing answers: no MTU\n"
+"conclusion), SHORT-REPLY, UNREACHABLE, TTL-EXCEEDED.\n"
+"\n"
+"Examples:\n"
+"  esxmtu -I vmk1 10.160.22.112 10.160.22.113     vMotion jumbo check, MTU 9000\n"
+"  esxmtu -m 1600 -f vtep-peers.txt               overlay (NSX/VXLAN) underlay\n"
+"  esxmtu --discover 198.18.2.2                    exact path MTU\n"
+"  esxmtu --trace -6 2001:db8:2::2                 which hop limits the path\n"
+"\n"
+"Exit status: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n";
+
+#include "args.h"
+#include "check.h"
+#include "discover.h"
+#include "fail.h"
+#include "net.h"
+#include "packet.h"
+#include "probe.h"
+#include "report.h"
+#include "trace.h"
+#include "version.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char tool_name[] = "esxmtu";
+
+#define MAX_PEERS 1024
+
+struct opts {
+    uint32_t mtu, size;
+    int have_mtu, have_size;
+    struct check_opts chk;
+    int family;
+    int discover, trace, json, quiet;
+    int max_hops;
+    struct prober_opts po;
+    const char *src;
+    const char *file;
+    char *names[MAX_PEERS];
+    size_t npeers;
+};
+
+enum { OPT_DISCOVER = 256, OPT_TRACE, OPT_METHOD, OPT_VERSION, OPT_HOPS };
+
+static uint64_t num(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+    uint64_t v;
+    const char *why;
+    if (parse_u64(s, min, max, &v, &why) != 0)
+        die_usage("%s '%s': %s (%llu..%llu)", opt, s, why, (unsigned long long)min,
+                  (unsigned long long)max);
+    return v;
+}
+
+static uint64_t seconds(const char *opt, const char *s, double min, double max)
+{
+    double v;
+    const char *why;
+    if (parse_double(s, min, max, &v, &why) != 0)
+        die_usage("%s '%s': %s (%g..%g seconds)", opt, s, why, min, max);
+    return (uint64_t)(v * 1e9);
+}
+
+static void add_peer(struct opts *o, const char *name)
+{
+    if (o->npeers == MAX_PEERS)
+        die_usage("too many peers (at most %d)", MAX_PEERS);
+    o->names[o->npeers++] = xstrdup(name);
+}
+
+static void read_peers(struct opts *o, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        die(EXIT_USAGE, "cannot open %s: %s (check the -f path)", path, errtext(errno));
+    char line[512];
+    for (int n = 0; n < 100000 && fgets(line, sizeof line, f); n++) {
+        char *s = line;
+        char *hash = strchr(s, '#');
+        if (hash)
+            *hash = 0;
+        s += strspn(s, " \t\r\n");
+        s[strcspn(s, " \t\r\n")] = 0;
+        if (*s)
+            add_peer(o, s);
+    }
+    fclose(f);
+}
+
+static void parse(struct opts *o, int argc, char **argv)
+{
+    static const struct option longs[] = {
+        { "discover", no_argument, NULL, OPT_DISCOVER }, { "trace", no_argument, NULL, OPT_TRACE },
+        { "method", required_argument, NULL, OPT_METHOD }, { "json", no_argument, NULL, 'J' },
+        { "max-hops", required_argument, NULL, OPT_HOPS },
+        { "version", no_argument, NULL, OPT_VERSION }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 } };
+    int c;
+    while ((c = getopt_long(argc, argv, "m:s:c:i:W:t:I:B:46df:Jqh", longs, NULL)) != -1) {
+        switch (c) {
+        case 'm': o->mtu = (uint32_t)num("-m", optarg, PKT_MIN_MTU4, PKT_MAX_MTU); o->have_mtu = 1; break;
+        case 's': o->size = (uint32_t)num("-s", optarg, 0, PKT_MAX_MTU - PKT_HDR4); o->have_size = 1; break;
+        case 'c': o->chk.count = (unsigned)num("-c", optarg, 1, 100); break;
+        case 'i': o->chk.interval_ns = seconds("-i", optarg, 0, 60); break;
+        case 'W': o->chk.timeout_ns = seconds("-W", optarg, 0.001, 60); break;
+        case 't': o->po.ttl = (int)num("-t", optarg, 1, 255); break;
+        case 'I': o->po.iface = optarg; break;
+        case 'B': o->src = optarg; break;
+        case '4': o->family = AF_INET; break;
+        case '6': o->family = AF_INET6; break;
+        case 'd': break;
+        case 'f': o->file = optarg; break;
+        case 'J': o->json = 1; break;
+        case 'q': o->quiet = 1; break;
+        case OPT_DISCOVER: o->discover = 1; break;
+        case OPT_TRACE: o->trace = 1; break;
+        case OPT_HOPS: o->max_hops = (int)num("--max-hops", optarg, 1, TRACE_MAX_HOPS); break;
+        case OPT_METHOD:
+            if ((o->po.method = probe_method_parse(optarg)) < 0)
+                die_usage("--method '%s': unknown (auto, raw, errqueue or dgram)", optarg);
+            break;
+        case OPT_VERSION: version_print(); exit(EXIT_OKAY);
+        case 'h': fputs(usage, stdout); exit(EXIT_OKAY);
+        default: die_usage("unknown option");
+        }
+    }
+    if (o->have_mtu && o->have_size)
+        die_usage("-m and -s both set the probe size: give one");
+    for (int i = optind; i < argc; i++)
+        add_peer(o, argv[i]);
+    if (o->file)
+        read_peers(o, o->file);
+    if (o->npeers == 0)
+        die_usage("no peer given");
+    if ((uint64_t)o->npeers * o->chk.count * 2 > 30000)
+        die_usage("%zu peers x %u probes is too many for one run (at most 15000)", o->npeers, o->chk.count);
+}
+
+/* resolve peers, apply sizes; every problem is one line and exit 2 */
+static void prepare(struct opts *o, struct peer *peers, int *need4, int *need6)
+{
+    union sockaddr_any src;
+    memset(&src, 0, sizeof src);
+    if (o->src) {
+        int rc = net_resolve(o->src, o->family, 0, 0, &src, NULL);
+        if (rc)
+            die(EXIT_USAGE, "-B %s: %s (give a local address)", o->src, net_gai_strerror(rc));
+        if (src.sa.sa_family == AF_INET)
+            o->po.src4 = src;
+        else
+            o->po.src6 = src;
+    }
+    if (o->po.iface && if_nametoindex(o->po.iface) == 0)
+        die(EXIT_USAGE, "-I %s: no such interface (list them with 'esxcfg-vmknic -l' or 'ip link')",
+            o->po.iface);
+    for (size_t i = 0; i < o->npeers; i++) {
+        struct peer *pe = &peers[i];
+        pe->name = o->names[i];
+        int rc = net_resolve(pe->name, o->family, 0, 0, &pe->addr, NULL);
+        if (rc)
+            die(EXIT_USAGE, "cannot resolve %s: %s (check the name, or give an address)", pe->name,
+                net_gai_strerror(rc));
+        pe->family = pe->addr.sa.sa_family;
+        if (pe->family == AF_INET6) {
+            /* ports and scope left as resolved; raw ICMPv6 needs port 0 */
+            pe->addr.in6.sin6_port = 0;
+            *need6 = 1;
+        } else {
+            pe->addr.in4.sin_port = 0;
+            *need4 = 1;
+        }
+        if (o->src && src.sa.sa_family != pe->family)
+            die(EXIT_USAGE, "-B %s is %s but peer %s is %s (use a source of the same family)", o->src,
+                src.sa.sa_family == AF_INET6 ? "IPv6" : "IPv4", pe->name,
+                pe->family == AF_INET6 ? "IPv6" : "IPv4");
+        uint32_t hdr = pkt_hdr_len(pe->family), min = pkt_min_mtu(pe->family);
+        uint64_t mtu = o->have_size ? (uint64_t)o->size + hdr : o->have_mtu ? o->mtu : 9000;
+        if (mtu > PKT_MAX_MTU)
+            die(EXIT_USAGE, "-s %u is too big for %s (at most %u data bytes)", o->size,
+                pe->family == AF_INET6 ? "IPv6" : "IPv4", PKT_MAX_MTU - hdr);
+        if (mtu < min)
+            die(EXIT_USAGE, "MTU %llu is below the %s minimum %u (peer %s)", (unsigned long long)mtu,
+                pe->family == AF_INET6 ? "IPv6" : "IPv4", min, pe->name);
+        check_sizes(pe, (uint32_t)mtu);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    argc = args_strip_vmk(argc, &argv);
+    struct opts o;
+    memset(&o, 0, sizeof o);
+    o.chk.count = 3;
+    o.chk.interval_ns = 200000000u;
+    o.chk.timeout_ns = 1000000000u;
+    o.max_hops = 30;
+    parse(&o, argc, argv);
+
+    struct peer *peers = xcalloc(o.npeers, sizeof *peers);
+    int need4 = 0, need6 = 0;
+    prepare(&o, peers, &need4, &need6);
+
+    struct prober p;
+    const char *why = "";
+    if (prober_open(&p, &o.po, need4, need6, &why) != 0) {
+        int e = errno;
+        if (e == EPERM || e == EACCES)
+            die(EXIT_USAGE, "%s: %s (run as root, or allow ping sockets for your group: "
+                "sysctl -w net.ipv4.ping_group_range='0 2147483647')", why, errtext(e));
+        die(EXIT_USAGE, "%s: %s", why, errtext(e));
+    }
+    if (check_run(&p, peers, o.npeers, &o.chk) != 0)
+        die(EXIT_USAGE, "probing failed: %s", errtext(errno));
+    for (size_t i = 0; o.discover && i < o.npeers; i++) {
+        int v = peers[i].verdict;
+        if (v == V_NO_REPLY || v == V_UNREACHABLE || v == V_TTL_EXCEEDED)
+            continue;     /* nothing answers: no size will */
+        if (discover_run(&p, &peers[i].addr, o.chk.timeout_ns, &peers[i].disc) != 0)
+            die(EXIT_USAGE, "discovery failed: %s", errtext(errno));
+        peers[i].did_discover = 1;
+    }
+    for (size_t i = 0; o.trace && i < o.npeers; i++) {
+        peers[i].trace = xcalloc(1, sizeof *peers[i].trace);
+        if (trace_run(&p, &peers[i].addr, peers[i].mtu,
+                      peers[i].small_mtu ? peers[i].small_mtu : peers[i].mtu, o.max_hops,
+                      o.chk.timeout_ns, peers[i].trace) != 0)
+            die(EXIT_USAGE, "trace failed: %s", errtext(errno));
+    }
+    int code = EXIT_OKAY;
+    for (size_t i = 0; i < o.npeers; i++)
+        if (!verdict_ok(peers[i].verdict))
+            code = EXIT_CHECK;
+    struct report_ctx rc = { &p, o.quiet, o.discover, o.trace };
+    if (o.json) {
+        char *j = report_json(&rc, peers, o.npeers, code);
+        fputs(j, stdout);
+        fputc('\n', stdout);
+        free(j);
+    } else {
+        report_human(stdout, &rc, peers, o.npeers, code);
+    }
+    prober_close(&p);
+    for (size_t i = 0; i < o.npeers; i++) {
+        free(peers[i].trace);
+        free(o.names[i]);
+    }
+    free(peers);
+    return code;
+}

@@ -1,0 +1,274 @@
+/* ICMP / ICMPv6 echo probes: building, parsing replies and errors, matching. */
+#include "packet.h"
+#include "checksum.h"
+
+#include <string.h>
+#include <sys/socket.h>
+
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+
+uint32_t pkt_hdr_len(int family) { return family == AF_INET6 ? PKT_HDR6 : PKT_HDR4; }
+uint32_t pkt_min_mtu(int family) { return family == AF_INET6 ? PKT_MIN_MTU6 : PKT_MIN_MTU4; }
+
+/* ---- echo data: 8 bytes nonce, 2 bytes seq, 6 bytes "esxmtu", then a pattern */
+static uint8_t pattern_byte(size_t i, uint64_t nonce, uint16_t seq)
+{
+    return (uint8_t)(i * 7u + seq + (nonce >> ((i & 7) * 8)));
+}
+
+static void stamp(uint8_t st[PKT_STAMP_LEN], uint64_t nonce, uint16_t seq)
+{
+    for (int i = 0; i < 8; i++)
+        st[i] = (uint8_t)(nonce >> (56 - 8 * i));
+    put16(st + 8, seq);
+    memcpy(st + 10, "esxmtu", 6);
+}
+
+void pkt_fill(uint8_t *data, size_t n, uint64_t nonce, uint16_t seq)
+{
+    uint8_t st[PKT_STAMP_LEN];
+    stamp(st, nonce, seq);
+    size_t i = 0;
+    for (; i < n && i < PKT_STAMP_LEN; i++)
+        data[i] = st[i];
+    for (; i < n; i++)
+        data[i] = pattern_byte(i, nonce, seq);
+}
+
+int pkt_data_ok(const uint8_t *data, size_t n, uint64_t nonce, uint16_t seq)
+{
+    uint8_t st[PKT_STAMP_LEN];
+    stamp(st, nonce, seq);
+    size_t i = 0;
+    for (; i < n && i < PKT_STAMP_LEN; i++)
+        if (data[i] != st[i])
+            return 0;
+    for (; i < n; i++)
+        if (data[i] != pattern_byte(i, nonce, seq))
+            return 0;
+    return 1;
+}
+
+/* ---- build */
+size_t pkt_build_echo(int layer, uint8_t *buf, size_t cap, uint16_t id, uint16_t seq,
+                      uint64_t nonce, size_t data_len, const struct pkt_ip4 *ip)
+{
+    size_t iphl = layer == PKT_IP4 ? 20 : 0;
+    if (layer == PKT_IP4 && !ip)
+        return 0;
+    size_t total = iphl + 8 + data_len;
+    if (data_len > PKT_MAX_MTU || total > cap || total > PKT_MAX_MTU + (layer == PKT_ICMP6 ? 40u : 0u))
+        return 0;
+    if (layer == PKT_ICMP6 && 8 + data_len > PKT_MAX_MTU)
+        return 0;
+    uint8_t *icmp = buf + iphl;
+    icmp[0] = layer == PKT_ICMP6 ? ICMP6_ECHO : ICMP4_ECHO;
+    icmp[1] = 0;
+    icmp[2] = icmp[3] = 0;
+    put16(icmp + 4, id);
+    put16(icmp + 6, seq);
+    pkt_fill(icmp + 8, data_len, nonce, seq);
+    if (layer != PKT_ICMP6) {
+        uint16_t ck = inet_checksum(icmp, 8 + data_len);
+        memcpy(icmp + 2, &ck, 2);
+    }
+    if (layer == PKT_IP4) {
+        buf[0] = 0x45;
+        buf[1] = 0;
+        put16(buf + 2, (uint16_t)total);
+        put16(buf + 4, 0);                    /* id: the kernel fills it */
+        put16(buf + 6, ip->df ? 0x4000 : 0);  /* DF, offset 0 */
+        buf[8] = ip->ttl ? ip->ttl : 64;
+        buf[9] = 1;                           /* ICMP */
+        buf[10] = buf[11] = 0;
+        memcpy(buf + 12, ip->src, 4);
+        memcpy(buf + 16, ip->dst, 4);
+        uint16_t ck = inet_checksum(buf, 20);
+        memcpy(buf + 10, &ck, 2);
+    }
+    return total;
+}
+
+/* ---- parse */
+/* the original datagram quoted inside an ICMP error: its header and the first
+ * 8 bytes of our echo request (id, seq) */
+static void parse_orig4(const uint8_t *p, size_t len, struct pkt_info *o)
+{
+    if (len < 20 || (p[0] >> 4) != 4)
+        return;
+    size_t ihl = (size_t)(p[0] & 15) * 4;
+    if (ihl < 20 || ihl > len)
+        return;
+    memcpy(o->orig_dst, p + 16, 4);
+    o->orig_dst_len = 4;
+    o->orig_len = get16(p + 2);
+    if (p[9] != 1 || (get16(p + 6) & 0x1fff) != 0)   /* not ICMP, or not the first fragment */
+        return;
+    const uint8_t *ic = p + ihl;
+    if (len - ihl < 8 || ic[0] != ICMP4_ECHO)
+        return;
+    o->id = get16(ic + 4);
+    o->seq = get16(ic + 6);
+    o->has_orig = 1;
+}
+
+static void parse_orig6(const uint8_t *p, size_t len, struct pkt_info *o)
+{
+    if (len < 40 || (p[0] >> 4) != 6)
+        return;
+    memcpy(o->orig_dst, p + 24, 16);
+    o->orig_dst_len = 16;
+    o->orig_len = 40u + get16(p + 4);
+    if (p[6] != 58)                     /* next header not ICMPv6: not one of ours */
+        return;
+    const uint8_t *ic = p + 40;
+    if (len - 40 < 8 || ic[0] != ICMP6_ECHO)
+        return;
+    o->id = get16(ic + 4);
+    o->seq = get16(ic + 6);
+    o->has_orig = 1;
+}
+
+static int parse_icmp4(const uint8_t *p, size_t len, struct pkt_info *o, const char **why)
+{
+    if (len < 8) {
+        *why = "ICMP message shorter than its 8-byte header";
+        return -1;
+    }
+    o->type = p[0];
+    o->code = p[1];
+    switch (p[0]) {
+    case ICMP4_ECHO_REPLY:
+    case ICMP4_ECHO:
+        o->kind = p[0] == ICMP4_ECHO ? PK_ECHO_REQUEST : PK_ECHO_REPLY;
+        o->id = get16(p + 4);
+        o->seq = get16(p + 6);
+        o->data = p + 8;
+        o->data_len = len - 8;
+        return 0;
+    case ICMP4_UNREACH:
+    case ICMP4_TIME_EXCEEDED:
+    case ICMP4_PARAM:
+        o->kind = PK_ERROR;
+        if (p[0] == ICMP4_UNREACH && p[1] == ICMP4_FRAG_NEEDED_CODE)
+            o->mtu = get16(p + 6);
+        parse_orig4(p + 8, len - 8, o);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static int parse_icmp6(const uint8_t *p, size_t len, struct pkt_info *o, const char **why)
+{
+    if (len < 8) {
+        *why = "ICMPv6 message shorter than its 8-byte header";
+        return -1;
+    }
+    o->type = p[0];
+    o->code = p[1];
+    switch (p[0]) {
+    case ICMP6_ECHO_REPLY:
+    case ICMP6_ECHO:
+        o->kind = p[0] == ICMP6_ECHO ? PK_ECHO_REQUEST : PK_ECHO_REPLY;
+        o->id = get16(p + 4);
+        o->seq = get16(p + 6);
+        o->data = p + 8;
+        o->data_len = len - 8;
+        return 0;
+    case ICMP6_UNREACH:
+    case ICMP6_TOO_BIG:
+    case ICMP6_TIME_EXCEEDED:
+    case ICMP6_PARAM:
+        o->kind = PK_ERROR;
+        if (p[0] == ICMP6_TOO_BIG)
+            o->mtu = get32(p + 4);
+        parse_orig6(p + 8, len - 8, o);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
+              const char **why)
+{
+    static const char *dummy;
+    if (!why)
+        why = &dummy;
+    memset(out, 0, sizeof *out);
+    out->ttl = -1;
+    if (!buf) {
+        *why = "no buffer";
+        return -1;
+    }
+    if (layer == PKT_ICMP4)
+        return parse_icmp4(buf, len, out, why);
+    if (layer == PKT_ICMP6)
+        return parse_icmp6(buf, len, out, why);
+    if (layer != PKT_IP4) {
+        *why = "unknown layer";
+        return -1;
+    }
+    if (len < 20 || (buf[0] >> 4) != 4) {
+        *why = "not an IPv4 header";
+        return -1;
+    }
+    size_t ihl = (size_t)(buf[0] & 15) * 4;
+    size_t tot = get16(buf + 2);
+    if (ihl < 20 || ihl > len || tot < ihl) {
+        *why = "bad IPv4 header length";
+        return -1;
+    }
+    if (tot > len)           /* cut short in our buffer: use what we have */
+        tot = len;
+    memcpy(out->src, buf + 12, 4);
+    out->has_src = 1;
+    out->ttl = buf[8];
+    if (buf[9] != 1) {
+        *why = "not ICMP";
+        return -1;
+    }
+    if (get16(buf + 6) & 0x3fff) {   /* a fragment (MF or offset): never ours whole */
+        *why = "IPv4 fragment";
+        return -1;
+    }
+    int rc = parse_icmp4(buf + ihl, tot - ihl, out, why);
+    memcpy(out->src, buf + 12, 4);
+    out->has_src = 1;
+    out->ttl = buf[8];
+    return rc;
+}
+
+/* ---- match */
+int pkt_match(const struct pkt_info *r, const struct pkt_expect *x)
+{
+    if (r->kind == PK_ECHO_REPLY) {
+        if ((x->check_id && r->id != x->id) || r->seq != x->seq)
+            return PM_NOT_OURS;
+        /* the stamp (as much of it as we sent and got) must be ours */
+        size_t n = r->data_len < x->data_len ? r->data_len : x->data_len;
+        size_t st = n < PKT_STAMP_LEN ? n : PKT_STAMP_LEN;
+        if (!pkt_data_ok(r->data, st, x->nonce, x->seq))
+            return PM_NOT_OURS;
+        if (r->data_len < x->data_len && x->data_len > 0 && st == 0)
+            return PM_SHORT;
+        if (r->data_len != x->data_len || !pkt_data_ok(r->data, n, x->nonce, x->seq))
+            return PM_SHORT;
+        return PM_FULL;
+    }
+    if (r->kind == PK_ERROR) {
+        if (!r->has_orig || r->seq != x->seq || (x->check_id && r->id != x->id))
+            return PM_NOT_OURS;
+        if (r->orig_dst_len && x->dst_len == r->orig_dst_len &&
+            memcmp(r->orig_dst, x->dst, (size_t)x->dst_len) != 0)
+            return PM_NOT_OURS;
+        return PM_ERROR;
+    }
+    return PM_NOT_OURS;
+}
