@@ -1,0 +1,487 @@
+/* Client role. The client decides the end of every test (time, -n, -k), also
+ * with -R, and sends TEST_END; see the state list in proto.h. */
+#include "client.h"
+#include "clock.h"
+#include "fail.h"
+#include "net.h"
+#include "proto.h"
+#include "udp.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CTL_WAIT_NS (30ull * 1000000000ull)
+#define UDP_REPLY_NS (30ull * 1000000000ull)
+
+struct client {
+    const struct perf_opts *o;
+    struct report rep;
+    struct session s;
+    int have_session;
+    int ctl;
+    char cookie[COOKIE_SIZE];
+    union sockaddr_any dst, src;
+    int have_src;
+    char host[64];
+};
+
+void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p)
+{
+    params_defaults(p);
+    p->udp = o->udp;
+    p->reverse = o->reverse;
+    p->bidir = o->bidir;
+    p->nodelay = o->nodelay;
+    p->omit = o->omit;
+    p->num = o->num;
+    p->blockcount = o->blockcount;
+    p->time = (o->num || o->blockcount) ? 0 : o->time;
+    p->parallel = o->parallel;
+    p->len = o->len;
+    if (!p->len) {
+        if (o->udp) {
+            p->len = ctl_mss > 0 ? ctl_mss : 1460;
+            if (p->len > UDP_LEN_MAX)
+                p->len = UDP_LEN_MAX;
+            if (p->len < UDP_LEN_MIN)
+                p->len = UDP_LEN_MIN;
+        } else {
+            p->len = 128 * 1024;
+        }
+    }
+    p->window = o->window;
+    p->mss = o->mss;
+    p->bandwidth = o->bandwidth_set ? (int64_t)o->bandwidth : (o->udp ? 1048576 : 0);
+    p->burst = o->burst;
+    p->pacing_timer = o->pacing_timer;
+    p->tos = o->tos;
+    p->get_server_output = o->get_server_output;
+    p->udp_counters_64bit = o->udp64;
+    p->zerocopy = o->zerocopy;
+    p->dont_fragment = o->dont_fragment;
+    if (o->title)
+        snprintf(p->title, sizeof p->title, "%s", o->title);
+    if (o->congestion)
+        snprintf(p->congestion, sizeof p->congestion, "%s", o->congestion);
+    snprintf(p->client_version, sizeof p->client_version, "3.12");
+}
+
+/* Issue 6 (RSA authentication) produces the authtoken here: with --username and
+ * --rsa-public-key-path it fills p->authtoken (base64 ciphertext). Returns 0, or
+ * -1 after printing why. Without those options nothing is sent. */
+static int client_authtoken(const struct perf_opts *o, struct test_params *p)
+{
+    (void)o;
+    p->authtoken[0] = '\0';
+    return 0;
+}
+
+static int cfail(struct client *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int cfail(struct client *c, int code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->o->json && !c->o->quiet) {
+        struct jsonw *w = &c->rep.jw;
+        if (c->have_session && c->s.intervals_open) {
+            session_json_finish(&c->s, msg);
+        } else {
+            jw_free(w);
+            jw_init(w, 1);
+            jw_obj(w, NULL);
+            jw_obj(w, "start");
+            jw_end(w);
+            jw_arr(w, "intervals");
+            jw_end(w);
+            jw_obj(w, "end");
+            jw_end(w);
+            jw_str(w, "error", msg);
+            jw_end(w);
+        }
+        printf("%s\n", jw_text(w));
+        fflush(stdout);
+    }
+    warnmsg("%s", msg);
+    return code;
+}
+
+static int ctl_mss(int fd)
+{
+    int mss = 0;
+    socklen_t l = sizeof mss;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) < 0)
+        return 0;
+    return mss;
+}
+
+/* socket + options + bind + connect with a timeout */
+static int dial(struct client *c, int type, const struct test_params *p, uint16_t cport,
+                const char **why)
+{
+    int fd = socket(c->dst.sa.sa_family, type | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        *why = "cannot create a socket";
+        return -1;
+    }
+    if (p && stream_sockopts(fd, p, c->dst.sa.sa_family, why) < 0)
+        goto fail;
+    if (c->have_src || cport) {
+        union sockaddr_any a;
+        if (c->have_src) {
+            a = c->src;
+        } else {
+            memset(&a, 0, sizeof a);
+            a.sa.sa_family = c->dst.sa.sa_family;
+        }
+        net_set_port(&a, cport);
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, &a.sa, net_len(&a)) < 0) {
+            *why = "cannot bind the local address or port (-B/--cport)";
+            goto fail;
+        }
+    }
+    int tmo = c->o->connect_timeout_ms >= 0 ? (int)c->o->connect_timeout_ms : 30000;
+    net_set_nonblock(fd, 1);
+    if (connect(fd, &c->dst.sa, net_len(&c->dst)) < 0) {
+        if (errno != EINPROGRESS) {
+            *why = NULL;
+            goto fail;
+        }
+        struct pollfd pf = { fd, POLLOUT, 0 };
+        uint64_t deadline = mono_ns() + (uint64_t)tmo * 1000000u;
+        int rc;
+        do
+            rc = poll(&pf, 1, ms_until(deadline));
+        while (rc < 0 && errno == EINTR);
+        if (rc == 0) {
+            errno = ETIMEDOUT;
+            *why = NULL;
+            goto fail;
+        }
+        int err = 0;
+        socklen_t el = sizeof err;
+        if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+            if (err)
+                errno = err;
+            *why = NULL;
+            goto fail;
+        }
+    }
+    net_set_nonblock(fd, 0);
+    return fd;
+fail:;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+}
+
+/* UDP stream setup: send the 4-byte hello, wait for the server's reply */
+static int udp_hello(int fd, const char **why)
+{
+    unsigned char msg[4], buf[65536];
+    udp_connect_value(msg, 1, 1);
+    if (send(fd, msg, 4, MSG_NOSIGNAL) != 4) {
+        *why = "cannot send the UDP stream hello";
+        return -1;
+    }
+    uint64_t deadline = mono_ns() + UDP_REPLY_NS;
+    for (int tries = 0; tries < 64; tries++) {
+        struct pollfd pf = { fd, POLLIN, 0 };
+        int rc = poll(&pf, 1, ms_until(deadline));
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc <= 0) {
+            *why = "no UDP reply from the server within 30 s (is UDP blocked?)";
+            return -1;
+        }
+        ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR)
+                continue;
+            *why = errno == ECONNREFUSED ? "UDP port unreachable on the server"
+                                         : "cannot receive the UDP reply";
+            return -1;
+        }
+        if (n == 4)
+            return 0;      /* 3.12+ "6789" or older 987654321: both accepted */
+        /* reverse mode: data may overtake the reply; skip it */
+    }
+    *why = "no UDP reply from the server";
+    return -1;
+}
+
+static int create_streams(struct client *c, const struct test_params *p)
+{
+    int n = (int)p->parallel * (p->bidir ? 2 : 1);
+    for (int i = 0; i < n; i++) {
+        const char *why = NULL;
+        uint16_t cport = c->o->cport ? (uint16_t)(c->o->cport + (p->udp ? i : 0)) : 0;
+        int fd = dial(c, p->udp ? SOCK_DGRAM : SOCK_STREAM, p, cport, &why);
+        if (fd < 0)
+            return cfail(c, EXIT_CHECK, "cannot open data stream %d to %s port %u: %s",
+                         i + 1, c->host, c->o->port, why ? why : errtext(errno));
+        if (p->udp) {
+            if (udp_hello(fd, &why) < 0) {
+                close(fd);
+                return cfail(c, EXIT_CHECK, "UDP stream %d: %s", i + 1, why);
+            }
+        } else if (net_write_full(fd, c->cookie, COOKIE_SIZE, mono_ns() + CTL_WAIT_NS) < 0) {
+            int e = errno;
+            close(fd);
+            return cfail(c, EXIT_CHECK, "cannot send the cookie on data stream %d: %s", i + 1,
+                         errtext(e));
+        }
+        int sender = session_is_sender(&c->s, i);
+        if (!session_add(&c->s, fd, sender)) {
+            close(fd);
+            return cfail(c, EXIT_USAGE, "cannot set up data stream %d: %s", i + 1, errtext(errno));
+        }
+    }
+    return 0;
+}
+
+static void print_connected(struct client *c)
+{
+    for (int i = 0; i < c->s.nstreams; i++) {
+        union sockaddr_any la, ra;
+        socklen_t ll = sizeof la, rl = sizeof ra;
+        char lh[64], rh[64];
+        memset(&la, 0, sizeof la);
+        memset(&ra, 0, sizeof ra);
+        getsockname(c->s.st[i].fd, &la.sa, &ll);
+        getpeername(c->s.st[i].fd, &ra.sa, &rl);
+        net_ntop(&la, lh, sizeof lh);
+        net_ntop(&ra, rh, sizeof rh);
+        rep_printf(&c->rep, "[%3d] local %s port %u connected to %s port %u\n", c->s.st[i].fd, lh,
+                   net_port(&la), rh, net_port(&ra));
+    }
+    if (c->s.p.reverse)
+        rep_printf(&c->rep, "Reverse mode, remote host %s is sending\n", c->host);
+}
+
+/* a state byte the server sent when we did not expect one */
+static int server_state_fail(struct client *c, int st)
+{
+    if (st == ST_ACCESS_DENIED)
+        return cfail(c, EXIT_CHECK, "the server is busy running a test (ACCESS_DENIED; try again later)");
+    if (st == ST_SERVER_ERROR) {
+        unsigned char b[8];
+        int32_t ie = 0, en = 0;
+        if (net_read_full(c->ctl, b, 4, mono_ns() + 2000000000ull) == 0) {
+            ie = (int32_t)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]);
+            if (net_read_full(c->ctl, b + 4, 4, mono_ns() + 500000000ull) == 0)
+                en = (int32_t)((uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7]);
+        }
+        if (ie == 142)
+            return cfail(c, EXIT_CHECK, "the server refused the test: authentication failed");
+        return cfail(c, EXIT_CHECK, "the server reported an error (iperf3 error %d, errno %d%s%s)",
+                     ie, en, en ? ": " : "", en ? errtext(en) : "");
+    }
+    if (st == ST_SERVER_TERMINATE)
+        return cfail(c, EXIT_CHECK, "the server terminated the test");
+    return cfail(c, EXIT_CHECK, "the server sent an unexpected state %d (%s)", st, ctl_state_name(st));
+}
+
+static int wait_state(struct client *c, int want, uint64_t deadline)
+{
+    int st;
+    if (ctl_recv_state(c->ctl, &st, deadline) < 0)
+        return cfail(c, EXIT_CHECK, "waiting for %s from the server: %s", ctl_state_name(want),
+                     errno == ECONNRESET ? "the server closed the control connection"
+                                         : errtext(errno));
+    if (st != want)
+        return server_state_fail(c, st);
+    return 0;
+}
+
+static int run_test(struct client *c)
+{
+    struct session *s = &c->s;
+    for (;;) {
+        uint64_t now = mono_ns();
+        int ms = session_poll(s, now);
+        if (session_should_end(s, now))
+            break;
+        int err = session_stream_error(s);
+        if (err)
+            return cfail(c, EXIT_CHECK, "a data stream failed: %s", errtext(err));
+        struct pollfd pf = { c->ctl, POLLIN, 0 };
+        int rc = poll(&pf, 1, ms < 1 ? 1 : ms);
+        if (rc > 0) {
+            int st;
+            if (ctl_recv_state(c->ctl, &st, mono_ns() + 1000000000ull) < 0)
+                return cfail(c, EXIT_CHECK, "the server closed the control connection during the test");
+            return server_state_fail(c, st);
+        }
+    }
+    return 0;
+}
+
+int client_run(const struct perf_opts *o, struct run_result *rr)
+{
+    struct client c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.ctl = -1;
+    rep_init(&c.rep, o->quiet ? NULL : stdout, o->json, o->format, 0);
+    c.rep.forceflush = o->forceflush;
+    int rc = 0, gai = net_resolve(o->host, o->family, o->port, 0, &c.dst, NULL);
+    if (gai) {
+        rc = cfail(&c, EXIT_USAGE, "cannot resolve %s: %s (check the name or address)", o->host,
+                   net_gai_strerror(gai));
+        goto out;
+    }
+    if (o->bind) {
+        gai = net_resolve(o->bind, c.dst.sa.sa_family, 0, 1, &c.src, NULL);
+        if (gai) {
+            rc = cfail(&c, EXIT_USAGE, "cannot use -B %s: %s", o->bind, net_gai_strerror(gai));
+            goto out;
+        }
+        c.have_src = 1;
+    }
+    net_ntop(&c.dst, c.host, sizeof c.host);
+    rep_printf(&c.rep, "Connecting to host %s, port %u\n", o->host, o->port);
+
+    const char *why = NULL;
+    c.ctl = dial(&c, SOCK_STREAM, NULL, 0, &why);
+    if (c.ctl < 0) {
+        int e = errno;
+        rc = cfail(&c, EXIT_USAGE, "cannot connect to %s port %u: %s (%s)", o->host, o->port,
+                   why ? why : errtext(e),
+                   e == ECONNREFUSED ? "is a server running? start one with esxperf -s"
+                   : e == ETIMEDOUT ? "check the address, routes and firewalls, or raise --connect-timeout"
+                                    : "check the address and the network");
+        goto out;
+    }
+    int one = 1;
+    setsockopt(c.ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    proto_make_cookie(c.cookie);
+    uint64_t dl = mono_ns() + CTL_WAIT_NS;
+    if (net_write_full(c.ctl, c.cookie, COOKIE_SIZE, dl) < 0) {
+        rc = cfail(&c, EXIT_CHECK, "cannot send the cookie: %s", errtext(errno));
+        goto out;
+    }
+    if ((rc = wait_state(&c, ST_PARAM_EXCHANGE, dl)))
+        goto out;
+
+    struct test_params p;
+    client_params(o, ctl_mss(c.ctl), &p);
+    if (client_authtoken(o, &p) < 0) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    size_t plen;
+    char *pjs = params_encode(&p, &plen);
+    if (!pjs) {
+        rc = cfail(&c, EXIT_USAGE, "the test parameters exceed 8 KiB (shorten --title)");
+        goto out;
+    }
+    int wr = ctl_send_json(c.ctl, pjs, plen, mono_ns() + CTL_WAIT_NS);
+    free(pjs);
+    if (wr < 0) {
+        rc = cfail(&c, EXIT_CHECK, "cannot send the parameters: %s", errtext(errno));
+        goto out;
+    }
+    session_init(&c.s, o, &p, 1, &c.rep);
+    c.have_session = 1;
+    if ((rc = wait_state(&c, ST_CREATE_STREAMS, mono_ns() + CTL_WAIT_NS)))
+        goto out;
+    if ((rc = create_streams(&c, &p)))
+        goto out;
+    if ((rc = wait_state(&c, ST_TEST_START, mono_ns() + CTL_WAIT_NS)))
+        goto out;
+    if (o->json) {
+        session_json_start(&c.s, NULL, 0, o->host, o->port, c.cookie);
+    } else {
+        print_connected(&c);
+    }
+    if ((rc = wait_state(&c, ST_TEST_RUNNING, mono_ns() + CTL_WAIT_NS)))
+        goto out;
+    if (session_start(&c.s) < 0) {
+        rc = cfail(&c, EXIT_USAGE, "cannot start stream threads: %s", errtext(errno));
+        goto out;
+    }
+    if (!o->json && o->interval > 0)
+        rep_header(&c.rep, p.udp, !p.reverse || p.bidir, 0, p.bidir);
+    if ((rc = run_test(&c)))
+        goto out;
+
+    session_stop_senders(&c.s);
+    if (ctl_send_state(c.ctl, ST_TEST_END, mono_ns() + CTL_WAIT_NS) < 0) {
+        rc = cfail(&c, EXIT_CHECK, "cannot send TEST_END: %s", errtext(errno));
+        goto out;
+    }
+    if ((rc = wait_state(&c, ST_EXCHANGE_RESULTS, mono_ns() + CTL_WAIT_NS)))
+        goto out;
+    session_stop_all(&c.s);
+    struct test_results mine;
+    session_local_results(&c.s, &mine, NULL, NULL);
+    size_t rlen;
+    char *rjs = results_encode(&mine, &rlen);
+    results_free(&mine);
+    if (!rjs || ctl_send_json(c.ctl, rjs, rlen, mono_ns() + CTL_WAIT_NS) < 0) {
+        free(rjs);
+        rc = cfail(&c, EXIT_CHECK, "cannot send our results: %s", errtext(errno));
+        goto out;
+    }
+    free(rjs);
+    char *sjs = NULL;
+    size_t slen = 0;
+    if (ctl_recv_json(c.ctl, RESULTS_MAX, &sjs, &slen, mono_ns() + CTL_WAIT_NS) < 0) {
+        rc = cfail(&c, EXIT_CHECK, "cannot read the server's results: %s",
+                   errno == EMSGSIZE ? "length 0 or above 8 MiB" : errtext(errno));
+        goto out;
+    }
+    const char *rwhy = NULL;
+    if (results_decode(sjs, slen, &c.s.remote, &rwhy) < 0) {
+        free(sjs);
+        rc = cfail(&c, EXIT_CHECK, "the server's results are not valid: %s", rwhy);
+        goto out;
+    }
+    free(sjs);
+    c.s.have_remote = 1;
+    if ((rc = wait_state(&c, ST_DISPLAY_RESULTS, mono_ns() + CTL_WAIT_NS)))
+        goto out;
+    session_summary(&c.s);
+    if (o->get_server_output && !o->json) {
+        if (c.s.remote.server_output_text)
+            rep_printf(&c.rep, "\nServer output:\n%s", c.s.remote.server_output_text);
+        else if (c.s.remote.server_output_json)
+            rep_printf(&c.rep, "\nServer JSON output:\n%s\n", c.s.remote.server_output_json);
+    }
+    ctl_send_state(c.ctl, ST_IPERF_DONE, mono_ns() + 2000000000ull);
+    if (o->json) {
+        if (o->get_server_output && c.s.remote.server_output_json)
+            jw_raw(&c.rep.jw, "server_output_json", c.s.remote.server_output_json);
+        else if (o->get_server_output && c.s.remote.server_output_text)
+            jw_str(&c.rep.jw, "server_output_text", c.s.remote.server_output_text);
+        session_json_finish(&c.s, NULL);
+        if (!o->quiet)
+            printf("%s\n", jw_text(&c.rep.jw));
+    } else {
+        rep_printf(&c.rep, "\niperf Done.\n");
+    }
+    if (rr)
+        *rr = c.s.fig;
+out:
+    fflush(stdout);
+    if (c.have_session)
+        session_free(&c.s);
+    if (c.ctl >= 0)
+        close(c.ctl);
+    rep_free(&c.rep);
+    return rc;
+}

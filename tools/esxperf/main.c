@@ -1,0 +1,255 @@
+/* esxperf: iperf3-compatible network throughput tester for ESXi hosts.
+ *
+ * usage: esxperf -s [options] | -c HOST [options]
+ *
+ * Speaks iperf3's wire protocol both ways (client against any iperf3 -s, server
+ * for any iperf3 -c). Options keep iperf3's letters and meanings.
+ */
+#include "client.h"
+#include "fail.h"
+#include "args.h"
+#include "options.h"
+#include "proto.h"
+#include "server.h"
+#include "sweep.h"
+#include "version.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+const char tool_name[] = "esxperf";
+
+static const char usage_text[] =
+"usage: esxperf -s [-p PORT] [-1] [-J] [-B ADDR]\n"
+"       esxperf -c HOST [-p PORT] [-t SEC | -n BYTES | -k BLOCKS] [-u] [-P N] [-R | --bidir] ...\n"
+"\n"
+"iperf3-compatible throughput test: works against any iperf3 server or client.\n"
+"\n"
+"Server or client:\n"
+"  -s, --server             run as server (one test at a time, others get ACCESS_DENIED)\n"
+"  -c, --client HOST        run as client against HOST\n"
+"  -p, --port PORT          server port (default 5201)\n"
+"  -f, --format [kmgtKMGT]  units of the rate column (default adaptive bits)\n"
+"  -i, --interval SEC       seconds between interval rows (default 1, 0 = none)\n"
+"  -B, --bind ADDR          bind to this local address\n"
+"  -4 / -6                  IPv4 / IPv6 only\n"
+"  -J, --json               iperf3's JSON structure plus an \"esxperf\" object\n"
+"  -V, --verbose            more detail\n"
+"      --logfile FILE       write output to FILE\n"
+"      --forceflush         flush output after every line\n"
+"      --idle-timeout SEC   server: give up on a silent client after SEC (with -1: exit\n"
+"                           when no client comes)\n"
+"  -1, --one-off            server: handle one test, then exit\n"
+"Client:\n"
+"  -t, --time SEC           test length (default 10)\n"
+"  -n, --bytes N[KMG]       send N bytes instead of a time\n"
+"  -k, --blockcount N[KMG]  send N blocks instead of a time\n"
+"  -u, --udp                UDP instead of TCP\n"
+"  -b, --bitrate R[kmg][/B] target rate per stream, bits/s (UDP default 1M); /B = burst\n"
+"  -l, --length N[KMG]      block size (TCP 128K; UDP the path MSS, 16..65507)\n"
+"  -w, --window N[KMG]      socket buffer size\n"
+"  -P, --parallel N         parallel streams, 1..128\n"
+"  -R, --reverse            the server sends\n"
+"      --bidir              both send at once\n"
+"  -O, --omit SEC           leave out the first SEC seconds (warm-up)\n"
+"      --cooldown SEC       run SEC more seconds after -t, not counted\n"
+"  -M, --set-mss N          TCP maximum segment size\n"
+"  -N, --no-delay           TCP_NODELAY\n"
+"  -C, --congestion ALGO    TCP congestion control\n"
+"  -S, --tos N              IP type of service\n"
+"  -Z, --zerocopy           send with sendfile()\n"
+"  -T, --title STR          title sent to the server\n"
+"      --connect-timeout MS control connection timeout\n"
+"      --get-server-output  show the server's report too\n"
+"      --cport PORT         local port for data streams\n"
+"      --dont-fragment      UDP: set the don't-fragment bit (IPv4)\n"
+"      --udp-counters-64bit 64-bit UDP packet counters\n"
+"      --pacing-timer US    pacing granularity sent to the peer (default 1000)\n"
+"Sweeps (client; one table row per run):\n"
+"      --sweep-parallel LIST   e.g. 1-8 or 1,2,4,8\n"
+"      --sweep-window LIST     e.g. 64K,256K,1M,4M\n"
+"      --csv                   the table as CSV (-J: as JSON)\n"
+"  -h, --help / -v, --version\n"
+"\n"
+"Leading ++key=value words (ESXi launch arguments) are skipped.\n"
+"Exit codes: 0 test done; 1 the test failed (server busy, peer error, stream failure,\n"
+"bad peer data); 2 usage or system error (bad option, cannot resolve, connection\n"
+"refused or timed out, port in use).\n"
+"\n"
+"Examples:\n"
+"  esxperf -s                                  # server on port 5201\n"
+"  esxperf -c 198.18.0.2 -t 10 -P 4            # 4 TCP streams, 10 s\n"
+"  esxperf -c 198.18.0.2 -u -b 1G -l 8972      # UDP at 1 Gbit/s, jumbo datagrams\n"
+"  esxperf -c 198.18.0.2 -R -J                 # server sends, JSON output\n"
+"  esxperf -c 198.18.0.2 -t 5 --sweep-parallel 1-8 --sweep-window 256K,1M,4M\n";
+
+enum {
+    O_BIDIR = 256, O_LOGFILE, O_FORCEFLUSH, O_CONNECT_TIMEOUT, O_IDLE_TIMEOUT, O_GSO,
+    O_CPORT, O_DF, O_COOLDOWN, O_SWEEP_P, O_SWEEP_W, O_CSV, O_UDP64, O_PACING,
+};
+
+static const struct option longopts[] = {
+    { "server", no_argument, NULL, 's' }, { "client", required_argument, NULL, 'c' },
+    { "port", required_argument, NULL, 'p' }, { "format", required_argument, NULL, 'f' },
+    { "interval", required_argument, NULL, 'i' }, { "bind", required_argument, NULL, 'B' },
+    { "json", no_argument, NULL, 'J' }, { "verbose", no_argument, NULL, 'V' },
+    { "one-off", no_argument, NULL, '1' }, { "time", required_argument, NULL, 't' },
+    { "bytes", required_argument, NULL, 'n' }, { "blockcount", required_argument, NULL, 'k' },
+    { "udp", no_argument, NULL, 'u' }, { "bitrate", required_argument, NULL, 'b' },
+    { "bandwidth", required_argument, NULL, 'b' }, { "length", required_argument, NULL, 'l' },
+    { "window", required_argument, NULL, 'w' }, { "parallel", required_argument, NULL, 'P' },
+    { "reverse", no_argument, NULL, 'R' }, { "bidir", no_argument, NULL, O_BIDIR },
+    { "omit", required_argument, NULL, 'O' }, { "set-mss", required_argument, NULL, 'M' },
+    { "no-delay", no_argument, NULL, 'N' }, { "congestion", required_argument, NULL, 'C' },
+    { "linux-congestion", required_argument, NULL, 'C' }, { "tos", required_argument, NULL, 'S' },
+    { "zerocopy", no_argument, NULL, 'Z' }, { "title", required_argument, NULL, 'T' },
+    { "logfile", required_argument, NULL, O_LOGFILE },
+    { "forceflush", no_argument, NULL, O_FORCEFLUSH },
+    { "connect-timeout", required_argument, NULL, O_CONNECT_TIMEOUT },
+    { "idle-timeout", required_argument, NULL, O_IDLE_TIMEOUT },
+    { "get-server-output", no_argument, NULL, O_GSO },
+    { "cport", required_argument, NULL, O_CPORT },
+    { "dont-fragment", no_argument, NULL, O_DF },
+    { "cooldown", required_argument, NULL, O_COOLDOWN },
+    { "sweep-parallel", required_argument, NULL, O_SWEEP_P },
+    { "sweep-window", required_argument, NULL, O_SWEEP_W },
+    { "csv", no_argument, NULL, O_CSV },
+    { "udp-counters-64bit", no_argument, NULL, O_UDP64 },
+    { "pacing-timer", required_argument, NULL, O_PACING },
+    { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'v' },
+    { NULL, 0, NULL, 0 },
+};
+
+static int64_t num_arg(const char *name, const char *s, int64_t min, int64_t max)
+{
+    int64_t v;
+    const char *why = NULL;
+    if (parse_i64(s, min, max, &v, &why) < 0)
+        die_usage("bad %s '%s': %s (allowed %lld..%lld)", name, s, why, (long long)min,
+                  (long long)max);
+    return v;
+}
+
+static int64_t size_arg(const char *name, const char *s, int64_t min, int64_t max)
+{
+    int64_t v;
+    const char *why = NULL;
+    if (opt_parse_size(s, min, max, &v, &why) < 0)
+        die_usage("bad %s '%s': %s (a number with K, M or G, %lld..%lld bytes)", name, s, why,
+                  (long long)min, (long long)max);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    argc = args_strip_vmk(argc, &argv);
+    struct perf_opts o;
+    opts_defaults(&o);
+    int c, time_set = 0;
+    const char *why = NULL;
+    double d;
+    while ((c = getopt_long(argc, argv, "sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:46hv", longopts,
+                            NULL)) != -1) {
+        switch (c) {
+        case 's': o.server = 1; break;
+        case 'c': o.host = optarg; break;
+        case 'p': o.port = (uint16_t)num_arg("port", optarg, 1, 65535); break;
+        case 'f':
+            if (strlen(optarg) != 1 || !strchr("kmgtKMGTaA", optarg[0]))
+                die_usage("bad format '%s': use one of k m g t K M G T", optarg);
+            o.format = optarg[0];
+            break;
+        case 'i':
+            if (parse_double(optarg, 0, 60, &d, &why) < 0 || (d > 0 && d < 0.1))
+                die_usage("bad interval '%s': 0 or 0.1..60 seconds", optarg);
+            o.interval = d;
+            break;
+        case 'B': o.bind = optarg; break;
+        case 'J': o.json = 1; break;
+        case 'V': o.verbose = 1; break;
+        case '1': o.one_off = 1; break;
+        case 't': o.time = num_arg("time", optarg, 1, 86400); time_set = 1; break;
+        case 'n': o.num = size_arg("byte count (-n)", optarg, 1, INT64_MAX / 2); break;
+        case 'k': o.blockcount = size_arg("block count (-k)", optarg, 1, INT64_MAX / 2); break;
+        case 'u': o.udp = 1; break;
+        case 'b':
+            if (opt_parse_rate(optarg, &o.bandwidth, &o.burst, &why) < 0)
+                die_usage("bad bitrate '%s': %s (e.g. 100M, 1G, 10M/32)", optarg, why);
+            o.bandwidth_set = 1;
+            break;
+        case 'l': o.len = size_arg("block size (-l)", optarg, 1, TCP_LEN_MAX); break;
+        case 'w': o.window = size_arg("window (-w)", optarg, 1024, 1 << 30); break;
+        case 'P': o.parallel = num_arg("stream count (-P)", optarg, 1, MAX_STREAMS); break;
+        case 'R': o.reverse = 1; break;
+        case O_BIDIR: o.bidir = 1; break;
+        case 'O': o.omit = num_arg("omit (-O)", optarg, 0, 600); break;
+        case 'M': o.mss = num_arg("MSS (-M)", optarg, 88, 9216); break;
+        case 'N': o.nodelay = 1; break;
+        case 'C': o.congestion = optarg; break;
+        case 'S': o.tos = num_arg("TOS (-S)", optarg, 0, 255); break;
+        case 'Z': o.zerocopy = 1; break;
+        case 'T': o.title = optarg; break;
+        case '4': o.family = AF_INET; break;
+        case '6': o.family = AF_INET6; break;
+        case O_LOGFILE: o.logfile = optarg; break;
+        case O_FORCEFLUSH: o.forceflush = 1; break;
+        case O_CONNECT_TIMEOUT:
+            o.connect_timeout_ms = num_arg("connect timeout", optarg, 1, 3600000);
+            break;
+        case O_IDLE_TIMEOUT: o.idle_timeout = num_arg("idle timeout", optarg, 1, 86400); break;
+        case O_GSO: o.get_server_output = 1; break;
+        case O_CPORT: o.cport = (uint16_t)num_arg("client port", optarg, 1, 65535); break;
+        case O_DF: o.dont_fragment = 1; break;
+        case O_COOLDOWN: o.cooldown = num_arg("cooldown", optarg, 0, 600); break;
+        case O_SWEEP_P:
+            if (opt_parse_counts(optarg, o.sweep_parallel, &o.sweep_np, &why) < 0)
+                die_usage("bad --sweep-parallel '%s': %s (e.g. 1-8 or 1,2,4)", optarg, why);
+            break;
+        case O_SWEEP_W:
+            if (opt_parse_sizes(optarg, o.sweep_window, &o.sweep_nw, &why) < 0)
+                die_usage("bad --sweep-window '%s': %s (e.g. 64K,256K,1M)", optarg, why);
+            break;
+        case O_CSV: o.csv = 1; break;
+        case O_UDP64: o.udp64 = 1; break;
+        case O_PACING: o.pacing_timer = num_arg("pacing timer", optarg, 1, 10000000); break;
+        case 'h': fputs(usage_text, stdout); return EXIT_OKAY;
+        case 'v': version_print(); return EXIT_OKAY;
+        default: die_usage("unknown option");
+        }
+    }
+    if (optind < argc)
+        die_usage("unexpected argument '%s'", argv[optind]);
+    if (o.server == !!o.host)
+        die_usage("give exactly one of -s (server) or -c HOST (client)");
+    if (o.reverse && o.bidir)
+        die_usage("-R and --bidir exclude each other");
+    if ((o.num || o.blockcount) && time_set)
+        die_usage("give only one of -t, -n, -k");
+    if (o.num && o.blockcount)
+        die_usage("give only one of -n and -k");
+    if (o.udp && o.len && (o.len < UDP_LEN_MIN || o.len > UDP_LEN_MAX))
+        die_usage("UDP block size (-l) must be %d..%d", UDP_LEN_MIN, UDP_LEN_MAX);
+    if (o.server && (o.sweep_np || o.sweep_nw))
+        die_usage("sweeps are a client feature");
+    if (o.logfile) {
+        int fd = open(o.logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0)
+            die(EXIT_USAGE, "cannot open log file %s: %s", o.logfile, errtext(errno));
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+    }
+    signal(SIGPIPE, SIG_IGN);
+    if (o.server)
+        return server_run(&o);
+    if (o.sweep_np || o.sweep_nw)
+        return sweep_run(&o);
+    return client_run(&o, NULL);
+}

@@ -1,0 +1,64 @@
+/* esxperf settings (filled by main.c from the command line) and the value
+ * parsers behind -b/-l/-w/-n and the sweep lists (pure, unit-tested). */
+#ifndef ESXPERF_OPTIONS_H
+#define ESXPERF_OPTIONS_H
+#include <stdint.h>
+
+#define SWEEP_MAX 32
+
+struct perf_opts {
+    int server;                 /* -s */
+    const char *host;           /* -c HOST */
+    uint16_t port;              /* -p, default 5201 */
+    int family;                 /* AF_UNSPEC, -4, -6 */
+    const char *bind;           /* -B */
+    uint16_t cport;             /* --cport */
+    int udp, reverse, bidir;
+    int64_t time;               /* -t seconds */
+    int64_t num, blockcount;    /* -n, -k */
+    double interval;            /* -i, 0 = none */
+    int64_t len;                /* -l, 0 = default */
+    int64_t window;             /* -w */
+    uint64_t bandwidth;         /* -b bits/s, 0 = TCP unlimited / UDP 1 Mbit/s */
+    int bandwidth_set;
+    int64_t burst;              /* -b RATE/BURST */
+    int64_t parallel;           /* -P */
+    int64_t omit;               /* -O seconds */
+    int64_t cooldown;           /* --cooldown seconds */
+    int64_t mss;                /* -M */
+    int nodelay;                /* -N */
+    const char *congestion;     /* -C */
+    int64_t tos;                /* -S */
+    int zerocopy;               /* -Z */
+    int json;                   /* -J */
+    int one_off;                /* -1 */
+    const char *title;          /* -T */
+    int verbose;                /* -V */
+    const char *logfile;
+    int forceflush;
+    int64_t connect_timeout_ms; /* --connect-timeout, -1 = none */
+    int64_t idle_timeout;       /* --idle-timeout seconds, 0 = none */
+    int get_server_output;
+    int dont_fragment;
+    int udp64;                  /* --udp-counters-64bit */
+    int64_t pacing_timer;       /* --pacing-timer us */
+    char format;                /* -f */
+    /* sweeps */
+    int sweep_np, sweep_nw;
+    int64_t sweep_parallel[SWEEP_MAX];
+    int64_t sweep_window[SWEEP_MAX];
+    int csv;
+    int quiet;                  /* internal: sweep runs print nothing per test */
+};
+void opts_defaults(struct perf_opts *o);
+
+/* sizes for -l/-w/-n/-k with K/M/G/T suffixes (1024-based), within [min, max] */
+int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
+/* -b RATE[/BURST]: k/m/g/t 1000-based bits per second; burst 1..1000 */
+int opt_parse_rate(const char *s, uint64_t *bps, int64_t *burst, const char **why);
+/* "1-8" or "1,2,4,8" (or mixed) -> list of stream counts 1..128 */
+int opt_parse_counts(const char *s, int64_t *out, int *n, const char **why);
+/* "64K,256K,1M" -> list of window sizes */
+int opt_parse_sizes(const char *s, int64_t *out, int *n, const char **why);
+
+#endif

@@ -1,0 +1,544 @@
+/* iperf3 control protocol: cookie, state bytes, framing, params and results JSON. */
+#include "proto.h"
+#include "jsonr.h"
+#include "jsonw.h"
+#include "net.h"
+#include "fail.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+static const char cookie_alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+
+const char *ctl_state_name(int st)
+{
+    switch (st) {
+    case ST_TEST_START: return "TEST_START";
+    case ST_TEST_RUNNING: return "TEST_RUNNING";
+    case ST_TEST_END: return "TEST_END";
+    case ST_PARAM_EXCHANGE: return "PARAM_EXCHANGE";
+    case ST_CREATE_STREAMS: return "CREATE_STREAMS";
+    case ST_SERVER_TERMINATE: return "SERVER_TERMINATE";
+    case ST_CLIENT_TERMINATE: return "CLIENT_TERMINATE";
+    case ST_EXCHANGE_RESULTS: return "EXCHANGE_RESULTS";
+    case ST_DISPLAY_RESULTS: return "DISPLAY_RESULTS";
+    case ST_IPERF_DONE: return "IPERF_DONE";
+    case ST_ACCESS_DENIED: return "ACCESS_DENIED";
+    case ST_SERVER_ERROR: return "SERVER_ERROR";
+    default: return "unknown state";
+    }
+}
+
+/* random bytes: getrandom (Linux 3.17+), else /dev/urandom (older ESXi) */
+static void random_bytes(unsigned char *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = getrandom(buf + got, n - got, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        got += (size_t)r;
+    }
+    if (got == n)
+        return;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        die(EXIT_USAGE, "cannot read /dev/urandom: %s (check the device node)", errtext(errno));
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r <= 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            die(EXIT_USAGE, "cannot read /dev/urandom: short read");
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+}
+
+void proto_make_cookie(char cookie[COOKIE_SIZE])
+{
+    unsigned char rnd[COOKIE_SIZE - 1];
+    random_bytes(rnd, sizeof rnd);
+    for (size_t i = 0; i < sizeof rnd; i++)
+        cookie[i] = cookie_alphabet[rnd[i] & 31];
+    cookie[COOKIE_SIZE - 1] = '\0';
+}
+
+int proto_cookie_valid(const char *buf, size_t n)
+{
+    if (n != COOKIE_SIZE || buf[COOKIE_SIZE - 1] != '\0')
+        return 0;
+    for (size_t i = 0; i < COOKIE_SIZE - 1; i++)
+        if (!buf[i] || !strchr(cookie_alphabet, buf[i]))
+            return 0;
+    return 1;
+}
+
+void proto_frame_header(unsigned char hdr[4], uint32_t len)
+{
+    hdr[0] = (unsigned char)(len >> 24);
+    hdr[1] = (unsigned char)(len >> 16);
+    hdr[2] = (unsigned char)(len >> 8);
+    hdr[3] = (unsigned char)len;
+}
+
+int proto_frame_len(const unsigned char hdr[4], uint32_t max, uint32_t *len)
+{
+    uint32_t v = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+    if (v == 0 || v > max)
+        return -1;
+    *len = v;
+    return 0;
+}
+
+/* ---- params */
+
+void params_defaults(struct test_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->time = 10;
+    p->parallel = 1;
+    p->pacing_timer = 1000;
+}
+
+char *params_encode(const struct test_params *p, size_t *len)
+{
+    struct jsonw w;
+    jw_init(&w, 0);
+    jw_obj(&w, NULL);
+    jw_bool(&w, p->udp ? "udp" : "tcp", 1);
+    if (p->reverse)
+        jw_bool(&w, "reverse", 1);
+    if (p->bidir)
+        jw_bool(&w, "bidirectional", 1);
+    if (p->nodelay)
+        jw_bool(&w, "nodelay", 1);
+    jw_int(&w, "omit", p->omit);
+    jw_int(&w, "time", p->time);
+    jw_int(&w, "num", p->num);
+    jw_int(&w, "blockcount", p->blockcount);
+    if (p->mss)
+        jw_int(&w, "MSS", p->mss);
+    jw_int(&w, "parallel", p->parallel);
+    jw_int(&w, "len", p->len);
+    if (p->window)
+        jw_int(&w, "window", p->window);
+    if (p->bandwidth)
+        jw_int(&w, "bandwidth", p->bandwidth);
+    if (p->fqrate)
+        jw_int(&w, "fqrate", p->fqrate);
+    jw_int(&w, "pacing_timer", p->pacing_timer);
+    if (p->burst)
+        jw_int(&w, "burst", p->burst);
+    if (p->tos)
+        jw_int(&w, "TOS", p->tos);
+    if (p->flowlabel)
+        jw_int(&w, "flowlabel", p->flowlabel);
+    if (p->title[0])
+        jw_str(&w, "title", p->title);
+    if (p->extra_data[0])
+        jw_str(&w, "extra_data", p->extra_data);
+    if (p->congestion[0])
+        jw_str(&w, "congestion", p->congestion);
+    if (p->get_server_output)
+        jw_int(&w, "get_server_output", 1);
+    if (p->udp_counters_64bit)
+        jw_int(&w, "udp_counters_64bit", 1);
+    if (p->repeating_payload)
+        jw_int(&w, "repeating_payload", 1);
+    if (p->zerocopy)
+        jw_int(&w, "zerocopy", 1);
+    if (p->dont_fragment)
+        jw_int(&w, "dont_fragment", 1);
+    if (p->skip_rx_copy)
+        jw_int(&w, "skip_rx_copy", 1);
+    if (p->authtoken[0])
+        jw_str(&w, "authtoken", p->authtoken);
+    jw_str(&w, "client_version", p->client_version[0] ? p->client_version : "3.12");
+    jw_end(&w);
+    size_t n = jw_len(&w);
+    if (n > PARAMS_MAX) {
+        jw_free(&w);
+        return NULL;
+    }
+    char *out = xstrdup(jw_text(&w));
+    jw_free(&w);
+    if (len)
+        *len = n;
+    return out;
+}
+
+struct num_key { const char *key; size_t off; int64_t min, max; };
+#define PK(k, field, lo, hi) { k, offsetof(struct test_params, field), lo, hi }
+static const struct num_key num_keys[] = {
+    PK("omit", omit, 0, 86400),
+    PK("time", time, 0, 86400 * 7),
+    PK("num", num, 0, INT64_MAX),
+    PK("blockcount", blockcount, 0, INT64_MAX),
+    PK("parallel", parallel, 1, MAX_STREAMS),
+    PK("len", len, 0, TCP_LEN_MAX),
+    PK("window", window, 0, 1 << 30),
+    PK("MSS", mss, 0, 65535),
+    PK("bandwidth", bandwidth, 0, INT64_MAX),
+    PK("fqrate", fqrate, 0, INT64_MAX),
+    PK("pacing_timer", pacing_timer, 0, 10000000),
+    PK("burst", burst, 0, 1000),
+    PK("TOS", tos, 0, 255),
+    PK("flowlabel", flowlabel, 0, 0xfffff),
+};
+struct flag_key { const char *key; size_t off; int is_bool; };
+#define FK(k, field, b) { k, offsetof(struct test_params, field), b }
+static const struct flag_key flag_keys[] = {
+    FK("udp", udp, 1), FK("reverse", reverse, 1), FK("bidirectional", bidir, 1),
+    FK("nodelay", nodelay, 1),
+    FK("get_server_output", get_server_output, 0),
+    FK("udp_counters_64bit", udp_counters_64bit, 0),
+    FK("repeating_payload", repeating_payload, 0), FK("zerocopy", zerocopy, 0),
+    FK("dont_fragment", dont_fragment, 0), FK("skip_rx_copy", skip_rx_copy, 0),
+};
+struct str_key { const char *key; size_t off, cap; };
+#define SK(k, field) { k, offsetof(struct test_params, field), sizeof(((struct test_params *)0)->field) }
+static const struct str_key str_keys[] = {
+    SK("title", title), SK("extra_data", extra_data), SK("congestion", congestion),
+    SK("client_version", client_version), SK("authtoken", authtoken),
+};
+
+/* flags: iperf3 sends true for some and 1 for others; accept a bool or 0/1 */
+static int get_flag(const struct jsonr *r, int v, int *out)
+{
+    int64_t n;
+    if (jr_bool(r, v, out) == 0)
+        return 0;
+    if (jr_int(r, v, &n) == 0 && (n == 0 || n == 1)) {
+        *out = (int)n;
+        return 0;
+    }
+    return -1;
+}
+
+int params_decode(const char *js, size_t len, struct test_params *p, const char **why)
+{
+    params_defaults(p);
+    if (len == 0 || len > PARAMS_MAX) {
+        *why = "parameters larger than 8 KiB or empty";
+        return -1;
+    }
+    int max = (int)(len / 2 + 8);
+    jsmntok_t *tok = xcalloc((size_t)max, sizeof *tok);
+    struct jsonr r;
+    int rc = jr_parse(&r, js, len, tok, max);
+    if (rc != JR_OK) {
+        *why = "parameters are not a JSON object";
+        goto bad;
+    }
+    int v, tcp = 0, sctp = 0;
+    if ((v = jr_find(&r, 0, "tcp")) >= 0 && get_flag(&r, v, &tcp) < 0) {
+        *why = "parameter tcp has the wrong type";
+        goto bad;
+    }
+    if ((v = jr_find(&r, 0, "sctp")) >= 0 && (get_flag(&r, v, &sctp) < 0 || sctp)) {
+        *why = "SCTP is not supported";
+        goto bad;
+    }
+    for (size_t i = 0; i < sizeof flag_keys / sizeof flag_keys[0]; i++) {
+        if ((v = jr_find(&r, 0, flag_keys[i].key)) < 0)
+            continue;
+        int f;
+        if (get_flag(&r, v, &f) < 0) {
+            *why = "a flag parameter has the wrong type";
+            goto bad;
+        }
+        *(int *)((char *)p + flag_keys[i].off) = f;
+    }
+    for (size_t i = 0; i < sizeof num_keys / sizeof num_keys[0]; i++) {
+        if ((v = jr_find(&r, 0, num_keys[i].key)) < 0)
+            continue;
+        int64_t n;
+        if (jr_int(&r, v, &n) < 0) {
+            *why = "a number parameter has the wrong type";
+            goto bad;
+        }
+        if (n < num_keys[i].min || n > num_keys[i].max) {
+            *why = "a number parameter is out of range";
+            goto bad;
+        }
+        *(int64_t *)((char *)p + num_keys[i].off) = n;
+    }
+    for (size_t i = 0; i < sizeof str_keys / sizeof str_keys[0]; i++) {
+        if ((v = jr_find(&r, 0, str_keys[i].key)) < 0)
+            continue;
+        if (jr_str(&r, v, (char *)p + str_keys[i].off, str_keys[i].cap) < 0) {
+            *why = "a string parameter has the wrong type or is too long";
+            goto bad;
+        }
+    }
+    if (tcp && p->udp) {
+        *why = "parameters ask for both TCP and UDP";
+        goto bad;
+    }
+    if (p->reverse && p->bidir) {
+        *why = "parameters ask for both reverse and bidirectional";
+        goto bad;
+    }
+    if (p->udp && p->len && (p->len < UDP_LEN_MIN || p->len > UDP_LEN_MAX)) {
+        *why = "UDP block size out of range (16..65507)";
+        goto bad;
+    }
+    free(tok);
+    return 0;
+bad:
+    free(tok);
+    return -1;
+}
+
+int proto_parse_params_message(const unsigned char *buf, size_t n, struct test_params *p,
+                               const char **why)
+{
+    uint32_t len;
+    if (n < 4) {
+        *why = "short parameter message";
+        return -1;
+    }
+    if (proto_frame_len(buf, PARAMS_MAX, &len) < 0) {
+        *why = "parameter message length is 0 or above 8 KiB";
+        return -1;
+    }
+    if (len > n - 4) {
+        *why = "parameter message truncated";
+        return -1;
+    }
+    return params_decode((const char *)buf + 4, len, p, why);
+}
+
+/* ---- results */
+
+char *results_encode(const struct test_results *r, size_t *len)
+{
+    struct jsonw w;
+    jw_init(&w, 0);
+    jw_obj(&w, NULL);
+    jw_double(&w, "cpu_util_total", r->cpu_total);
+    jw_double(&w, "cpu_util_user", r->cpu_user);
+    jw_double(&w, "cpu_util_system", r->cpu_system);
+    jw_int(&w, "sender_has_retransmits", r->sender_has_retransmits);
+    if (r->congestion_used[0])
+        jw_str(&w, "congestion_used", r->congestion_used);
+    jw_arr(&w, "streams");
+    for (int i = 0; i < r->nstreams; i++) {
+        const struct stream_result *s = &r->streams[i];
+        jw_obj(&w, NULL);
+        jw_int(&w, "id", s->id);
+        jw_int(&w, "bytes", s->bytes);
+        jw_int(&w, "retransmits", s->retransmits);
+        jw_double(&w, "jitter", s->jitter);
+        jw_int(&w, "errors", s->errors);
+        jw_int(&w, "omitted_errors", s->omitted_errors);
+        jw_int(&w, "packets", s->packets);
+        jw_int(&w, "omitted_packets", s->omitted_packets);
+        jw_double(&w, "start_time", s->start_time);
+        jw_double(&w, "end_time", s->end_time);
+        jw_end(&w);
+    }
+    jw_end(&w);
+    if (r->server_output_json)
+        jw_raw(&w, "server_output_json", r->server_output_json);
+    if (r->server_output_text)
+        jw_str(&w, "server_output_text", r->server_output_text);
+    jw_end(&w);
+    size_t n = jw_len(&w);
+    if (n > RESULTS_MAX) {
+        jw_free(&w);
+        return NULL;
+    }
+    char *out = xstrdup(jw_text(&w));
+    jw_free(&w);
+    if (len)
+        *len = n;
+    return out;
+}
+
+void results_free(struct test_results *r)
+{
+    free(r->server_output_text);
+    free(r->server_output_json);
+    r->server_output_text = r->server_output_json = NULL;
+}
+
+const struct stream_result *results_find(const struct test_results *r, int id)
+{
+    for (int i = 0; i < r->nstreams; i++)
+        if (r->streams[i].id == id)
+            return &r->streams[i];
+    return NULL;
+}
+
+static int get_num(const struct jsonr *r, int obj, const char *key, int required, double *out)
+{
+    int v = jr_find(r, obj, key);
+    if (v < 0)
+        return required ? -1 : 0;
+    return jr_double(r, v, out);
+}
+
+static int get_i64(const struct jsonr *r, int obj, const char *key, int required, int64_t *out)
+{
+    int v = jr_find(r, obj, key);
+    if (v < 0)
+        return required ? -1 : 0;
+    return jr_int(r, v, out);
+}
+
+/* iperf3 3.12 writes -1 through an unsigned cast: 18446744073709551615 */
+static int get_i64_or_m1(const struct jsonr *r, int obj, const char *key, int64_t *out)
+{
+    double d;
+    if (get_i64(r, obj, key, 1, out) == 0)
+        return 0;
+    int v = jr_find(r, obj, key);
+    if (v >= 0 && jr_double(r, v, &d) == 0 && d == 18446744073709551616.0) {
+        *out = -1;
+        return 0;
+    }
+    return -1;
+}
+
+int results_decode(const char *js, size_t len, struct test_results *res, const char **why)
+{
+    memset(res, 0, sizeof *res);
+    if (len == 0 || len > RESULTS_MAX) {
+        *why = "results empty or larger than our limit";
+        return -1;
+    }
+    int max = (int)(len / 2 + 8);
+    jsmntok_t *tok = xcalloc((size_t)max, sizeof *tok);
+    struct jsonr r;
+    int64_t shr;
+    if (jr_parse(&r, js, len, tok, max) != JR_OK) {
+        *why = "results are not a JSON object";
+        goto bad;
+    }
+    if (get_num(&r, 0, "cpu_util_total", 1, &res->cpu_total) < 0 ||
+        get_num(&r, 0, "cpu_util_user", 1, &res->cpu_user) < 0 ||
+        get_num(&r, 0, "cpu_util_system", 1, &res->cpu_system) < 0 ||
+        get_i64_or_m1(&r, 0, "sender_has_retransmits", &shr) < 0 || shr < -1 || shr > 1) {
+        *why = "results lack CPU figures or sender_has_retransmits, or have wrong types";
+        goto bad;
+    }
+    res->sender_has_retransmits = (int)shr;
+    int v = jr_find(&r, 0, "congestion_used");
+    if (v >= 0 && jr_str(&r, v, res->congestion_used, sizeof res->congestion_used) < 0) {
+        *why = "results congestion_used has the wrong type";
+        goto bad;
+    }
+    int arr = jr_find(&r, 0, "streams");
+    int n = arr >= 0 ? jr_arr_len(&r, arr) : -1;
+    if (n < 0 || n > 2 * MAX_STREAMS) {
+        *why = "results lack a streams array or have too many streams";
+        goto bad;
+    }
+    for (int k = 0; k < n; k++) {
+        int o = jr_arr_at(&r, arr, k);
+        struct stream_result *s = &res->streams[k];
+        int64_t id;
+        if (get_i64(&r, o, "id", 1, &id) < 0 || id < 1 || id > 4 * MAX_STREAMS ||
+            get_i64(&r, o, "bytes", 1, &s->bytes) < 0 || s->bytes < 0 ||
+            get_i64_or_m1(&r, o, "retransmits", &s->retransmits) < 0 ||
+            get_num(&r, o, "jitter", 1, &s->jitter) < 0 ||
+            get_i64(&r, o, "errors", 1, &s->errors) < 0 ||
+            get_i64(&r, o, "packets", 1, &s->packets) < 0 ||
+            get_i64(&r, o, "omitted_errors", 0, &s->omitted_errors) < 0 ||
+            get_i64(&r, o, "omitted_packets", 0, &s->omitted_packets) < 0 ||
+            get_num(&r, o, "start_time", 0, &s->start_time) < 0 ||
+            get_num(&r, o, "end_time", 0, &s->end_time) < 0) {
+            *why = "a results stream lacks a field or has a wrong type";
+            goto bad;
+        }
+        s->id = (int)id;
+        res->nstreams = k + 1;
+    }
+    if ((v = jr_find(&r, 0, "server_output_text")) >= 0) {
+        size_t cap = (size_t)(r.tok[v].end - r.tok[v].start) + 1;
+        res->server_output_text = xmalloc(cap);
+        if (jr_str(&r, v, res->server_output_text, cap) < 0) {
+            *why = "server_output_text is not a string";
+            goto bad;
+        }
+    }
+    if ((v = jr_find(&r, 0, "server_output_json")) >= 0) {
+        if (r.tok[v].type != JSMN_OBJECT) {
+            *why = "server_output_json is not an object";
+            goto bad;
+        }
+        size_t sz = (size_t)(r.tok[v].end - r.tok[v].start);
+        res->server_output_json = xmalloc(sz + 1);
+        memcpy(res->server_output_json, js + r.tok[v].start, sz);
+        res->server_output_json[sz] = '\0';
+    }
+    free(tok);
+    return 0;
+bad:
+    free(tok);
+    results_free(res);
+    return -1;
+}
+
+/* ---- socket I/O */
+
+int ctl_send_state(int fd, int st, uint64_t deadline_ns)
+{
+    signed char b = (signed char)st;
+    return net_write_full(fd, &b, 1, deadline_ns);
+}
+
+int ctl_recv_state(int fd, int *st, uint64_t deadline_ns)
+{
+    signed char b;
+    if (net_read_full(fd, &b, 1, deadline_ns) < 0)
+        return -1;
+    *st = b;
+    return 0;
+}
+
+int ctl_send_json(int fd, const char *js, size_t len, uint64_t deadline_ns)
+{
+    unsigned char hdr[4];
+    if (len > UINT32_MAX) {
+        errno = EMSGSIZE;
+        return -1;
+    }
+    proto_frame_header(hdr, (uint32_t)len);
+    if (net_write_full(fd, hdr, 4, deadline_ns) < 0)
+        return -1;
+    return net_write_full(fd, js, len, deadline_ns);
+}
+
+int ctl_recv_json(int fd, uint32_t max, char **js, size_t *len, uint64_t deadline_ns)
+{
+    unsigned char hdr[4];
+    uint32_t n;
+    if (net_read_full(fd, hdr, 4, deadline_ns) < 0)
+        return -1;
+    if (proto_frame_len(hdr, max, &n) < 0) {
+        errno = EMSGSIZE;
+        return -1;
+    }
+    char *buf = xmalloc((size_t)n + 1);
+    if (net_read_full(fd, buf, n, deadline_ns) < 0) {
+        int e = errno;
+        free(buf);
+        errno = e;
+        return -1;
+    }
+    buf[n] = '\0';
+    *js = buf;
+    *len = n;
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* Output: iperf3-layout text lines (interval rows, SUM rows, summary rows with
+ * sender/receiver tags, -f units) and the -J document in iperf3's structure.
+ * Text can be captured for --get-server-output. */
+#ifndef ESXPERF_REPORT_H
+#define ESXPERF_REPORT_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jsonw.h"
+
+struct report {
+    FILE *out;           /* NULL = print nothing (sweep runs) */
+    int json;            /* text lines are not printed; the JSON is built instead */
+    int forceflush;
+    char format;         /* -f */
+    int capture;         /* keep a copy of the text (server output for the client) */
+    char *cap;
+    size_t caplen, capcap;
+    struct jsonw jw;     /* the -J document */
+};
+void rep_init(struct report *r, FILE *out, int json, char format, int capture);
+void rep_free(struct report *r);
+void rep_printf(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* one row of a table */
+struct row {
+    int sock;            /* [  5]; -1 prints [SUM] */
+    const char *role;    /* "TX-C" ... with --bidir, else NULL */
+    double start, end;   /* seconds */
+    uint64_t bytes;
+    int udp, sender;
+    int64_t retrans;     /* -1 = n/a */
+    int64_t cwnd;        /* bytes, -1 = n/a */
+    int64_t rtt, rttvar, pmtu;
+    double jitter_ms;
+    int64_t lost, packets, ooo;
+    int omitted;
+};
+enum row_kind {
+    ROW_INTERVAL,        /* interval rows: layout depends on udp/sender */
+    ROW_SUMMARY,         /* end rows with "sender" / "receiver" */
+};
+void rep_header(struct report *r, int udp, int sender, int summary, int bidir);
+void rep_row(struct report *r, const struct row *row, enum row_kind kind);
+void rep_separator(struct report *r);
+/* JSON object for a row (key NULL inside arrays) */
+void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval);
+
+double row_bps(const struct row *row);
+
+#endif

@@ -1,0 +1,89 @@
+/* One running test, shared by client and server: the streams, the clock
+ * (omit / measure / cooldown), interval rows, local results for the exchange,
+ * and the end summary (text and JSON). */
+#ifndef ESXPERF_SESSION_H
+#define ESXPERF_SESSION_H
+#include <stdint.h>
+
+#include "cpu.h"
+#include "options.h"
+#include "proto.h"
+#include "report.h"
+#include "stream.h"
+
+/* main-thread bookkeeping per stream */
+struct stream_book {
+    uint64_t bytes_prev, bytes_base, bytes_end;
+    uint64_t blocks_prev, blocks_base, blocks_end;
+    uint64_t calls_base, calls_end;
+    int64_t retr_prev, retr_base, retr_end;
+    struct udp_rx rx_prev, rx_base, rx_end;
+    int64_t max_cwnd, max_rtt, min_rtt, sum_rtt, n_rtt;
+    int tcpinfo_ok;
+    int ended;
+};
+
+/* headline figures of a finished run (for --sweep tables) */
+struct run_result {
+    double seconds;
+    double gbps;               /* receiver side, the test's main direction */
+    double cpu_local, cpu_remote;   /* total %, -1 remote unknown */
+    int64_t retrans;           /* -1 = n/a */
+    double gbit_per_cpu_s;     /* bits moved / (local + remote CPU seconds) */
+    uint64_t bytes_sent, bytes_received;
+};
+
+struct session {
+    const struct perf_opts *o;
+    struct test_params p;
+    int is_client;
+    int family;
+    int nstreams;
+    struct stream *st;             /* [2 * MAX_STREAMS] */
+    struct stream_book *bk;
+    struct stream_shared sh;
+    struct report *rep;
+    uint64_t t_start;              /* TEST_RUNNING (mono ns) */
+    uint64_t t_measure;            /* after omit */
+    uint64_t t_measure_end;        /* 0 until the measured period ended */
+    uint64_t t_next_tick, t_last_tick;
+    int omitting;
+    int cooldown;                  /* end snapshot taken at measure end, not at join */
+    struct cpu_sample cpu_a, cpu_b;
+    struct test_results remote;
+    int have_remote;
+    int tcpinfo_ok;                /* getsockopt(TCP_INFO) worked on a sender */
+    char congestion[32];
+    int intervals_open;            /* JSON "intervals" array is open */
+    struct run_result fig;         /* filled by session_summary */
+};
+
+void session_init(struct session *s, const struct perf_opts *o, const struct test_params *p,
+                  int is_client, struct report *rep);
+void session_free(struct session *s);
+/* add a stream in creation order; returns it (id assigned 1, 3, 4, ...) */
+struct stream *session_add(struct session *s, int fd, int sender);
+int session_stream_id(int index);
+/* role of stream i from this side: 1 sends */
+int session_is_sender(const struct session *s, int index);
+
+int session_start(struct session *s);                 /* threads + clock */
+/* call often: handles omit end and interval ticks; returns ms until next event */
+int session_poll(struct session *s, uint64_t now);
+/* the end check for the client: time reached, -n/-k done; 1 = end now */
+int session_should_end(struct session *s, uint64_t now);
+void session_stop_senders(struct session *s);       /* stop + join senders */
+void session_stop_all(struct session *s);            /* stop receivers (drain) + join */
+void session_local_results(struct session *s, struct test_results *r, const char *server_text,
+                           const char *server_json);
+void session_summary(struct session *s);              /* text rows, or the JSON "end" */
+/* any stream ended with an error: its errno, else 0 */
+int session_stream_error(const struct session *s);
+int session_all_receivers_eof(const struct session *s);
+
+/* JSON document helpers */
+void session_json_start(struct session *s, const char *local, uint16_t lport, const char *remote,
+                        uint16_t rport, const char *cookie);
+void session_json_finish(struct session *s, const char *error);
+
+#endif

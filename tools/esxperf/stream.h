@@ -1,0 +1,85 @@
+/* Data streams: socket setup, one thread per stream running a send or receive
+ * loop (TCP and UDP), shared stop flags and -n/-k budgets, TCP_INFO sampling.
+ * The main thread only reads the atomic counters; it never touches data sockets
+ * except through stream_tcp_info(). */
+#ifndef ESXPERF_STREAM_H
+#define ESXPERF_STREAM_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+#include "udp.h"
+
+/* state shared by all streams of one test */
+struct stream_shared {
+    atomic_int stop_send;        /* senders leave their loop */
+    atomic_int stop_recv;        /* receivers drain what is queued and leave */
+    atomic_llong budget_bytes;   /* -n: bytes left to send (shared by all senders) */
+    atomic_llong budget_blocks;  /* -k: blocks left to send */
+    int has_budget_bytes, has_budget_blocks;
+    uint64_t start_ns;           /* when TEST_RUNNING began (pacing reference) */
+    atomic_int senders_running;
+};
+
+struct stream {
+    int id;                      /* 1, 3, 4, 5, ... */
+    int fd;
+    int udp, sender;
+    int counters64, skip_rx_copy;
+    int zfd;                     /* -Z: file to sendfile() from, or -1 */
+    size_t blksize;
+    unsigned char *buf;
+    size_t bufsize;
+    uint64_t rate_bps;           /* per stream; 0 = unpaced */
+    int64_t burst;
+    struct stream_shared *sh;
+
+    atomic_ullong bytes;         /* payload bytes moved */
+    atomic_ullong blocks;        /* datagrams or send()/recv() that moved data */
+    atomic_ullong calls;         /* I/O system calls made */
+    atomic_int done;             /* loop left */
+    atomic_int eof;              /* peer closed (TCP) */
+    int err;                     /* errno that ended the loop, 0 if none */
+
+    pthread_mutex_t lock;        /* guards rx */
+    struct udp_rx rx;
+
+    pthread_t thr;
+    int started;
+};
+
+/* socket options from the test parameters; returns 0 or -1 with a static reason */
+int stream_sockopts(int fd, const struct test_params *p, int family, const char **why);
+/* SO_SNDTIMEO/SO_RCVTIMEO so the loops notice the stop flags */
+void stream_set_timeouts(int fd, int ms);
+
+/* prepare (buffers, -Z file) and start the thread; 0 or -1 with errno */
+int stream_init(struct stream *s, int id, int fd, int sender, const struct test_params *p,
+                struct stream_shared *sh);
+int stream_start(struct stream *s);
+void stream_join(struct stream *s);
+void stream_free(struct stream *s);
+
+/* the loops (thread bodies): exposed for the speed work and for tests */
+void stream_tcp_send(struct stream *s);
+void stream_tcp_recv(struct stream *s);
+void stream_udp_send(struct stream *s);
+void stream_udp_recv(struct stream *s);
+
+/* copy of the UDP receive statistics */
+void stream_rx_snapshot(struct stream *s, struct udp_rx *out);
+
+/* TCP_INFO: 0 and fields, or -1 when the kernel has none (ESXi: ENOSYS) */
+struct tcp_sample {
+    int64_t retrans;     /* total retransmits so far */
+    int64_t cwnd;        /* bytes */
+    int64_t rtt, rttvar; /* microseconds */
+    int64_t pmtu;
+};
+int stream_tcp_info(int fd, struct tcp_sample *t);
+/* congestion control in use, "" when unknown */
+void stream_congestion(int fd, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,114 @@
+/* Sweeps: the manual series of runs (-P 1..8, window sizes) as one command. */
+#include "sweep.h"
+#include "client.h"
+#include "clock.h"
+#include "fail.h"
+#include "jsonw.h"
+#include "units.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void window_text(char *buf, size_t len, int64_t w)
+{
+    if (w <= 0)
+        snprintf(buf, len, "default");
+    else if (w % (1 << 20) == 0)
+        snprintf(buf, len, "%lldM", (long long)(w >> 20));
+    else if (w % 1024 == 0)
+        snprintf(buf, len, "%lldK", (long long)(w >> 10));
+    else
+        snprintf(buf, len, "%lld", (long long)w);
+}
+
+void sweep_print(FILE *f, const struct sweep_row *rows, int n, int csv, int json)
+{
+    if (json) {
+        struct jsonw w;
+        jw_init(&w, 1);
+        jw_obj(&w, NULL);
+        jw_arr(&w, "sweep");
+        for (int i = 0; i < n; i++) {
+            const struct sweep_row *r = &rows[i];
+            jw_obj(&w, NULL);
+            jw_int(&w, "streams", r->streams);
+            jw_int(&w, "window", r->window);
+            jw_bool(&w, "ok", r->rc == 0);
+            jw_double(&w, "seconds", r->r.seconds);
+            jw_double(&w, "gbit_per_second", r->r.gbps);
+            jw_double(&w, "client_cpu_percent", r->r.cpu_local);
+            jw_double(&w, "server_cpu_percent", r->r.cpu_remote);
+            jw_int(&w, "retransmits", r->r.retrans);
+            jw_double(&w, "gbit_per_cpu_second", r->r.gbit_per_cpu_s);
+            jw_end(&w);
+        }
+        jw_end(&w);
+        jw_end(&w);
+        fprintf(f, "%s\n", jw_text(&w));
+        jw_free(&w);
+        return;
+    }
+    if (csv)
+        fprintf(f, "streams,window,gbit_per_second,client_cpu_percent,server_cpu_percent,"
+                   "retransmits,gbit_per_cpu_second\n");
+    else
+        fprintf(f, "%7s %8s %8s %11s %11s %11s %10s\n", "streams", "window", "Gbit/s",
+                "client CPU%", "server CPU%", "retransmits", "Gbit/CPU-s");
+    for (int i = 0; i < n; i++) {
+        const struct sweep_row *r = &rows[i];
+        char win[32], retr[32], scpu[32];
+        window_text(win, sizeof win, r->window);
+        if (r->r.retrans < 0)
+            snprintf(retr, sizeof retr, "n/a");
+        else
+            snprintf(retr, sizeof retr, "%lld", (long long)r->r.retrans);
+        if (r->r.cpu_remote < 0)
+            snprintf(scpu, sizeof scpu, "n/a");
+        else
+            snprintf(scpu, sizeof scpu, "%.1f", r->r.cpu_remote);
+        if (csv) {
+            if (r->rc)
+                fprintf(f, "%lld,%lld,,,,,\n", (long long)r->streams, (long long)r->window);
+            else
+                fprintf(f, "%lld,%lld,%.3f,%.1f,%s,%s,%.2f\n", (long long)r->streams,
+                        (long long)r->window, r->r.gbps, r->r.cpu_local,
+                        r->r.cpu_remote < 0 ? "" : scpu, r->r.retrans < 0 ? "" : retr,
+                        r->r.gbit_per_cpu_s);
+        } else if (r->rc) {
+            fprintf(f, "%7lld %8s   failed (exit %d)\n", (long long)r->streams, win, r->rc);
+        } else {
+            fprintf(f, "%7lld %8s %8.2f %11.1f %11s %11s %10.2f\n", (long long)r->streams, win,
+                    r->r.gbps, r->r.cpu_local, scpu, retr, r->r.gbit_per_cpu_s);
+        }
+    }
+}
+
+int sweep_run(const struct perf_opts *o)
+{
+    int np = o->sweep_np ? o->sweep_np : 1, nw = o->sweep_nw ? o->sweep_nw : 1;
+    struct sweep_row *rows = xcalloc((size_t)(np * nw), sizeof *rows);
+    int n = 0, failed = 0;
+    for (int a = 0; a < np; a++) {
+        for (int b = 0; b < nw; b++) {
+            struct perf_opts one = *o;
+            one.quiet = 1;
+            one.json = 0;
+            one.parallel = o->sweep_np ? o->sweep_parallel[a] : o->parallel;
+            one.window = o->sweep_nw ? o->sweep_window[b] : o->window;
+            struct sweep_row *r = &rows[n++];
+            r->streams = one.parallel;
+            r->window = one.window;
+            r->rc = client_run(&one, &r->r);
+            if (r->rc)
+                failed = 1;
+            if (!o->json && !o->csv) {
+                fprintf(stderr, "%s: run %d/%d done (-P %lld)\n", tool_name, n, np * nw,
+                        (long long)one.parallel);
+            }
+            sleep_ns(200 * 1000000ull);   /* let the server return to listening */
+        }
+    }
+    sweep_print(stdout, rows, n, o->csv, o->json);
+    free(rows);
+    return failed ? EXIT_CHECK : EXIT_OKAY;
+}
