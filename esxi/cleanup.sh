@@ -1,0 +1,189 @@
+#!/bin/sh
+# shellcheck source-path=SCRIPTDIR
+# cleanup.sh: undo what prepare.sh changed on this ESXi host (from the state file
+# it wrote in the kit folder), then remove the unpacked kit.
+# POSIX sh for the ESXi shell (busybox ash).
+
+usage() {
+    cat <<'TXT'
+usage: sh esxi/cleanup.sh [--keep-kit] [--dry-run] [-h|--help]
+
+Puts back every setting that prepare.sh changed, exactly as recorded in
+<kit>/esxdiag.state (execInstalledOnly, the firewall, the esxdiag ruleset and
+the IPs it allowed), then deletes the unpacked kit folder. Every command is
+printed before it runs. The kit is deleted only if it still looks like an
+unpacked esxdiag kit: a folder named esxdiag-*, holding only the files listed
+in its SHA256SUMS (plus SHA256SUMS and the state file).
+
+  --keep-kit   restore the settings, keep the kit folder (the state file goes)
+  --dry-run    print the commands that would change something, run none
+  -h, --help   this text
+
+Examples:
+  sh esxi/cleanup.sh --dry-run
+  sh esxi/cleanup.sh
+  sh esxi/cleanup.sh --keep-kit
+
+Exit codes:
+  0  restored (or nothing to restore) and the kit removed (or kept, if asked)
+  1  settings restored, but the folder does not look like the kit: not deleted
+  2  usage error, a bad state file, or a restore command failed (the state
+     file is kept: fix the cause and run cleanup.sh again)
+TXT
+}
+
+PROG=cleanup.sh
+here=$(cd "$(dirname "$0")" && pwd -P) || exit 2
+kit=$(dirname "$here")
+state="$kit/esxdiag.state"
+fwdir=${ESXDIAG_FIREWALL_DIR:-/etc/vmware/firewall}
+rsid=esxdiag
+# shellcheck source=hostcli.sh
+. "$here/hostcli.sh" || exit 2
+
+keep_kit=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --keep-kit) keep_kit=1 ;;
+        --dry-run) DRY=1 ;;
+        -h | --help) usage; exit 0 ;;
+        *) err "unknown argument '$1' (see --help)"; exit 2 ;;
+    esac
+    shift
+done
+
+say "esxdiag cleanup: kit $kit"
+[ "$DRY" = 1 ] && say "dry run: commands that change the host are printed, not run"
+
+# ---- read the state file (never sourced: every value is checked)
+exec_prev='' fw_prev='' rs_file='' rs_en_prev='' rs_aa_prev='' rs_ips=''
+bad() { err "$state line '$1': $2 (not restoring anything; fix or remove the file)"; exit 2; }
+bool() { case $2 in true | false) ;; *) bad "$1" "expected true or false" ;; esac; }
+if [ -f "$state" ]; then
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in '' | '#'*) continue ;; esac
+        key=${line%%=*} val=${line#*=}
+        [ "$key" != "$line" ] || bad "$line" "not key=value"
+        case $key in
+            exec_prev) case $val in 0 | 1) exec_prev=$val ;; *) bad "$line" "expected 0 or 1" ;; esac ;;
+            fw_enabled_prev) bool "$line" "$val"; fw_prev=$val ;;
+            rs_enabled_prev) bool "$line" "$val"; rs_en_prev=$val ;;
+            rs_allowed_all_prev) bool "$line" "$val"; rs_aa_prev=$val ;;
+            rs_file) [ "$val" = "$fwdir/$rsid.xml" ] || bad "$line" "not $fwdir/$rsid.xml"
+                     rs_file=$val ;;
+            rs_ip_added) valid_cidr "$val" || bad "$line" "not an IP address or CIDR"
+                         rs_ips="$rs_ips $val" ;;
+            *) bad "$line" "unknown key" ;;
+        esac
+    done < "$state"
+    say "state: $state"
+else
+    say "no state file ($state): prepare.sh changed nothing, or it was undone already"
+fi
+
+# ---- restore, newest change first; keep going on failure, count failures
+failed=0
+fail() { err "$1"; failed=$((failed + 1)); }
+if [ -f "$state" ]; then
+    cli_find
+    if [ -n "$rs_ips$rs_en_prev$rs_aa_prev$rs_file" ]; then
+        say ""
+        say "== firewall ruleset $rsid"
+        query network firewall ruleset list
+        if [ -z "$(row "$rsid")" ]; then
+            note "ruleset $rsid is not loaded (any more): nothing to restore in it"
+        else
+            query network firewall ruleset allowedip list --ruleset-id "$rsid"
+            have=$(allowed_ips "$rsid")
+            for ip in $rs_ips; do
+                if printf '%s\n' "$have" | grep -qxF "$ip"; then
+                    act "$CLI" network firewall ruleset allowedip remove --ruleset-id "$rsid" --ip-address "$ip" ||
+                        fail "removing $ip from ruleset $rsid failed"
+                else
+                    note "$ip is no longer in the ruleset"
+                fi
+            done
+            if [ -n "$rs_aa_prev" ]; then
+                act "$CLI" network firewall ruleset set --ruleset-id "$rsid" --allowed-all "$rs_aa_prev" ||
+                    fail "setting --allowed-all $rs_aa_prev on $rsid failed"
+            fi
+            if [ -n "$rs_en_prev" ]; then
+                act "$CLI" network firewall ruleset set --ruleset-id "$rsid" --enabled "$rs_en_prev" ||
+                    fail "setting --enabled $rs_en_prev on $rsid failed"
+            fi
+        fi
+        if [ -n "$rs_file" ]; then
+            if [ -e "$rs_file" ]; then
+                act rm -f "$rs_file" || fail "cannot remove $rs_file"
+            fi
+            act "$CLI" network firewall refresh || fail "esxcli network firewall refresh failed"
+        fi
+    fi
+    if [ -n "$fw_prev" ]; then
+        say ""
+        say "== firewall"
+        query network firewall get
+        if [ "$(field Enabled)" = "$fw_prev" ]; then
+            note "already enabled=$fw_prev"
+        else
+            act "$CLI" network firewall set --enabled "$fw_prev" ||
+                fail "esxcli network firewall set --enabled $fw_prev failed"
+        fi
+    fi
+    if [ -n "$exec_prev" ]; then
+        say ""
+        say "== executables (execInstalledOnly)"
+        query system settings advanced list -o /User/execInstalledOnly
+        if [ "$(field 'Int Value')" = "$exec_prev" ]; then
+            note "already $exec_prev"
+        else
+            act "$CLI" system settings advanced set -o /User/execInstalledOnly -i "$exec_prev" ||
+                fail "setting /User/execInstalledOnly back to $exec_prev failed"
+        fi
+    fi
+fi
+say ""
+if [ "$failed" -gt 0 ]; then
+    err "$failed restore command(s) failed: state file and kit kept (fix the cause, run cleanup.sh again)"
+    exit 2
+fi
+[ -f "$state" ] && say "settings restored"
+
+# ---- remove the kit, only if it looks like one
+# why_not_kit: prints the reason the folder is not an unpacked kit, or nothing
+why_not_kit() {
+    case $(basename "$kit") in esxdiag-*) ;; *) echo "its name is not esxdiag-<version>"; return ;; esac
+    for f in SHA256SUMS esxi/prepare.sh esxi/cleanup.sh; do
+        [ -f "$kit/$f" ] || { echo "it has no $f"; return; }
+    done
+    [ -d "$kit/bin" ] || { echo "it has no bin/"; return; }
+    # every entry must be a kit folder, a file listed in SHA256SUMS, or ours
+    listed=$(sed -n 's/^[0-9a-f]\{64\}  \(.*\)$/\1/p' "$kit/SHA256SUMS")
+    (cd "$kit" && find . ! -name . -print) | sed 's|^\./||' | while IFS= read -r e; do
+        case $e in
+            bin | esxi | licenses) [ -d "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
+            SHA256SUMS | esxdiag.state) [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
+        esac
+        if [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && printf '%s\n' "$listed" | grep -qxF "$e"; then
+            continue
+        fi
+        echo "it holds '$e', which is not part of the kit"
+        break
+    done
+}
+if [ "$keep_kit" = 1 ]; then
+    if [ -f "$state" ]; then act rm -f "$state" || { err "cannot remove $state"; exit 2; }; fi
+    say "kit kept: $kit"
+    exit 0
+fi
+why=$(why_not_kit)
+if [ -n "$why" ]; then
+    err "not removing $kit: $why. Remove it yourself if you are sure."
+    exit 1
+fi
+act rm -rf -- "$kit" || { err "cannot remove $kit"; exit 2; }
+[ "$DRY" = 1 ] || say "kit removed: $kit"
+case $(pwd -P 2>/dev/null) in
+    "$kit" | "$kit"/*) say "(your shell was inside it: cd / )" ;;
+esac
+exit 0

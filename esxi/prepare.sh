@@ -1,0 +1,283 @@
+#!/bin/sh
+# shellcheck source-path=SCRIPTDIR
+# prepare.sh: make an ESXi host ready to run the esxdiag binaries of this kit.
+# Shows the settings that decide it; changes one only when asked; prints every
+# command; records each previous value in <kit>/esxdiag.state for cleanup.sh.
+# POSIX sh for the ESXi shell (busybox ash).
+
+usage() {
+    cat <<'TXT'
+usage: sh esxi/prepare.sh [--allow-exec] [--allow-ip CIDR]... [--port N]
+                          [--disable-firewall] [--dry-run] [-h|--help]
+
+Shows whether this ESXi host lets the copied esxdiag binaries run and lets
+esxperf traffic through, and changes a setting only when asked. Every command
+is printed before it runs. Each previous value goes into <kit>/esxdiag.state;
+sh esxi/cleanup.sh puts them all back.
+
+  --allow-exec        set /User/execInstalledOnly to 0 (ESXi 8 sets it to 1,
+                      which refuses any binary not installed from a VIB)
+  --allow-ip CIDR     open the esxperf port, TCP and UDP, inbound and outbound,
+                      for CIDR only (repeat for more). Uses a custom firewall
+                      ruleset "esxdiag" (a file in /etc/vmware/firewall, then
+                      esxcli network firewall refresh). UNVERIFIED on ESXi 8,
+                      which may refuse custom rulesets: prepare checks that the
+                      ruleset loaded and says so if not.
+  --port N            the port for --allow-ip (default 5201, as iperf3)
+  --disable-firewall  turn the whole host firewall off instead (opens every
+                      port to everyone: use only if the ruleset is refused)
+  --dry-run           print the commands that would change something, run
+                      none (read-only queries still run)
+  -h, --help          this text
+
+Examples:
+  sh esxi/prepare.sh                    show the settings, change nothing
+  sh esxi/prepare.sh --allow-exec --allow-ip 10.20.0.0/24 --dry-run
+  sh esxi/prepare.sh --allow-exec --allow-ip 10.20.0.0/24
+  sh esxi/cleanup.sh                    undo it and remove the kit
+
+Exit codes:
+  0  done (or nothing asked)
+  1  this host cannot run copied binaries (TPM-enforced execInstalledOnly),
+     or it refused a change (see the message)
+  2  usage error, or a command failed
+TXT
+}
+
+PROG=prepare.sh
+here=$(cd "$(dirname "$0")" && pwd -P) || exit 2
+kit=$(dirname "$here")
+state="$kit/esxdiag.state"
+fwdir=${ESXDIAG_FIREWALL_DIR:-/etc/vmware/firewall}
+rsid=esxdiag
+# shellcheck source=hostcli.sh
+. "$here/hostcli.sh" || exit 2
+
+allow_exec=0 disable_fw=0 port=5201 ips=''
+while [ $# -gt 0 ]; do
+    case $1 in
+        --allow-exec) allow_exec=1 ;;
+        --disable-firewall) disable_fw=1 ;;
+        --dry-run) DRY=1 ;;
+        --allow-ip)
+            [ $# -ge 2 ] || { err "--allow-ip needs an address or CIDR"; exit 2; }
+            valid_cidr "$2" || { err "--allow-ip $2: not an IP address or CIDR"; exit 2; }
+            ips="$ips $2"; shift ;;
+        --allow-ip=*)
+            valid_cidr "${1#*=}" || { err "$1: not an IP address or CIDR"; exit 2; }
+            ips="$ips ${1#*=}" ;;
+        --port)
+            [ $# -ge 2 ] || { err "--port needs a number"; exit 2; }
+            port=$2; shift ;;
+        --port=*) port=${1#*=} ;;
+        -h | --help) usage; exit 0 ;;
+        *) err "unknown argument '$1' (see --help)"; exit 2 ;;
+    esac
+    shift
+done
+case $port in
+    '' | *[!0-9]*) err "--port $port: not a number"; exit 2 ;;
+esac
+if [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
+    err "--port $port: out of range 1-65535"; exit 2
+fi
+if [ -n "$ips" ] && [ "$disable_fw" = 1 ]; then
+    err "choose one: --allow-ip (narrow) or --disable-firewall (everything)"; exit 2
+fi
+want_change=0
+[ "$allow_exec" = 1 ] || [ -n "$ips" ] || [ "$disable_fw" = 1 ] && want_change=1
+
+cli_find
+say "esxdiag prepare: kit $kit"
+[ "$DRY" = 1 ] && say "dry run: commands that change the host are printed, not run"
+
+if [ -e "$state" ] && [ "$want_change" = 1 ]; then
+    if [ "$DRY" = 1 ]; then
+        say "note: $state exists: without --dry-run prepare would stop here (run cleanup.sh first)"
+    else
+        err "$state exists: an earlier prepare was not undone (run sh $here/cleanup.sh first)"
+        exit 2
+    fi
+fi
+
+# record KEY VALUE: one line of the state file, written as soon as the change is made
+changed=0
+record() {
+    changed=1
+    [ "$DRY" = 1 ] && return 0
+    printf '%s=%s\n' "$1" "$2" >> "$state" || { err "cannot write $state"; exit 2; }
+}
+# create the state file before the first change: if that is impossible, change nothing
+if [ "$want_change" = 1 ] && [ "$DRY" = 0 ]; then
+    printf '# esxdiag prepare.sh state (%s): previous values, read by cleanup.sh\n' \
+        "$(date -u '+%Y-%m-%d %H:%M:%S UTC')" > "$state" ||
+        { err "cannot write $state (is the kit on a read-only place? unpack it in /tmp or a datastore)"; exit 2; }
+fi
+finish() { # $1 = exit code
+    if [ "$changed" = 0 ] && [ "$DRY" = 0 ]; then rm -f "$state"; fi
+    exit "$1"
+}
+
+# ---- 1. may copied binaries run here?
+say ""
+say "== executables (execInstalledOnly)"
+query system settings encryption get
+tpm=no
+if [ "$QRC" = 0 ]; then
+    [ "$(field 'Require Executables Only From Installed VIBs')" = true ] && tpm=yes
+    note "enforced by the TPM: $tpm"
+else
+    note "no encryption settings on this host (older ESXi): no TPM enforcement"
+fi
+query system settings advanced list -o /User/execInstalledOnly
+exec_cur=
+if [ "$QRC" = 0 ]; then
+    exec_cur=$(field 'Int Value')
+    note "/User/execInstalledOnly = $exec_cur (1: only binaries installed from VIBs may run)"
+else
+    note "/User/execInstalledOnly does not exist here (before ESXi 8): copied binaries may run"
+fi
+
+tpm_message() {
+    say ""
+    say "THIS HOST CANNOT RUN COPIED BINARIES."
+    say "  execInstalledOnly is enforced by the TPM (esxcli system settings encryption"
+    say "  get: Require Executables Only From Installed VIBs: true). No setting that"
+    say "  prepare.sh may change lifts it, so the esxdiag tools cannot run on this host."
+    say "  Run them from another machine or VM, or ask who set this host's"
+    say "  encryption policy."
+}
+if [ "$tpm" = yes ] && [ "$exec_cur" != 0 ]; then
+    tpm_message
+    finish 1
+fi
+if [ "$exec_cur" = 1 ]; then
+    if [ "$allow_exec" = 1 ]; then
+        if act "$CLI" system settings advanced set -o /User/execInstalledOnly -i 0; then
+            record exec_prev 1
+            note "execInstalledOnly is now 0 (cleanup.sh sets it back to 1)"
+        else
+            say "the host refused to change /User/execInstalledOnly."
+            say "  If the encryption settings above could not be read, the setting may"
+            say "  still be enforced by the TPM: then copied binaries cannot run here."
+            finish 1
+        fi
+    else
+        note "copied binaries will be refused: rerun with --allow-exec to allow them"
+    fi
+elif [ "$allow_exec" = 1 ]; then
+    note "nothing to change for --allow-exec"
+fi
+
+# ---- 2. the firewall
+say ""
+say "== firewall (esxperf port $port)"
+query network firewall get
+fw_cur=$(field Enabled)
+note "firewall enabled: ${fw_cur:-unknown}"
+
+if [ "$disable_fw" = 1 ]; then
+    if [ "$fw_cur" = false ]; then
+        note "already disabled: nothing to change"
+    elif act "$CLI" network firewall set --enabled false; then
+        record fw_enabled_prev true
+        note "the WHOLE firewall is off: every port is open (cleanup.sh turns it back on)"
+    else
+        err "esxcli network firewall set --enabled false failed"; finish 2
+    fi
+fi
+
+write_ruleset() { # the custom ruleset: esxperf's port, TCP and UDP, both ways
+    {
+        printf '<!-- esxdiag: temporary ruleset written by prepare.sh, removed by cleanup.sh -->\n'
+        printf '<ConfigRoot>\n  <service id="0%s">\n    <id>%s</id>\n' "$port" "$rsid"
+        n=0
+        for proto in tcp udp; do
+            for dir in inbound outbound; do
+                printf '    <rule id="%04d">\n' "$n"
+                printf '      <direction>%s</direction>\n      <protocol>%s</protocol>\n' "$dir" "$proto"
+                printf '      <porttype>dst</porttype>\n      <port>%s</port>\n    </rule>\n' "$port"
+                n=$((n + 1))
+            done
+        done
+        printf '    <enabled>false</enabled>\n    <required>false</required>\n  </service>\n</ConfigRoot>\n'
+    } > "$1"
+}
+
+if [ -n "$ips" ]; then
+    say "   mechanism: a custom ruleset '$rsid' in $fwdir + esxcli network firewall refresh."
+    say "   UNVERIFIED on ESXi 8 (reported to refuse custom rulesets); it does not survive"
+    say "   a reboot. No predefined ruleset for port $port is known, so there is no other"
+    say "   narrow way; the fallback is --disable-firewall."
+    query network firewall ruleset list
+    rs_prev=$(row "$rsid")
+    if [ -z "$rs_prev" ]; then
+        xml="$fwdir/$rsid.xml"
+        if [ -e "$xml" ]; then
+            err "$xml exists but ruleset $rsid is not loaded: remove the file or look at it first"
+            finish 2
+        fi
+        if [ "$DRY" = 1 ]; then
+            say "(dry run, not run) write $xml (ruleset $rsid: tcp+udp port $port, inbound+outbound)"
+        else
+            say "+ write $xml (ruleset $rsid: tcp+udp port $port, inbound+outbound)"
+            write_ruleset "$xml" || { err "cannot write $xml"; rm -f "$xml"; finish 2; }
+            record rs_file "$xml"
+        fi
+        act "$CLI" network firewall refresh || { err "esxcli network firewall refresh failed"; finish 2; }
+        if [ "$DRY" = 0 ]; then
+            query network firewall ruleset list
+            rs_prev=$(row "$rsid")
+            if [ -z "$rs_prev" ]; then
+                say ""
+                say "THE HOST DID NOT LOAD THE CUSTOM RULESET '$rsid'."
+                say "  ESXi 8 may refuse custom rulesets (UNVERIFIED). Nothing is open."
+                say "  Undo with cleanup.sh, then either use --disable-firewall (opens"
+                say "  everything until cleanup) or run esxperf only as a client."
+                finish 1
+            fi
+        else
+            rs_prev=false
+        fi
+        rs_allall_prev=true
+    else
+        query network firewall ruleset allowedip list --ruleset-id "$rsid"
+        if [ "$(allowed_ips "$rsid")" = All ]; then rs_allall_prev=true; else rs_allall_prev=false; fi
+    fi
+    if [ "$rs_prev" != true ]; then
+        act "$CLI" network firewall ruleset set --ruleset-id "$rsid" --enabled true ||
+            { err "enabling ruleset $rsid failed"; finish 2; }
+        record rs_enabled_prev "$rs_prev"
+    fi
+    if [ "$rs_allall_prev" = true ]; then
+        act "$CLI" network firewall ruleset set --ruleset-id "$rsid" --allowed-all false ||
+            { err "setting --allowed-all false on $rsid failed"; finish 2; }
+        record rs_allowed_all_prev true
+    fi
+    query network firewall ruleset allowedip list --ruleset-id "$rsid"
+    have=$(allowed_ips "$rsid")
+    for ip in $ips; do
+        if printf '%s\n' "$have" | grep -qxF "$ip"; then
+            note "$ip is already allowed: left as it is"
+            continue
+        fi
+        act "$CLI" network firewall ruleset allowedip add --ruleset-id "$rsid" --ip-address "$ip" ||
+            { err "adding $ip to ruleset $rsid failed"; finish 2; }
+        record rs_ip_added "$ip"
+    done
+    [ "$fw_cur" = false ] && note "the firewall is disabled anyway: the ruleset takes effect when it is enabled"
+fi
+if [ -z "$ips" ] && [ "$disable_fw" = 0 ] && [ "$fw_cur" != false ]; then
+    note "nothing opened: an esxperf server here needs --allow-ip CIDR (or --disable-firewall)"
+fi
+
+say ""
+if [ "$DRY" = 1 ]; then
+    say "dry run: nothing was changed"
+elif [ "$changed" = 1 ]; then
+    say "changes recorded in $state"
+    say "undo them (and remove the kit) with: sh $here/cleanup.sh"
+else
+    say "nothing was changed"
+fi
+finish 0

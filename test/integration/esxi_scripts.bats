@@ -1,0 +1,350 @@
+#!/usr/bin/env bats
+# esxi/prepare.sh and esxi/cleanup.sh, run under `busybox sh` with busybox's own
+# sed/awk/grep/find first on PATH (as in the ESXi shell) and a stand-in esxcli
+# (test/lib/fake-esxcli) that logs its arguments and keeps host state in files.
+load ../lib/common
+
+FAKE=$ESXDIAG_ROOT/test/lib/fake-esxcli
+
+setup() {
+    T=$(mktemp -d)
+    # an unpacked kit, as build/dist.sh lays it out
+    KIT=$T/esxdiag-0.1.0
+    mkdir -p "$KIT/bin" "$KIT/esxi" "$KIT/licenses"
+    cp "$ESXDIAG_ROOT"/esxi/* "$KIT/esxi/"
+    printf 'not a real tool\n' > "$KIT/bin/esxtest"
+    printf 'license text\n' > "$KIT/licenses/musl.copyright"
+    (cd "$KIT" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
+    # the host: execInstalledOnly 1, no TPM enforcement, firewall on, one stock ruleset
+    export FAKE_ESXI=$T/host ESXDIAG_FIREWALL_DIR=$T/host/firewall
+    mkdir -p "$FAKE_ESXI/rs/sshServer" "$ESXDIAG_FIREWALL_DIR"
+    echo 1 > "$FAKE_ESXI/exec"
+    echo false > "$FAKE_ESXI/tpm"
+    echo true > "$FAKE_ESXI/fw_enabled"
+    echo true > "$FAKE_ESXI/rs/sshServer/enabled"
+    echo true > "$FAKE_ESXI/rs/sshServer/allowed_all"
+    : > "$FAKE_ESXI/rs/sshServer/ips"
+    : > "$FAKE_ESXI/log"
+    # PATH: esxcli stand-in, then busybox applets, then the system
+    mkdir -p "$T/fakebin" "$T/bb"
+    ln -s "$FAKE" "$T/fakebin/esxcli"
+    for a in awk basename cat cut date dirname find grep head mkdir mv paste printf pwd rm sed sort tail tr wc; do
+        ln -s "$(command -v busybox)" "$T/bb/$a"
+    done
+    HOSTPATH=$T/fakebin:$T/bb:$PATH
+    INITIAL=$(host_state)
+}
+
+teardown() {
+    rm -rf "$T"
+}
+
+# everything the stand-in host keeps, one line per fact
+host_state() {
+    (cd "$FAKE_ESXI" && for f in exec tpm fw_enabled $(find rs -type f | LC_ALL=C sort); do
+        [ -f "$f" ] && printf '%s: %s\n' "$f" "$(tr '\n' ' ' < "$f")"; done)
+    ls -A "$ESXDIAG_FIREWALL_DIR"
+}
+prepare() { run env PATH="$HOSTPATH" busybox sh "$KIT/esxi/prepare.sh" "$@"; }
+cleanup() { run env PATH="$HOSTPATH" busybox sh "$KIT/esxi/cleanup.sh" "$@"; }
+# commands that change the host, as the stand-in logged them
+changing_calls() { grep -E ' (set|add|remove|refresh)( |$)' "$FAKE_ESXI/log" || true; }
+# every logged esxcli call must appear in the output as "+ esxcli ARGS"
+assert_all_printed() {
+    local line
+    while IFS= read -r line; do
+        [[ "$output" == *"+ $line"* ]] || flunk "not printed: '$line'; output: $output"
+    done < "$FAKE_ESXI/log"
+}
+
+@test "esxi: --help of both scripts shows usage, examples and exit codes" {
+    prepare --help
+    assert_status 0
+    assert_contains "usage: sh esxi/prepare.sh"
+    assert_contains "Examples:"
+    assert_contains "Exit codes:"
+    cleanup --help
+    assert_status 0
+    assert_contains "usage: sh esxi/cleanup.sh"
+    assert_contains "Exit codes:"
+}
+
+@test "esxi: prepare without flags shows the settings and changes nothing" {
+    prepare
+    assert_status 0
+    assert_contains "/User/execInstalledOnly = 1"
+    assert_contains "rerun with --allow-exec"
+    assert_contains "firewall enabled: true"
+    assert_contains "nothing was changed"
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
+    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file written"
+    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+}
+
+@test "esxi: prepare --dry-run prints the changes and makes none" {
+    prepare --allow-exec --allow-ip 198.18.0.0/15 --dry-run
+    assert_status 0
+    assert_contains "(dry run, not run) esxcli system settings advanced set -o /User/execInstalledOnly -i 0"
+    assert_contains "(dry run, not run) write $ESXDIAG_FIREWALL_DIR/esxdiag.xml"
+    assert_contains "(dry run, not run) esxcli network firewall refresh"
+    assert_contains "(dry run, not run) esxcli network firewall ruleset allowedip add --ruleset-id esxdiag --ip-address 198.18.0.0/15"
+    assert_contains "dry run: nothing was changed"
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
+    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file written"
+    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+    prepare --disable-firewall --dry-run
+    assert_status 0
+    assert_contains "(dry run, not run) esxcli network firewall set --enabled false"
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
+    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+}
+
+@test "esxi: prepare --allow-exec sets 0, cleanup restores 1 and removes the kit" {
+    prepare --allow-exec
+    assert_status 0
+    [ "$(cat "$FAKE_ESXI/exec")" = 0 ] || flunk "execInstalledOnly not 0"
+    grep -qx 'exec_prev=1' "$KIT/esxdiag.state" || flunk "state: $(cat "$KIT/esxdiag.state")"
+    assert_all_printed
+    cleanup
+    assert_status 0
+    assert_contains "+ esxcli system settings advanced set -o /User/execInstalledOnly -i 1"
+    assert_contains "kit removed: $KIT"
+    [ "$(cat "$FAKE_ESXI/exec")" = 1 ] || flunk "execInstalledOnly not restored"
+    [ ! -e "$KIT" ] || flunk "kit still there"
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+}
+
+@test "esxi: narrow firewall path: ruleset with allowed IPs, recorded and restored" {
+    prepare --allow-ip 198.18.0.0/15 --allow-ip 2001:db8::/32 --port 5299
+    assert_status 0
+    assert_contains "UNVERIFIED on ESXi 8"
+    rs=$FAKE_ESXI/rs/esxdiag
+    [ -f "$ESXDIAG_FIREWALL_DIR/esxdiag.xml" ] || flunk "no ruleset file"
+    grep -q '<port>5299</port>' "$ESXDIAG_FIREWALL_DIR/esxdiag.xml" || flunk "port not in the ruleset"
+    [ "$(cat "$rs/enabled")" = true ] && [ "$(cat "$rs/allowed_all")" = false ] || flunk "ruleset not narrowed"
+    [ "$(cat "$rs/ips")" = $'198.18.0.0/15\n2001:db8::/32' ] || flunk "ips: $(cat "$rs/ips")"
+    [ "$(cat "$FAKE_ESXI/fw_enabled")" = true ] || flunk "firewall was disabled"
+    [ "$(cat "$FAKE_ESXI/rs/sshServer/allowed_all")" = true ] || flunk "another ruleset touched"
+    diff <(grep -v '^#' "$KIT/esxdiag.state") - <<EOT || flunk "state file"
+rs_file=$ESXDIAG_FIREWALL_DIR/esxdiag.xml
+rs_enabled_prev=false
+rs_allowed_all_prev=true
+rs_ip_added=198.18.0.0/15
+rs_ip_added=2001:db8::/32
+EOT
+    assert_all_printed
+    : > "$FAKE_ESXI/log"
+    cleanup --keep-kit
+    assert_status 0
+    assert_contains "+ esxcli network firewall ruleset allowedip remove --ruleset-id esxdiag --ip-address 2001:db8::/32"
+    assert_contains "+ rm -f $ESXDIAG_FIREWALL_DIR/esxdiag.xml"
+    assert_all_printed
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+    [ -d "$KIT" ] || flunk "--keep-kit removed the kit"
+    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file kept"
+}
+
+@test "esxi: an existing esxdiag ruleset is put back exactly as it was" {
+    rs=$FAKE_ESXI/rs/esxdiag
+    mkdir -p "$rs"
+    echo false > "$rs/enabled"; echo false > "$rs/allowed_all"; echo 192.0.2.9 > "$rs/ips"
+    INITIAL=$(host_state)
+    prepare --allow-ip 192.0.2.9 --allow-ip 198.18.1.1
+    assert_status 0
+    assert_contains "192.0.2.9 is already allowed"
+    [ ! -e "$ESXDIAG_FIREWALL_DIR/esxdiag.xml" ] || flunk "wrote a file for a ruleset that exists"
+    [ "$(grep -v '^#' "$KIT/esxdiag.state")" = $'rs_enabled_prev=false\nrs_ip_added=198.18.1.1' ] ||
+        flunk "state: $(cat "$KIT/esxdiag.state")"
+    cleanup --keep-kit
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state) / $INITIAL"
+}
+
+@test "esxi: a host that refuses the custom ruleset gets a clear message; cleanup removes the file" {
+    touch "$FAKE_ESXI/refuse_custom"
+    INITIAL=$(host_state)
+    prepare --allow-ip 198.18.0.0/15
+    assert_status 1
+    assert_contains "DID NOT LOAD THE CUSTOM RULESET"
+    assert_contains "--disable-firewall"
+    cleanup
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+    [ ! -e "$KIT" ] || flunk "kit still there"
+}
+
+@test "esxi: --disable-firewall turns it off; cleanup turns it back on" {
+    prepare --disable-firewall --allow-exec
+    assert_status 0
+    assert_contains "+ esxcli network firewall set --enabled false"
+    assert_contains "WHOLE firewall is off"
+    [ "$(cat "$FAKE_ESXI/fw_enabled")" = false ] || flunk "firewall still on"
+    grep -qx 'fw_enabled_prev=true' "$KIT/esxdiag.state" || flunk "not recorded"
+    : > "$FAKE_ESXI/log"
+    cleanup
+    assert_status 0
+    assert_contains "+ esxcli network firewall set --enabled true"
+    assert_all_printed
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+}
+
+@test "esxi: a firewall that was already off stays off after cleanup" {
+    echo false > "$FAKE_ESXI/fw_enabled"
+    INITIAL=$(host_state)
+    prepare --disable-firewall
+    assert_status 0
+    assert_contains "already disabled"
+    cleanup
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+}
+
+@test "esxi: TPM-enforced host: clear message, exit 1, nothing changed" {
+    echo true > "$FAKE_ESXI/tpm"
+    INITIAL=$(host_state)
+    prepare --allow-exec --allow-ip 198.18.0.0/15
+    assert_status 1
+    assert_contains "THIS HOST CANNOT RUN COPIED BINARIES"
+    assert_contains "enforced by the TPM"
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
+    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file left"
+    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+    # even without --allow-exec the answer is the same
+    prepare
+    assert_status 1
+    assert_contains "THIS HOST CANNOT RUN COPIED BINARIES"
+}
+
+@test "esxi: a refused execInstalledOnly change (encryption settings unreadable) exits 1" {
+    echo true > "$FAKE_ESXI/tpm"
+    # a host whose encryption namespace is unreadable but still refuses the set
+    rm "$T/fakebin/esxcli"    # the symlink: write a new file, not through it
+    cat > "$T/fakebin/esxcli" <<EOT
+#!/bin/sh
+[ "\$*" = "system settings encryption get" ] && { echo "Error: Unknown command or namespace"; exit 1; }
+exec "$FAKE" "\$@"
+EOT
+    chmod +x "$T/fakebin/esxcli"
+    prepare --allow-exec
+    assert_status 1
+    assert_contains "the host refused to change /User/execInstalledOnly"
+    assert_contains "enforced by the TPM"
+    [ "$(cat "$FAKE_ESXI/exec")" = 1 ] || flunk "exec changed"
+    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file left"
+}
+
+@test "esxi: a host without /User/execInstalledOnly (ESXi 7) needs no change" {
+    rm "$FAKE_ESXI/exec" "$FAKE_ESXI/tpm"
+    prepare --allow-exec
+    assert_status 0
+    assert_contains "does not exist here"
+    assert_contains "nothing to change for --allow-exec"
+    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file for no change"
+}
+
+@test "esxi: localcli is used when esxcli is absent" {
+    rm "$T/fakebin/esxcli"
+    ln -s "$FAKE" "$T/fakebin/localcli"
+    prepare --allow-exec
+    assert_status 0
+    assert_contains "+ localcli system settings advanced set -o /User/execInstalledOnly -i 0"
+    ! grep -q '^esxcli' "$FAKE_ESXI/log" || flunk "esxcli used"
+    cleanup
+    assert_status 0
+    [ "$(cat "$FAKE_ESXI/exec")" = 1 ] || flunk "not restored"
+}
+
+@test "esxi: cleanup without a state file restores nothing and removes the kit" {
+    cleanup --dry-run
+    assert_status 0
+    assert_contains "no state file"
+    assert_contains "(dry run, not run) rm -rf -- $KIT"
+    [ -d "$KIT" ] || flunk "dry run removed the kit"
+    cleanup
+    assert_status 0
+    assert_contains "kit removed"
+    [ ! -e "$KIT" ] || flunk "kit still there"
+    [ ! -s "$FAKE_ESXI/log" ] || flunk "esxcli called: $(cat "$FAKE_ESXI/log")"
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs"
+}
+
+@test "esxi: cleanup --dry-run after prepare changes nothing" {
+    prepare --allow-exec --allow-ip 198.18.0.0/15
+    assert_status 0
+    after=$(host_state)
+    : > "$FAKE_ESXI/log"
+    cleanup --dry-run
+    assert_status 0
+    assert_contains "(dry run, not run) esxcli system settings advanced set -o /User/execInstalledOnly -i 1"
+    [ "$(host_state)" = "$after" ] || flunk "dry run changed the host"
+    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+    [ -f "$KIT/esxdiag.state" ] || flunk "dry run removed the state file"
+}
+
+@test "esxi: cleanup refuses to delete a folder that is not the kit" {
+    # 1: a folder with another name
+    mv "$KIT" "$T/mydata"; KIT=$T/mydata
+    cleanup
+    assert_status 1
+    assert_contains "not removing $KIT: its name is not esxdiag-<version>"
+    [ -f "$KIT/bin/esxtest" ] || flunk "folder touched"
+    # 2: the kit folder, holding a file that is not part of the kit
+    mv "$KIT" "$T/esxdiag-0.1.0"; KIT=$T/esxdiag-0.1.0
+    echo results > "$KIT/bin/my-results.txt"
+    cleanup
+    assert_status 1
+    assert_contains "it holds 'bin/my-results.txt'"
+    [ -f "$KIT/bin/my-results.txt" ] || flunk "folder touched"
+    # 3: no SHA256SUMS
+    rm "$KIT/bin/my-results.txt" "$KIT/SHA256SUMS"
+    cleanup
+    assert_status 1
+    assert_contains "it has no SHA256SUMS"
+    [ -d "$KIT" ] || flunk "folder removed"
+}
+
+@test "esxi: cleanup rejects a tampered state file and runs nothing" {
+    printf 'exec_prev=1\nrs_file=/etc/passwd\n' > "$KIT/esxdiag.state"
+    cleanup
+    assert_status 2
+    assert_contains "not restoring anything"
+    [ ! -s "$FAKE_ESXI/log" ] || flunk "esxcli called"
+    [ -d "$KIT" ] || flunk "kit removed"
+}
+
+@test "esxi: a failed restore keeps the state file and the kit" {
+    prepare --allow-exec
+    assert_status 0
+    echo true > "$FAKE_ESXI/tpm"    # now the stand-in refuses to set execInstalledOnly
+    cleanup
+    assert_status 2
+    assert_contains "restore command(s) failed"
+    [ -f "$KIT/esxdiag.state" ] && [ -d "$KIT/bin" ] || flunk "state or kit gone"
+}
+
+@test "esxi: prepare refuses to run twice without cleanup" {
+    prepare --allow-exec
+    assert_status 0
+    prepare --disable-firewall
+    assert_status 2
+    assert_contains "run sh $KIT/esxi/cleanup.sh first"
+    [ "$(cat "$FAKE_ESXI/fw_enabled")" = true ] || flunk "changed the firewall"
+}
+
+@test "esxi: usage errors exit 2" {
+    prepare --allow-ip 'not;an ip'
+    assert_status 2
+    prepare --allow-ip 198.18.0.0/15 --disable-firewall
+    assert_status 2
+    prepare --port 70000
+    assert_status 2
+    cleanup --bogus
+    assert_status 2
+    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+}
+
+@test "esxi: shellcheck -s sh finds nothing in the host scripts" {
+    command -v shellcheck >/dev/null || skip "shellcheck not installed (apt-get install shellcheck)"
+    run shellcheck -s sh -x "$ESXDIAG_ROOT"/esxi/*.sh "$FAKE"
+    assert_status 0
+}
