@@ -1,0 +1,91 @@
+#!/bin/sh
+# build/dist.sh VERSION: pack dist/esxdiag-VERSION-x86_64.tar.gz from out/bin (make dist
+# runs `make all` first). One top folder esxdiag-VERSION/ with bin/, esxi/, README.md,
+# NOTICE, LICENSE, licenses/ and SHA256SUMS (busybox `sha256sum -c SHA256SUMS` inside).
+#
+# Reproducible: the same commit gives the same bytes on any day, in any checkout:
+#   SOURCE_DATE_EPOCH = the commit time (env wins; fixed fallback without git),
+#   every file copied into a fresh staging folder with fixed modes (0755 programs and
+#   scripts and folders, 0644 the rest), GNU tar with sorted names, owner 0:0 numeric,
+#   all mtimes = SOURCE_DATE_EPOCH, no xattrs/ACLs, then `gzip -n` (no name, no time).
+set -eu
+LC_ALL=C
+TZ=UTC
+export LC_ALL TZ
+
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+    echo "usage: build/dist.sh VERSION (run by make dist)" >&2
+    exit 2
+fi
+version=$1
+cd "$(dirname "$0")/.."
+
+die() { echo "dist: $*" >&2; exit 2; }
+
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+    SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || true)
+    # fixed fallback outside git: 2026-01-01 00:00:00 UTC
+    [ -n "$SOURCE_DATE_EPOCH" ] || SOURCE_DATE_EPOCH=1767225600
+fi
+case $SOURCE_DATE_EPOCH in '' | *[!0-9]*) die "SOURCE_DATE_EPOCH '$SOURCE_DATE_EPOCH' is not a number" ;; esac
+
+# what goes in, and where its license text comes from
+tools=$(find out/bin -maxdepth 1 -type f -perm -u+x 2>/dev/null | sort)
+[ -n "$tools" ] || die "no tools in out/bin (run make first)"
+for f in README.md NOTICE LICENSE esxi/prepare.sh esxi/cleanup.sh esxi/hostcli.sh esxi/README; do
+    [ -f "$f" ] || die "$f is missing"
+done
+musl_lic=''
+for f in /usr/share/doc/musl/copyright /usr/share/doc/musl-dev/copyright; do
+    [ -f "$f" ] && { musl_lic=$f; break; }
+done
+[ -n "$musl_lic" ] || die "musl's copyright file not found (apt-get install musl-dev)"
+mbed_lic=.cache/mbedtls/musl/LICENSE
+[ -f "$mbed_lic" ] || die "$mbed_lic missing (run make: build/deps.sh puts it there)"
+jsmn_lic=/usr/share/doc/libjsmn-dev/copyright
+[ -f "$jsmn_lic" ] || die "$jsmn_lic missing (apt-get install libjsmn-dev)"
+
+top=esxdiag-$version
+stage=$(mktemp -d "${TMPDIR:-/tmp}/esxdiag-dist.XXXXXX")
+trap 'rm -rf "$stage"' EXIT INT TERM
+kit=$stage/$top
+mkdir -p "$kit/bin" "$kit/esxi" "$kit/licenses"
+
+# put SRC DST MODE: copy content only (cat: no source mode, owner or time carried)
+put() { cat "$1" > "$kit/$2" && chmod "$3" "$kit/$2"; }
+for t in $tools; do
+    readelf -h "$t" 2>/dev/null | grep -q 'Machine: *Advanced Micro Devices X86-64' ||
+        die "$t is not an x86_64 ELF"
+    ! readelf -l "$t" | grep -q INTERP || die "$t is dynamically linked (PT_INTERP): not shippable"
+    put "$t" "bin/$(basename "$t")" 0755
+done
+put esxi/prepare.sh esxi/prepare.sh 0755
+put esxi/cleanup.sh esxi/cleanup.sh 0755
+put esxi/hostcli.sh esxi/hostcli.sh 0644
+put esxi/README esxi/README 0644
+put README.md README.md 0644
+put NOTICE NOTICE 0644
+put LICENSE LICENSE 0644
+put "$musl_lic" licenses/musl.copyright 0644
+put "$mbed_lic" licenses/mbedtls.LICENSE 0644
+put "$jsmn_lic" licenses/jsmn.copyright 0644
+
+# SHA256SUMS: relative paths, sorted, two spaces (GNU and busybox sha256sum -c)
+(cd "$kit" && find . -type f | sed 's|^\./||' | sort | while IFS= read -r f; do
+    sha256sum "$f"; done) > "$stage/SHA256SUMS"
+mv "$stage/SHA256SUMS" "$kit/SHA256SUMS"
+chmod 0644 "$kit/SHA256SUMS"
+find "$stage" -type d -exec chmod 0755 {} +
+
+mkdir -p dist
+out=dist/$top-x86_64.tar.gz
+tar --create --format=gnu --sort=name --owner=0 --group=0 --numeric-owner \
+    --mtime="@$SOURCE_DATE_EPOCH" --no-acls --no-xattrs --no-selinux \
+    -C "$stage" -f - "$top" | gzip -9 -n > "$out.tmp"
+mv "$out.tmp" "$out"
+
+size=$(wc -c < "$out")
+sum=$(sha256sum "$out" | cut -d' ' -f1)
+echo "dist: $out"
+echo "dist: $size bytes, $(echo "$tools" | wc -l) tools, SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
+echo "dist: sha256 $sum"
