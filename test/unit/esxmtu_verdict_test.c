@@ -1,0 +1,162 @@
+/* esxmtu verdict.c / check.c / trace.c: from probe outcomes to verdicts and the
+ * limiting hop, without sockets. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "../../tools/esxmtu/check.h"
+#include "../../tools/esxmtu/trace.h"
+#include "../../tools/esxmtu/verdict.h"
+
+const char tool_name[] = "esxmtu";
+
+static union sockaddr_any a4(const char *s)
+{
+    union sockaddr_any a;
+    memset(&a, 0, sizeof a);
+    a.in4.sin_family = AF_INET;
+    inet_pton(AF_INET, s, &a.in4.sin_addr);
+    return a;
+}
+
+static void decides_in_order_of_evidence(void **state)
+{
+    (void)state;
+    struct vstats s;
+    memset(&s, 0, sizeof s);
+    s.big_sent = 3;
+    s.small_sent = 3;
+    assert_int_equal(verdict_decide(&s), V_NO_REPLY);
+    s.small_recv = 3;
+    assert_int_equal(verdict_decide(&s), V_BLACK_HOLE);
+    s.ttl = 1;
+    assert_int_equal(verdict_decide(&s), V_TTL_EXCEEDED);
+    s.unreach = 1;
+    assert_int_equal(verdict_decide(&s), V_UNREACHABLE);
+    s.big_short = 1;
+    assert_int_equal(verdict_decide(&s), V_SHORT_REPLY);
+    s.too_big = 1;
+    assert_int_equal(verdict_decide(&s), V_TOO_BIG);
+    s.local = 1;
+    assert_int_equal(verdict_decide(&s), V_LOCAL_MTU);
+    s.big_recv = 1;                   /* one full-size reply is proof: PASS with loss */
+    assert_int_equal(verdict_decide(&s), V_PASS);
+    assert_string_equal(verdict_name(V_BLACK_HOLE), "BLACK-HOLE");
+    assert_string_equal(verdict_name(V_LOCAL_MTU), "LOCAL-MTU");
+    assert_string_equal(verdict_name(99), "?");
+    assert_true(verdict_ok(V_PASS));
+    assert_false(verdict_ok(V_TOO_BIG));
+    assert_string_equal(verdict_icmp_name(AF_INET, 3, 4), "frag needed and DF set");
+    assert_string_equal(verdict_icmp_name(AF_INET, 3, 200), "destination unreachable");
+    assert_string_equal(verdict_icmp_name(AF_INET6, 1, 1), "administratively prohibited");
+}
+
+static void collects_probe_outcomes(void **state)
+{
+    (void)state;
+    union sockaddr_any dst = a4("198.18.1.2"), r = a4("198.18.0.1");
+    struct peer pe;
+    memset(&pe, 0, sizeof pe);
+    pe.family = AF_INET;
+    check_sizes(&pe, 9000);
+    assert_int_equal(pe.small_mtu, 84);
+    struct probe v[6];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < 6; i++) {
+        v[i].dst = &dst;
+        v[i].group = i % 2;           /* peer 0: even = full size, odd = small */
+    }
+    v[0].res = PR_TOO_BIG; v[0].info = 1500; v[0].from = r; v[0].from_set = 1;
+    v[2].res = PR_TOO_BIG; v[2].info = 1500; v[2].from = r; v[2].from_set = 1;
+    v[4].res = PR_LOST;
+    v[1].res = v[3].res = v[5].res = PR_REPLY;
+    check_collect(v, 6, 0, &pe.st);
+    assert_int_equal(pe.st.big_sent, 3);
+    assert_int_equal(pe.st.small_recv, 3);
+    assert_int_equal(pe.st.too_big, 2);
+    assert_int_equal(pe.st.next_hop_mtu, 1500);
+    assert_true(pe.st.router_set);
+    assert_int_equal(verdict_decide(&pe.st), V_TOO_BIG);
+    /* probes of another peer are not counted */
+    struct vstats other;
+    memset(&other, 0, sizeof other);
+    check_collect(v, 6, 1, &other);
+    assert_int_equal(other.big_sent + other.small_sent, 0);
+    /* replies with RTTs: min/avg/max */
+    memset(&pe.st, 0, sizeof pe.st);
+    v[0].res = v[2].res = v[4].res = PR_REPLY;
+    v[0].rtt_ns = 1000000; v[2].rtt_ns = 3000000; v[4].rtt_ns = 2000000;
+    check_collect(v, 6, 0, &pe.st);
+    assert_int_equal(verdict_decide(&pe.st), V_PASS);
+    assert_true(pe.st.rtt_min > 0.99 && pe.st.rtt_min < 1.01);
+    assert_true(pe.st.rtt_max > 2.99 && pe.st.rtt_max < 3.01);
+    /* a short reply alone is a failure */
+    memset(&pe.st, 0, sizeof pe.st);
+    v[0].res = v[2].res = v[4].res = PR_SHORT;
+    check_collect(v, 6, 0, &pe.st);
+    assert_int_equal(verdict_decide(&pe.st), V_SHORT_REPLY);
+    /* a small MTU needs no small probe */
+    check_sizes(&pe, 84);
+    assert_int_equal(pe.small_mtu, 0);
+}
+
+static void trace_names_the_limiting_hop(void **state)
+{
+    (void)state;
+    union sockaddr_any dst = a4("198.18.1.2"), r = a4("198.18.0.1");
+    struct trace_report t;
+    memset(&t, 0, sizeof t);
+    t.max_hops = 30;
+    for (int h = 1; h <= 30; h++) {
+        t.hop[h].small_res = PR_REPLY;
+        t.hop[h].small_from = dst;
+        t.hop[h].small_from_set = 1;
+        t.hop[h].big_res = PR_TOO_BIG;
+        t.hop[h].big_from = r;
+        t.hop[h].big_from_set = 1;
+        t.hop[h].big_info = 1500;
+    }
+    t.hop[1].small_res = PR_TTL;
+    t.hop[1].small_from = r;
+    t.hop[1].big_res = PR_TTL;
+    trace_analyze(&t, &dst);
+    assert_int_equal(t.dest_hop, 2);
+    assert_int_equal(t.nhops, 2);
+    assert_int_equal(t.kind, TR_TOO_BIG);
+    assert_int_equal(t.limit_hop, 1);      /* R refused the TTL-2 probe: hop 1 */
+    assert_int_equal(t.limit_mtu, 1500);
+
+    /* black hole after hop 1: full-size lost at hop 2 and beyond */
+    for (int h = 2; h <= 30; h++)
+        t.hop[h].big_res = PR_LOST;
+    trace_analyze(&t, &dst);
+    assert_int_equal(t.kind, TR_VANISH);
+    assert_int_equal(t.limit_hop, 2);
+    /* one lost full-size probe before a passing hop is loss, not a black hole */
+    t.hop[2].big_res = PR_REPLY;
+    t.hop[1].big_res = PR_LOST;
+    trace_analyze(&t, &dst);
+    assert_int_equal(t.kind, TR_PASS);
+    /* nothing answers */
+    memset(&t, 0, sizeof t);
+    t.max_hops = 5;
+    for (int h = 1; h <= 5; h++)
+        t.hop[h].small_res = t.hop[h].big_res = PR_LOST;
+    trace_analyze(&t, &dst);
+    assert_int_equal(t.kind, TR_NO_REPLY);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(decides_in_order_of_evidence),
+        cmocka_unit_test(collects_probe_outcomes),
+        cmocka_unit_test(trace_names_the_limiting_hop),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
