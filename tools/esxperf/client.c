@@ -263,8 +263,8 @@ static void print_connected(struct client *c)
         memset(&ra, 0, sizeof ra);
         getsockname(c->s.st[i].fd, &la.sa, &ll);
         getpeername(c->s.st[i].fd, &ra.sa, &rl);
-        net_ntop(&la, lh, sizeof lh);
-        net_ntop(&ra, rh, sizeof rh);
+        rep_addr(&la, lh, sizeof lh);
+        rep_addr(&ra, rh, sizeof rh);
         rep_printf(&c->rep, "[%3d] local %s port %u connected to %s port %u\n", c->s.st[i].fd, lh,
                    net_port(&la), rh, net_port(&ra));
     }
@@ -352,7 +352,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
         }
         c.have_src = 1;
     }
-    net_ntop(&c.dst, c.host, sizeof c.host);
+    rep_addr(&c.dst, c.host, sizeof c.host);
     rep_printf(&c.rep, "Connecting to host %s, port %u\n", o->host, o->port);
 
     const char *why = NULL;

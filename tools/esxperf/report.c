@@ -36,6 +36,7 @@ void rep_printf(struct report *r, const char *fmt, ...)
     if (n < 0)
         return;
     size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    r->last_sep = 0;
     if (r->out && !r->json) {
         fputs(line, r->out);
         if (r->forceflush)
@@ -87,7 +88,10 @@ void rep_header(struct report *r, int udp, int sender, int summary, int bidir)
 
 void rep_separator(struct report *r)
 {
+    if (r->last_sep)
+        return;
     rep_printf(r, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+    r->last_sep = 1;
 }
 
 void rep_row(struct report *r, const struct row *row, enum row_kind kind)
@@ -169,4 +173,11 @@ void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int i
         jw_bool(w, "omitted", row->omitted);
     jw_bool(w, "sender", row->sender);
     jw_end(w);
+}
+
+void rep_addr(const union sockaddr_any *a, char *buf, size_t len)
+{
+    net_ntop(a, buf, len);
+    if (!strncmp(buf, "::ffff:", 7) && strchr(buf + 7, '.'))
+        memmove(buf, buf + 7, strlen(buf + 7) + 1);
 }

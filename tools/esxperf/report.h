@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "jsonw.h"
+#include "net.h"
 
 struct report {
     FILE *out;           /* NULL = print nothing (sweep runs) */
@@ -18,6 +19,7 @@ struct report {
     char *cap;
     size_t caplen, capcap;
     struct jsonw jw;     /* the -J document */
+    int last_sep;        /* the last line was a separator */
 };
 void rep_init(struct report *r, FILE *out, int json, char format, int capture);
 void rep_free(struct report *r);
@@ -48,5 +50,7 @@ void rep_separator(struct report *r);
 void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval);
 
 double row_bps(const struct row *row);
+/* address text as iperf3 prints it: IPv4-mapped IPv6 shown as plain IPv4 */
+void rep_addr(const union sockaddr_any *a, char *buf, size_t len);
 
 #endif

@@ -172,7 +172,7 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
 static void print_accepted(struct server *sv, const union sockaddr_any *peer)
 {
     char h[64];
-    net_ntop(peer, h, sizeof h);
+    rep_addr(peer, h, sizeof h);
     rep_printf(&sv->rep, "Accepted connection from %s, port %u\n", h, net_port(peer));
     for (int i = 0; i < sv->s.nstreams; i++) {
         union sockaddr_any la, ra;
@@ -182,8 +182,8 @@ static void print_accepted(struct server *sv, const union sockaddr_any *peer)
         memset(&ra, 0, sizeof ra);
         getsockname(sv->s.st[i].fd, &la.sa, &ll);
         getpeername(sv->s.st[i].fd, &ra.sa, &rl);
-        net_ntop(&la, lh, sizeof lh);
-        net_ntop(&ra, rh, sizeof rh);
+        rep_addr(&la, lh, sizeof lh);
+        rep_addr(&ra, rh, sizeof rh);
         rep_printf(&sv->rep, "[%3d] local %s port %u connected to %s port %u\n", sv->s.st[i].fd, lh,
                    net_port(&la), rh, net_port(&ra));
     }
@@ -299,7 +299,7 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
         sv->ufd = -1;
     }
     char ph[64];
-    net_ntop(peer, ph, sizeof ph);
+    rep_addr(peer, ph, sizeof ph);
     if (o->json)
         session_json_start(&sv->s, NULL, 0, ph, net_port(peer), sv->cookie);
     else

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -369,6 +370,10 @@ void session_stop_all(struct session *s)
     for (int i = 0; i < s->nstreams; i++) {
         stream_join(&s->st[i]);
         book_end(s, i);
+        /* the server ends the data streams as iperf3 does: a 3.12 client in -R
+         * reads them with blocking reads and waits for this FIN */
+        if (!s->is_client && !s->st[i].udp)
+            shutdown(s->st[i].fd, SHUT_WR);
     }
 }
 
@@ -758,8 +763,8 @@ void session_json_start(struct session *s, const char *local, uint16_t lport, co
         memset(&ra, 0, sizeof ra);
         getsockname(s->st[i].fd, &la.sa, &ll);
         getpeername(s->st[i].fd, &ra.sa, &rl);
-        net_ntop(&la, lh, sizeof lh);
-        net_ntop(&ra, rh, sizeof rh);
+        rep_addr(&la, lh, sizeof lh);
+        rep_addr(&ra, rh, sizeof rh);
         jw_obj(w, NULL);
         jw_int(w, "socket", s->st[i].fd);
         jw_str(w, "local_host", lh);
