@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth.h"
+#include "../../tools/esxperf/auth.h"
 
 const char tool_name[] = "esxperf_auth_fuzz";
 

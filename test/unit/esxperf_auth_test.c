@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "auth.h"
+#include "../../tools/esxperf/auth.h"
 #include "clock.h"
 #include "jsonr.h"
 #include "net.h"
