@@ -1,0 +1,276 @@
+#!/usr/bin/env bats
+# esxmtu on a real three-namespace path built here (test/lib/esxmtu-net.bash):
+#   A (a0) <-> R (router) <-> B      198.18.0.0/15 and 2001:db8::/32 only
+# Every verdict is produced for real: MTUs on the veth links, nft rules in R
+# (drop big packets, drop frag-needed / Packet Too Big, random loss), sysctls in B.
+# Namespaces are named esxmtu-<pid>-A/R/B and deleted in teardown_file.
+load ../lib/common
+load ../lib/esxmtu-net
+
+MTU=$BIN/esxmtu
+
+setup_file() {
+    [ "$(id -u)" = 0 ] || skip "needs root (namespaces, raw sockets)"
+    export ESXMTU=$BIN/esxmtu
+    mtunet_up "$$"
+}
+
+teardown_file() {
+    mtunet_down
+}
+
+setup() {
+    [ -n "${NS_A:-}" ] || skip "no test bench (needs root)"
+    mtunet_reset
+}
+
+# esxmtu inside A, short timeouts
+inA() { ip netns exec "$NS_A" "$MTU" -W 0.3 "$@"; }
+# the first line of output that names a peer
+line_of() { grep -m1 "^$1 " <<<"$output"; }
+# syscall audit inside A (strace must run in the namespace, not around `ip netns exec`)
+audit_in_A() {
+    local as=()
+    if [ "$1" = --nobody ]; then as=(setpriv --reuid=nobody --regid=nogroup --clear-groups); shift; fi
+    ip netns exec "$NS_A" "${as[@]}" bash -c 'ESXDIAG_ROOT=$1; shift; source "$ESXDIAG_ROOT/test/lib/audit.bash";
+        audit_syscalls "$@" && audit_enosys "$@"' _ "$ESXDIAG_ROOT" "$@"
+}
+
+@test "127.0.0.1 passes at 9000 with the size arithmetic, no namespace needed" {
+    run "$MTU" -W 0.3 127.0.0.1
+    assert_status 0
+    assert_contains "MTU 9000 = 8972 data + 8 ICMP + 20 IPv4"
+    assert_contains "127.0.0.1          PASS        3/3 full-size replies, 0% loss"
+    assert_contains "summary: 1 of 1 peer passes (exit 0)"
+}
+
+@test "PASS at 9000 end to end, IPv4 and IPv6, exit 0" {
+    run inA 198.18.1.2 2001:db8:1::2
+    assert_status 0
+    assert_contains "MTU 9000 = 8952 data + 8 ICMPv6 + 40 IPv6"
+    [[ "$(line_of 198.18.1.2)" == *"PASS        3/3 full-size replies"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"PASS"* ]] || flunk "$output"
+    assert_contains "method raw"
+}
+
+@test "-s 8972 is MTU 9000; one byte more over a 9000 path is LOCAL-MTU" {
+    run inA -s 8972 198.18.1.2
+    assert_status 0
+    run inA -s 8973 198.18.1.2
+    assert_status 1
+    assert_contains "LOCAL-MTU   send failed here: Message too long (this host's interface MTU is 9000)"
+}
+
+@test "LOCAL-MTU when A's own link is 1500 (both families)" {
+    mtunet_mtu_a 1500
+    run inA 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    [[ "$(line_of 198.18.1.2)" == *"LOCAL-MTU   send failed here: Message too long (this host's interface MTU is 1500)"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"LOCAL-MTU"*"MTU is 1500"* ]] || flunk "$output"
+}
+
+@test "TOO-BIG names router R and next-hop MTU 1500 (IPv4 frag-needed, IPv6 Packet Too Big)" {
+    mtunet_mtu_b 1500
+    run inA 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    [[ "$(line_of 198.18.1.2)" == *"TOO-BIG     router 198.18.0.1: frag needed and DF set, next-hop MTU 1500"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"TOO-BIG     router 2001:db8::1: Packet Too Big, next-hop MTU 1500"* ]] || flunk "$output"
+}
+
+@test "the 10th run gives the same verdict and router as the 1st (path-MTU cache is not used)" {
+    mtunet_mtu_b 1500
+    run inA -q 198.18.1.2 2001:db8:1::2
+    local first=$output
+    for i in 2 3 4 5 6 7 8 9; do inA -q 198.18.1.2 2001:db8:1::2 >/dev/null || true; done
+    # the kernel has cached the 1500 path MTU by now ...
+    run ip -n "$NS_A" route get 198.18.1.2
+    assert_contains "mtu 1500"
+    # ... and the 10th run still sees the router
+    run inA -q 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    [ "$output" = "$first" ] || flunk "1st: $first / 10th: $output"
+    assert_contains "router 198.18.0.1"
+    # every method, not only raw
+    run inA -q --method errqueue 198.18.1.2 2001:db8:1::2
+    [ "$output" = "$first" ] || flunk "errqueue: $output"
+}
+
+@test "anchor: ping -M do hides the router on its second run, esxmtu does not" {
+    command -v ping >/dev/null || skip "iputils-ping not installed"
+    mtunet_mtu_b 1500
+    run ip netns exec "$NS_A" ping -M do -s 8972 -c 1 -W 1 198.18.1.2
+    run ip netns exec "$NS_A" ping -M do -s 8972 -c 1 -W 1 198.18.1.2
+    assert_contains "message too long, mtu=1500"
+    assert_not_contains "198.18.0.1"
+    run inA -q 198.18.1.2
+    assert_contains "router 198.18.0.1"
+}
+
+@test "BLACK-HOLE when R drops its frag-needed / Packet Too Big; --discover finds 1500" {
+    mtunet_mtu_b 1500
+    mtunet_drop_toobig
+    run inA --discover 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    [[ "$(line_of 198.18.1.2)" == *"BLACK-HOLE  small probes answered (3/3), full-size ones vanish without an error; largest passed 1500, smallest failed 1501"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"BLACK-HOLE"* ]] || flunk "$output"
+    assert_contains "discovered path MTU 1500 (1472 data bytes)"
+    assert_contains "discovered path MTU 1500 (1452 data bytes)"
+}
+
+@test "--discover: exact MTU 8166 across a black hole (R drops longer packets), within 5 timeouts" {
+    mtunet_blackhole 8166
+    run inA -J --discover 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    [ "$(grep -c '"verdict": "BLACK-HOLE"' <<<"$output")" = 2 ] || flunk "$output"
+    [ "$(grep -c '"discovered_mtu": 8166' <<<"$output")" = 2 ] || flunk "$output"
+    local t
+    for t in $(grep -o '"timeouts": [0-9]*' <<<"$output" | grep -o '[0-9]*$'); do
+        [ "$t" -le 5 ] || flunk "timeouts $t > 5: $output"
+    done
+    run inA --discover 198.18.1.2
+    assert_contains "discovered path MTU 8166 (8138 data bytes): smallest failed 8167 (loss)"
+    [[ "$output" =~ [0-9]+\ rounds?,\ [0-5]\ timeouts?,\ [0-9]+\ probes ]] || flunk "$output"
+}
+
+@test "--discover: exact MTU 4000 when R's link is 4000 and frag-needed is dropped" {
+    mtunet_mtu_b 4000
+    mtunet_drop_toobig
+    run inA --discover 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    [ "$(grep -c 'discovered path MTU 4000 ' <<<"$output")" = 2 ] || flunk "$output"
+}
+
+@test "NO-REPLY when B ignores echo requests (no MTU conclusion, no discovery)" {
+    ip netns exec "$NS_B" sysctl -qw net.ipv4.icmp_echo_ignore_all=1 net.ipv6.icmp.echo_ignore_all=1
+    run inA --discover 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    [[ "$(line_of 198.18.1.2)" == *"NO-REPLY    no reply, not even to small probes"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"NO-REPLY"* ]] || flunk "$output"
+    assert_not_contains "discovered"
+}
+
+@test "20% random loss in R: PASS with the loss shown, and discover still exact" {
+    mtunet_loss 20
+    run inA -c 20 -i 0.01 198.18.1.2
+    assert_status 0
+    [[ "$(line_of 198.18.1.2)" =~ PASS\ +[0-9]+/20\ full-size\ replies,\ [0-9]+%\ loss ]] || flunk "$output"
+    mtunet_mtu_b 4000
+    mtunet_drop_toobig
+    run inA -q --discover 198.18.1.2
+    assert_contains "discovered path MTU 4000 "
+}
+
+@test "--trace names the limiting hop (TOO-BIG) and where big probes vanish (black hole)" {
+    mtunet_mtu_b 1500
+    run inA --trace 198.18.1.2 2001:db8:1::2
+    assert_contains "trace: hop 1 (198.18.0.1) limits the path: next-hop MTU 1500"
+    assert_contains "trace: hop 1 (2001:db8::1) limits the path: next-hop MTU 1500"
+    mtunet_drop_toobig
+    run inA --trace 198.18.1.2
+    assert_contains "trace: full-size probes vanish after hop 1 (198.18.0.1), before hop 2 (198.18.1.2)"
+    mtunet_reset
+    run inA --trace 198.18.1.2
+    assert_status 0
+    assert_contains "trace: full-size probes reach the target (hop 2)"
+}
+
+@test "several peers with mixed verdicts: exit 1; all passing: exit 0; -f FILE with comments" {
+    mtunet_mtu_b 1500
+    printf '# R itself, then B\n198.18.0.1\n\n198.18.1.2   # behind the 1500 link\n' > "$BATS_TEST_TMPDIR/peers"
+    run inA -f "$BATS_TEST_TMPDIR/peers"
+    assert_status 1
+    [[ "$(line_of 198.18.0.1)" == *PASS* ]] || flunk "$output"
+    [[ "$(line_of 198.18.1.2)" == *TOO-BIG* ]] || flunk "$output"
+    assert_contains "summary: 1 of 2 peers pass (exit 1)"
+    run inA -m 1500 -f "$BATS_TEST_TMPDIR/peers"
+    assert_status 0
+    assert_contains "MTU 1500 = 1472 data + 8 ICMP + 20 IPv4"
+}
+
+@test "-J has the documented keys" {
+    mtunet_mtu_b 1500
+    run inA -J --discover 198.18.1.2
+    assert_status 1
+    local k
+    for k in '"tool": "esxmtu"' '"target": "198.18.1.2"' '"family": "ipv4"' '"mtu": 9000' \
+             '"payload": 8972' '"method": "raw"' '"verdict": "TOO-BIG"' '"evidence": {' \
+             '"router": "198.18.0.1"' '"next_hop_mtu": 1500' '"local_mtu": null' '"probes": {' \
+             '"sent": 3' '"received": 0' '"rtt_ms": null' '"discovered_mtu": 1500' '"discover": {' \
+             '"rounds": ' '"summary": {' '"exit": 1'; do
+        assert_contains "$k"
+    done
+}
+
+@test "non-root: ping sockets when ping_group_range allows, else one clear line and exit 2" {
+    command -v setpriv >/dev/null || skip "setpriv missing"
+    mtunet_mtu_b 1500
+    ip netns exec "$NS_A" sysctl -qw net.ipv4.ping_group_range="1 0"
+    run ip netns exec "$NS_A" setpriv --reuid=nobody --regid=nogroup --clear-groups "$MTU" -W 0.3 198.18.1.2
+    assert_status 2
+    [ "${#lines[@]}" = 1 ] || flunk "$output"
+    assert_contains "ping_group_range"
+    ip netns exec "$NS_A" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
+    run ip netns exec "$NS_A" setpriv --reuid=nobody --regid=nogroup --clear-groups "$MTU" -W 0.3 198.18.1.2 2001:db8:1::2
+    ip netns exec "$NS_A" sysctl -qw net.ipv4.ping_group_range="1 0"
+    assert_status 1
+    assert_contains "method dgram"
+    [[ "$(line_of 198.18.1.2)" == *"TOO-BIG     router 198.18.0.1"*"next-hop MTU 1500"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"TOO-BIG     router 2001:db8::1"* ]] || flunk "$output"
+}
+
+@test "bad input: one line each, exit 2" {
+    local args
+    while IFS= read -r args; do
+        # inside A: a name lookup there cannot leave the machine
+        run ip netns exec "$NS_A" "$MTU" $args
+        [ "$status" = 2 ] || flunk "'$args' exited $status: $output"
+        [ "${#lines[@]}" = 1 ] || flunk "'$args' printed ${#lines[@]} lines: $output"
+        [[ "$output" == esxmtu:* ]] || flunk "$output"
+    done <<'EOF2'
+nosuch-host.invalid
+-s 65508 198.18.1.2
+-c 0 198.18.1.2
+-m 67 198.18.1.2
+-m 65536 198.18.1.2
+-6 -m 1000 2001:db8:1::2
+-I nosuch0 198.18.1.2
+-B 2001:db8::2 198.18.1.2
+--method carrier-pigeon 198.18.1.2
+-W 0 198.18.1.2
+-m 1500 -s 1472 198.18.1.2
+
+EOF2
+    run ip netns exec "$NS_A" "$MTU" -s 65508 198.18.1.2
+    assert_contains "-s '65508': out of range (0..65507)"
+    run ip netns exec "$NS_A" "$MTU" -s 65500 2001:db8:1::2
+    assert_status 2
+    assert_contains "too big for IPv6 (at most 65487 data bytes)"
+}
+
+@test "ESXi launch words, -d, -I and -B accepted; --help and --version" {
+    run ip netns exec "$NS_A" "$MTU" ++netstack=vmotion ++group=host/vim/tmp -d -I a0 -B 198.18.0.2 -W 0.3 198.18.1.2
+    assert_status 0
+    run "$MTU" --help
+    assert_status 0
+    [[ "${lines[0]}" == "usage: esxmtu"* ]] || flunk "$output"
+    assert_contains "Exit status: 0 every peer passes, 1 a peer fails, 2 usage or system error."
+    assert_contains "Examples:"
+    run "$MTU" --version
+    assert_status 0
+    assert_contains "esxmtu (esxdiag"
+}
+
+@test "syscall audit: check, discover and trace (raw), ping sockets, JSON, loopback" {
+    command -v strace >/dev/null || skip "strace missing"
+    mtunet_mtu_b 1500
+    audit_in_A "$MTU" -W 0.2 198.18.1.2 2001:db8:1::2
+    audit_in_A "$MTU" -W 0.2 -J --discover --trace 198.18.1.2 2001:db8:1::2
+    mtunet_drop_toobig
+    audit_in_A "$MTU" -W 0.2 --discover 198.18.1.2
+    audit_in_A "$MTU" -W 0.2 --method errqueue 198.18.1.2 2001:db8:1::2
+    ip netns exec "$NS_A" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
+    audit_in_A --nobody "$MTU" -W 0.2 --discover 198.18.1.2 2001:db8:1::2 || { ip netns exec "$NS_A" sysctl -qw net.ipv4.ping_group_range="1 0"; false; }
+    ip netns exec "$NS_A" sysctl -qw net.ipv4.ping_group_range="1 0"
+    audit_syscalls "$MTU" -W 0.2 127.0.0.1
+    audit_enosys "$MTU" -W 0.2 127.0.0.1
+}
