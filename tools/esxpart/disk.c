@@ -34,7 +34,9 @@ int disk_open(struct disk *d, const char *path, char *why, size_t whylen)
     d->path = path;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(why, whylen, "cannot open: %s", errtext(errno));
+        int e = errno;
+        snprintf(why, whylen, "cannot open: %s%s", errtext(e),
+                 e == EACCES || e == EPERM ? " (run as root, or check its permissions)" : "");
         return -1;
     }
     if (fstat(fd, &st) < 0) {
