@@ -343,8 +343,10 @@ EOT
     [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
 }
 
-@test "esxi: shellcheck -s sh finds nothing in the host scripts" {
+@test "esxi: shellcheck -s sh finds nothing in the host scripts (and dist.sh, demo.sh)" {
     command -v shellcheck >/dev/null || skip "shellcheck not installed (apt-get install shellcheck)"
-    run shellcheck -s sh -x "$ESXDIAG_ROOT"/esxi/*.sh "$FAKE"
+    run shellcheck -s sh -x "$ESXDIAG_ROOT"/esxi/*.sh "$FAKE" "$ESXDIAG_ROOT/build/dist.sh"
+    assert_status 0
+    run shellcheck -s bash "$ESXDIAG_ROOT/test/lib/demo.sh"
     assert_status 0
 }
