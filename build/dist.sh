@@ -30,8 +30,19 @@ fi
 case $SOURCE_DATE_EPOCH in '' | *[!0-9]*) die "SOURCE_DATE_EPOCH '$SOURCE_DATE_EPOCH' is not a number" ;; esac
 
 # what goes in, and where its license text comes from
-tools=$(find out/bin -maxdepth 1 -type f -perm -u+x 2>/dev/null | sort)
-[ -n "$tools" ] || die "no tools in out/bin (run make first)"
+# the tools are those of this tree (tools/<name>/main.c), each built into out/bin: a
+# leftover out/bin file from a tool that is gone would have no source here
+tools=''
+for m in tools/*/main.c; do
+    [ -f "$m" ] || continue
+    t=out/bin/$(basename "$(dirname "$m")")
+    [ -x "$t" ] || die "$t is missing (run make first)"
+    tools="$tools $t"
+done
+[ -n "$tools" ] || die "no tools in tools/*/main.c"
+for t in out/bin/*; do
+    case " $tools " in *" $t "*) ;; *) echo "dist: leaving out $t (no tools/$(basename "$t")/main.c)" >&2 ;; esac
+done
 for f in README.md NOTICE LICENSE esxi/prepare.sh esxi/cleanup.sh esxi/hostcli.sh esxi/README; do
     [ -f "$f" ] || die "$f is missing"
 done
@@ -87,5 +98,5 @@ mv "$out.tmp" "$out"
 size=$(wc -c < "$out")
 sum=$(sha256sum "$out" | cut -d' ' -f1)
 echo "dist: $out"
-echo "dist: $size bytes, $(echo "$tools" | wc -l) tools, SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
+echo "dist: $size bytes, $(echo "$tools" | wc -w) tools, SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
 echo "dist: sha256 $sum"
