@@ -102,6 +102,25 @@ cross_check_blkid() {
     assert_contains "needs a value"
     run "$BIN/esxpart" -p -u "$IMGDIR/esxi7.img"
     assert_status 2
+    run "$BIN/esxpart" --json=yes "$IMGDIR/esxi7.img"
+    assert_status 2
+}
+
+@test "esxpart: option spellings: -s4096, -s 4096, --sector-size=4096, bundles, options after disks, --" {
+    local want; want=$("$BIN/esxpart" -p --sector-size 4096 "$IMGDIR/4kn.img")
+    [[ "$want" == "gpt"* ]] || flunk "$want"
+    for form in "-ps4096" "-p -s4096" "-p -s 4096" "-p --sector-size=4096" "--partedutil --sector-size 4096"; do
+        run "$BIN/esxpart" $form "$IMGDIR/4kn.img"
+        assert_status 0
+        [ "$output" = "$want" ] || flunk "$form: $output"
+    done
+    run "$BIN/esxpart" "$IMGDIR/4kn.img" -p
+    [ "$output" = "$want" ] || flunk "option after the disk: $output"
+    run "$BIN/esxpart" -p -- "$IMGDIR/4kn.img"
+    [ "$output" = "$want" ] || flunk "after --: $output"
+    run "$BIN/esxpart" -p -- -J
+    assert_status 2
+    assert_contains "esxpart: -J: cannot open: No such file or directory"
 }
 
 @test "esxpart: ESXi 7/8 boot disk: bootbanks, OSDATA, VMFS6, ESP" {

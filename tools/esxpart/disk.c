@@ -18,12 +18,13 @@
 #define BLKSSZGET _IO(0x12, 104)
 #endif
 
-static void *bounce_alloc(void)
+/* DISK_BOUNCE bytes at a DISK_ALIGN boundary inside one plain allocation
+ * (aligned_alloc would pull more of the allocator into the static binary) */
+static void bounce_alloc(struct disk *d)
 {
-    void *p = aligned_alloc(DISK_ALIGN, DISK_BOUNCE);
-    if (!p)
-        die(EXIT_USAGE, "out of memory allocating a %u-byte read buffer", DISK_BOUNCE);
-    return p;
+    d->bounce_mem = xmalloc(DISK_BOUNCE + DISK_ALIGN);
+    uintptr_t a = ((uintptr_t)d->bounce_mem + DISK_ALIGN - 1) & ~(uintptr_t)(DISK_ALIGN - 1);
+    d->bounce = (unsigned char *)a;
 }
 
 int disk_open(struct disk *d, const char *path, char *why, size_t whylen)
@@ -72,7 +73,7 @@ int disk_open(struct disk *d, const char *path, char *why, size_t whylen)
     }
     d->fd = fd;
     d->size = size;
-    d->bounce = bounce_alloc();
+    bounce_alloc(d);
     return 0;
 }
 
@@ -85,16 +86,16 @@ void disk_from_callback(struct disk *d, const char *name, uint64_t size,
     d->size = size;
     d->read = fn;
     d->ctx = ctx;
-    d->bounce = bounce_alloc();
+    bounce_alloc(d);
 }
 
 void disk_close(struct disk *d)
 {
     if (d->fd >= 0)
         close(d->fd);
-    free(d->bounce);
+    free(d->bounce_mem);
     d->fd = -1;
-    d->bounce = NULL;
+    d->bounce = d->bounce_mem = NULL;
 }
 
 /* one aligned read of len bytes (multiple of DISK_ALIGN) at aligned off into the

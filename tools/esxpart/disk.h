@@ -21,6 +21,7 @@ struct disk {
     disk_read_fn read;
     void *ctx;
     unsigned char *bounce;  /* DISK_BOUNCE bytes, DISK_ALIGN aligned */
+    void *bounce_mem;       /* the allocation bounce points into */
 };
 
 /* Open path read-only and find its size. On failure returns -1 and writes a

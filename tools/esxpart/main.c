@@ -1,7 +1,6 @@
 /* esxpart: which partition is OSDATA, VMFS, bootbank, coredump; is the table healthy.
  * Read-only. Options, help and flow; the work is in disk.c, probe.c, gpt.c, mbr.c,
  * types.c, content.c, report.c, scan.c. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,52 +46,81 @@ struct opts {
     unsigned sector;
 };
 
-enum { MODE_TABLE, MODE_PARTED, MODE_USABLE };
+/* long name, short letter; options may come anywhere before "--" */
+static const struct { const char *name; char letter; } longs[] = {
+    { "partedutil", 'p' }, { "usable", 'u' }, { "showguids", 'g' }, { "json", 'J' },
+    { "verify", 'V' }, { "sector-size", 's' }, { "version", 'v' }, { "help", 'h' },
+};
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+static void set_sector(struct opts *o, const char *v)
 {
-    static const struct option longs[] = {
-        { "partedutil", no_argument, NULL, 'p' },
-        { "usable", no_argument, NULL, 'u' },
-        { "showguids", no_argument, NULL, 'g' },
-        { "json", no_argument, NULL, 'J' },
-        { "verify", no_argument, NULL, 'V' },
-        { "sector-size", required_argument, NULL, 's' },
-        { "version", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    int c;
-    uint64_t v;
-    const char *why;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":pugJVs:vh", longs, NULL)) != -1) {
-        switch (c) {
-        case 'p': o->partedutil = 1; break;
-        case 'u': o->usable = 1; break;
-        case 'g': o->showguids = 1; break;
-        case 'J': o->json = 1; break;
-        case 'V': o->verify = 1; break;
-        case 's':
-            if (parse_u64(optarg, 512, 4096, &v, &why) < 0 || (v != 512 && v != 4096))
-                die_usage("--sector-size %s: must be 512 or 4096", optarg);
-            o->sector = (unsigned)v;
-            break;
-        case 'v': version_print(); exit(EXIT_OKAY);
-        case 'h': fputs(usage, stdout); exit(EXIT_OKAY);
-        case ':': die_usage("option %s needs a value", argv[optind - 1]);
-        default: die_usage("unknown option %s", argv[optind - 1]);
+    if (strcmp(v, "512") && strcmp(v, "4096"))
+        die_usage("--sector-size %s: must be 512 or 4096", v);
+    o->sector = v[0] == '5' ? 512 : 4096;
+}
+
+/* one option letter; returns 1 when it consumed *next as its value */
+static int apply(struct opts *o, char c, const char *value, const char *shown)
+{
+    switch (c) {
+    case 'p': o->partedutil = 1; return 0;
+    case 'u': o->usable = 1; return 0;
+    case 'g': o->showguids = 1; return 0;
+    case 'J': o->json = 1; return 0;
+    case 'V': o->verify = 1; return 0;
+    case 's':
+        if (!value)
+            die_usage("option %s needs a value", shown);
+        set_sector(o, value);
+        return 1;
+    case 'v': version_print(); exit(EXIT_OKAY);
+    case 'h': fputs(usage, stdout); exit(EXIT_OKAY);
+    default: die_usage("unknown option %s", shown);
+    }
+}
+
+/* leaves the disk operands in argv[1..], returns their count + 1 */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+    int out = 1, dashdash = 0;
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        if (dashdash || a[0] != '-' || a[1] == 0) {
+            argv[out++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            dashdash = 1;
+        } else if (a[1] == '-') {
+            char *eq = strchr(a, '=');
+            size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            char c = 0;
+            for (size_t k = 0; k < sizeof longs / sizeof longs[0]; k++)
+                if (strlen(longs[k].name) == n && strncmp(a + 2, longs[k].name, n) == 0)
+                    c = longs[k].letter;
+            if (!c || (eq && c != 's'))
+                die_usage("unknown option %s", a);
+            i += apply(o, c, eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL, a) && !eq;
+        } else {
+            for (char *p = a + 1; *p; p++) {
+                char shown[3] = { '-', *p, 0 };
+                const char *rest = p[1] ? p + 1 : i + 1 < argc ? argv[i + 1] : NULL;
+                if (apply(o, *p, rest, shown)) {
+                    i += p[1] ? 0 : 1;
+                    break;
+                }
+            }
         }
     }
     if (o->partedutil + o->usable > 1)
         die_usage("--partedutil and --usable do not go together");
+    return out;
 }
 
 int main(int argc, char **argv)
 {
     struct opts o = { 0 };
     argc = args_strip_vmk(argc, &argv);
-    parse_opts(argc, argv, &o);
+    argc = parse_opts(argc, argv, &o);
+    const int first = 1;   /* operands start at argv[1] */
 
     struct jsonw w;
     if (o.json) {
@@ -101,7 +129,7 @@ int main(int argc, char **argv)
         jw_str(&w, "tool", tool_name);
         jw_str(&w, "version", version_string());
     }
-    if (o.showguids && optind == argc) {
+    if (o.showguids && first == argc) {
         if (o.json) {
             report_showguids_json(&w);
             jw_end(&w);
@@ -114,8 +142,8 @@ int main(int argc, char **argv)
     }
 
     struct scan_list found = { 0 };
-    char **paths = argv + optind;
-    size_t npaths = (size_t)(argc - optind);
+    char **paths = argv + first;
+    size_t npaths = (size_t)(argc - first);
     if (npaths == 0) {
         npaths = scan_disks("/", &found);
         paths = found.paths;

@@ -64,7 +64,7 @@ static void walk_chain(struct disk *d, struct ptable *t, uint64_t ext_start, uin
     uint64_t ebr = ext_start;
     unsigned num = 5;
     for (size_t k = 0; ; k++) {
-        if (k > PT_MAX_LOGICAL) {
+        if (k >= PT_MAX_LOGICAL) {
             pt_add(t, SEV_ERROR, "more than %d logical partitions: stopped reading the "
                    "extended chain", PT_MAX_LOGICAL);
             return;

@@ -75,12 +75,22 @@ const char *sev_name(enum sev s)
     return s == SEV_ERROR ? "error" : s == SEV_WARN ? "warning" : "info";
 }
 
-static int by_start(const void *a, const void *b)
+static int before(const struct part *x, const struct part *y)
 {
-    const struct part *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->num < y->num ? -1 : x->num > y->num;
+    return x->start < y->start || (x->start == y->start && x->num < y->num);
+}
+
+/* insertion sort: at most PT_MAX_PARTS entries, usually under ten, and no qsort in
+ * the static binary */
+static void sort_by_start(struct ptable *t)
+{
+    for (size_t i = 1; i < t->nparts; i++) {
+        struct part tmp = t->parts[i];
+        size_t j = i;
+        for (; j > 0 && before(&tmp, &t->parts[j - 1]); j--)
+            t->parts[j] = t->parts[j - 1];
+        t->parts[j] = tmp;
+    }
 }
 
 /* sorted by start: each partition against the next one that is not its container */
@@ -203,7 +213,7 @@ void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector)
         t->kind = PT_MSDOS;
         mbr_parse(d, head, t);
     }
-    qsort(t->parts, t->nparts, sizeof t->parts[0], by_start);
+    sort_by_start(t);
     check_overlaps(t);
     for (size_t i = 0; i < t->nparts; i++)
         classify(d, t, &t->parts[i]);

@@ -3,6 +3,8 @@
 #include "fail.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +16,16 @@ int scan_esxi_whole_disk(const char *name)
     return strchr(name, ':') == NULL;
 }
 
-static int by_name(const void *a, const void *b)
+/* insertion sort by name (at most SCAN_MAX_DISKS; keeps qsort out of the binary) */
+static void sort_names(char **v, size_t n)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    for (size_t i = 1; i < n; i++) {
+        char *x = v[i];
+        size_t j = i;
+        for (; j > 0 && strcmp(x, v[j - 1]) < 0; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
 }
 
 static void push(struct scan_list *l, const char *prefix, const char *name)
@@ -35,15 +44,16 @@ static void push(struct scan_list *l, const char *prefix, const char *name)
 /* /sys/block/NAME/size in 512-byte units; 0 when unreadable */
 static unsigned long long sys_size(const char *root, const char *name)
 {
-    char path[512], line[64];
+    char path[512], line[32];
     unsigned long long v = 0;
     snprintf(path, sizeof path, "%s/sys/block/%s/size", root, name);
-    FILE *f = fopen(path, "re");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return 0;
-    if (fgets(line, sizeof line, f))
-        v = strtoull(line, NULL, 10);
-    fclose(f);
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    for (ssize_t i = 0; i < n && line[i] >= '0' && line[i] <= '9' && v < (1ull << 58); i++)
+        v = v * 10 + (unsigned)(line[i] - '0');
     return v;
 }
 
@@ -72,7 +82,7 @@ size_t scan_disks(const char *root, struct scan_list *l)
         push(l, prefix, e->d_name);
     }
     closedir(d);
-    qsort(l->paths, l->n, sizeof *l->paths, by_name);
+    sort_names(l->paths, l->n);
     return l->n;
 }
 
