@@ -149,6 +149,19 @@ audit_in_A() {
     assert_not_contains "discovered"
 }
 
+@test "UNREACHABLE names the ICMP error and the router (no route in R, nft reject)" {
+    run inA 198.19.255.1 2001:db8:ff::1
+    assert_status 1
+    [[ "$(line_of 198.19.255.1)" == *"UNREACHABLE net unreachable from 198.18.0.1"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:ff::1)" == *"UNREACHABLE no route to destination from 2001:db8::1"* ]] || flunk "$output"
+    ip netns exec "$NS_R" nft add rule inet esxmtu esxmtu_fwd ip daddr 198.18.1.2 reject with icmp type admin-prohibited
+    run inA 198.18.1.2
+    assert_contains "UNREACHABLE communication administratively prohibited from 198.18.0.1"
+    mtunet_reset
+    run inA -t 1 198.18.1.2
+    assert_contains "TTL-EXCEEDED time to live exceeded at 198.18.0.1 (raise -t)"
+}
+
 @test "20% random loss in R: PASS with the loss shown, and discover still exact" {
     mtunet_loss 20
     run inA -c 20 -i 0.01 198.18.1.2
