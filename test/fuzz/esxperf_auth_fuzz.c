@@ -113,7 +113,7 @@ static void check_encrypted(const uint8_t *d, size_t n, enum crypto_padding pad)
     int64_t ts;
     int parses = auth_plaintext_parse((const char *)d, n, user, pass, &ts) == 0;
     struct auth_result r;
-    auth_token_check(key, pad, &users, tok, strlen(tok), 0, 10, &r);
+    auth_token_check(key, pad, &users, tok, strlen(tok), 0, 10, NULL, &r);
     if (parses != (r.status != AUTH_BAD_TOKEN))
         abort();
     if (parses && strcmp(user, "alice") == 0 && strcmp(pass, "s3cret") == 0 &&
@@ -131,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct auth_result r;
     switch (data[0] & 3) {
     case 0:
-        auth_token_check(key, pad, &users, (const char *)d, n, 0, 10, &r);
+        auth_token_check(key, pad, &users, (const char *)d, n, 0, 10, NULL, &r);
         if (r.status == AUTH_OK && n == 0)
             abort();
         break;

@@ -103,7 +103,7 @@ static enum auth_status check(struct fix *f, struct crypto_key *priv, enum crypt
 {
     struct auth_result r;
     int rc = auth_token_check(priv, pad, &f->users, token, token ? strlen(token) : 0, now,
-                              skew, &r);
+                              skew, NULL, &r);
     assert_int_equal(rc == 0, r.status == AUTH_OK);
     return r.status;
 }
@@ -125,7 +125,7 @@ static void round_trip(struct fix *f, enum crypto_padding pad)
     make(f, pad, "alice", "s3cret", 1700000000, tok, sizeof tok);
     assert_int_equal(strlen(tok), 344);               /* 256 bytes in base64 */
     assert_int_equal(auth_token_check(f->priv, pad, &f->users, tok, strlen(tok), 1700000003,
-                                      10, &r), 0);
+                                      10, NULL, &r), 0);
     assert_int_equal(r.status, AUTH_OK);
     assert_string_equal(r.user, "alice");
     assert_int_equal(r.ts, 1700000000);
@@ -167,10 +167,10 @@ static void refusal_reasons(void **state)
     struct auth_result r;
     make(f, CRYPTO_PKCS1_V15, "alice", "s3cret", t, tok, sizeof tok);
     assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &none, tok, strlen(tok), t,
-                                      10, &r), -1);
+                                      10, NULL, &r), -1);
     assert_int_equal(r.status, AUTH_UNKNOWN_USER);
     assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, NULL, tok, strlen(tok), t,
-                                      10, &r), -1);
+                                      10, NULL, &r), -1);
     assert_int_equal(r.status, AUTH_UNKNOWN_USER);
     /* a password must match the hash on the line of that user, not any line's:
      * mallory's line carries the hash of "{erin}guess" */
@@ -184,11 +184,11 @@ static void refusal_reasons(void **state)
     assert_int_equal(two.n, 2);
     make(f, CRYPTO_PKCS1_V15, "erin", "guess", t, tok, sizeof tok);
     assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &two, tok, strlen(tok), t,
-                                      10, &r), -1);
+                                      10, NULL, &r), -1);
     assert_int_equal(r.status, AUTH_WRONG_PASSWORD);
     make(f, CRYPTO_PKCS1_V15, "erin", "real", t, tok, sizeof tok);
     assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &two, tok, strlen(tok), t,
-                                      10, &r), 0);
+                                      10, NULL, &r), 0);
     auth_users_free(&two);
     assert_string_equal(auth_status_text(AUTH_EXPIRED), "expired");
     assert_string_equal(auth_status_text(AUTH_BAD_TOKEN), "bad token");
@@ -217,6 +217,58 @@ static void time_skew(void **state)
     /* wrong password wins over expired in the report (both refused) */
     make(f, CRYPTO_OAEP_SHA1, "alice", "nope", t, tok, sizeof tok);
     assert_int_equal(check(f, f->priv, CRYPTO_OAEP_SHA1, tok, t + 100, 10), AUTH_WRONG_PASSWORD);
+}
+
+/* the same token twice: refused the second time; old slots are reused */
+static void replayed_token(void **state)
+{
+    struct fix *f = *state;
+    static struct auth_replay rp;            /* 10 KiB: not on the stack */
+    char tok[AUTH_TOKEN_MAX + 1], tok2[AUTH_TOKEN_MAX + 1], err[256];
+    struct auth_result r;
+    const int64_t t = 1700000000;
+    memset(&rp, 0, sizeof rp);
+    make(f, CRYPTO_PKCS1_V15, "alice", "s3cret", t, tok, sizeof tok);
+    assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, tok, strlen(tok),
+                                      t, 10, &rp, &r), 0);
+    assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, tok, strlen(tok),
+                                      t + 5, 10, &rp, &r), -1);
+    assert_int_equal(r.status, AUTH_REPLAYED);
+    assert_string_equal(r.user, "alice");
+    assert_string_equal(auth_status_text(AUTH_REPLAYED), "replayed");
+    /* a fresh token for the same user and second is fine */
+    make(f, CRYPTO_PKCS1_V15, "alice", "s3cret", t, tok2, sizeof tok2);
+    assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, tok2, strlen(tok2),
+                                      t, 10, &rp, &r), 0);
+    /* refused tokens are not remembered: a wrong one twice stays "wrong password" */
+    make(f, CRYPTO_PKCS1_V15, "alice", "nope", t, tok2, sizeof tok2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, tok2,
+                                          strlen(tok2), t, 10, &rp, &r), -1);
+        assert_int_equal(r.status, AUTH_WRONG_PASSWORD);
+    }
+    /* after its window the token is just expired */
+    assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, tok, strlen(tok),
+                                      t + 11, 10, &rp, &r), -1);
+    assert_int_equal(r.status, AUTH_EXPIRED);
+    /* AUTH_REPLAY_SLOTS more accepted tokens push the first one out (1536-bit key:
+     * faster) */
+    memset(&rp, 0, sizeof rp);
+    assert_int_equal(auth_token_make(f->pub1536, CRYPTO_OAEP_SHA1, "bob", "pw-bob", t, tok,
+                                     sizeof tok, err, sizeof err), 0);
+    assert_int_equal(auth_token_check(f->priv1536, CRYPTO_OAEP_SHA1, &f->users, tok,
+                                      strlen(tok), t, 10, &rp, &r), 0);
+    for (int i = 0; i < AUTH_REPLAY_SLOTS; i++) {
+        assert_int_equal(auth_token_make(f->pub1536, CRYPTO_OAEP_SHA1, "bob", "pw-bob", t,
+                                         tok2, sizeof tok2, err, sizeof err), 0);
+        if (i == AUTH_REPLAY_SLOTS - 2)      /* one slot left: still remembered */
+            assert_int_equal(auth_token_check(f->priv1536, CRYPTO_OAEP_SHA1, &f->users, tok,
+                                              strlen(tok), t, 10, &rp, &r), -1);
+        assert_int_equal(auth_token_check(f->priv1536, CRYPTO_OAEP_SHA1, &f->users, tok2,
+                                          strlen(tok2), t, 10, &rp, &r), 0);
+    }
+    assert_int_equal(auth_token_check(f->priv1536, CRYPTO_OAEP_SHA1, &f->users, tok,
+                                      strlen(tok), t, 10, &rp, &r), 0);
 }
 
 /* ------------------------------------------------------------ hostile tokens */
@@ -266,7 +318,7 @@ static void hostile_tokens(void **state)
     mod[10] = mod[10] == 'A' ? 'B' : 'A';
     assert_int_equal(check(f, f->priv, CRYPTO_PKCS1_V15, mod, t, 10), AUTH_BAD_TOKEN);
     /* the token length is given, not taken from a NUL: a shorter length fails */
-    assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, tok, n - 4, t, 10,
+    assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, tok, n - 4, t, 10, NULL,
                                       &r), -1);
     assert_int_equal(r.status, AUTH_BAD_TOKEN);
     assert_string_equal(r.user, "");
@@ -276,13 +328,13 @@ static void hostile_tokens(void **state)
     assert_non_null(big);
     memset(big, 'A', 1 << 20);
     assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, big,
-                                      AUTH_TOKEN_MAX + 1, t, 10, &r), -1);
+                                      AUTH_TOKEN_MAX + 1, t, 10, NULL, &r), -1);
     assert_int_equal(r.status, AUTH_BAD_TOKEN);
     assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, big, 1 << 20, t,
-                                      10, &r), -1);
+                                      10, NULL, &r), -1);
     assert_int_equal(r.status, AUTH_BAD_TOKEN);
     /* right size for the key, all zero bytes / all 0xff: decrypt fails */
-    assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, big, 344, t, 10,
+    assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, big, 344, t, 10, NULL,
                                       &r), -1);
     assert_int_equal(r.status, AUTH_BAD_TOKEN);
     free(big);
@@ -446,7 +498,7 @@ static void openssl_token_passes_check(void **state)
         tok[strcspn(tok, "\n")] = 0;
         struct auth_result r;
         assert_int_equal(auth_token_check(f->priv, m[i].pad, &f->users, tok, strlen(tok),
-                                          1700000001, 10, &r), 0);
+                                          1700000001, 10, NULL, &r), 0);
         assert_string_equal(r.user, "bob");
         free(tok);
     }
@@ -815,7 +867,7 @@ static void iperf3_client_token_accepted(void **state)
     struct auth_result r;
     /* 3.12 uses PKCS#1 v1.5 */
     assert_int_equal(auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, tok, strlen(tok),
-                                      now, 10, &r), 0);
+                                      now, 10, NULL, &r), 0);
     assert_string_equal(r.user, "alice");
     assert_true(r.ts >= now - 15 && r.ts <= now);
     assert_int_equal(check(f, f->priv, CRYPTO_OAEP_SHA1, tok, now, 10), AUTH_BAD_TOKEN);
@@ -943,7 +995,7 @@ static void iperf3_server_accepts_our_token(void **state)
             /* our own check agrees with iperf3 on every case */
             struct auth_result r;
             int ours = auth_token_check(f->priv, CRYPTO_PKCS1_V15, &f->users, t, strlen(t),
-                                        now, 10, &r);
+                                        now, 10, NULL, &r);
             assert_int_equal(ours == 0, cases[i].want == 10);
         }
         int st = iperf3_server_attempt(port, t, &code);
@@ -953,6 +1005,9 @@ static void iperf3_server_accepts_our_token(void **state)
         if (st == -2)
             assert_int_equal(code, 142);   /* IEAUTHTEST */
     }
+    /* iperf3 3.12 takes the very same token again (no replay check); our check with
+     * a replay list would refuse it (replayed_token) */
+    assert_int_equal(iperf3_server_attempt(port, tok, &code), 10);
     crypto_key_free(otherpub);
     kill(pid, SIGTERM);
     reap(pid, 5000);
@@ -965,6 +1020,7 @@ int main(void)
         cmocka_unit_test(round_trip_oaep_sha1),
         cmocka_unit_test(refusal_reasons),
         cmocka_unit_test(time_skew),
+        cmocka_unit_test(replayed_token),
         cmocka_unit_test(hostile_tokens),
         cmocka_unit_test(odd_plaintexts_via_openssl),
         cmocka_unit_test(plaintext_parser),

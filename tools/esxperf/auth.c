@@ -179,6 +179,7 @@ const char *auth_status_text(enum auth_status s)
     case AUTH_UNKNOWN_USER: return "unknown user";
     case AUTH_WRONG_PASSWORD: return "wrong password";
     case AUTH_EXPIRED: return "expired";
+    case AUTH_REPLAYED: return "replayed";
     }
     return "?";
 }
@@ -195,9 +196,28 @@ static int skew_exceeded(int64_t now, int64_t ts, int64_t skew)
     return skew < 0 || d > (uint64_t)skew;
 }
 
+/* 1 if the token is in the replay list and still inside its window; else record
+ * it (evicting the oldest slot) and return 0 */
+static int replay_seen(struct auth_replay *rp, const char *token, size_t len, int64_t now,
+                       int64_t ts, int64_t skew)
+{
+    unsigned char d[32];
+    crypto_sha256(token, len, d);
+    for (size_t i = 0; i < AUTH_REPLAY_SLOTS; i++)
+        if (rp->until[i] >= now && memcmp(rp->digest[i], d, 32) == 0)
+            return 1;
+    size_t slot = rp->next % AUTH_REPLAY_SLOTS;
+    memcpy(rp->digest[slot], d, 32);
+    /* ts + skew without overflow; skew_exceeded() already bounded both */
+    rp->until[slot] = ts > INT64_MAX - skew ? INT64_MAX : ts + skew;
+    rp->next = slot + 1;
+    return 0;
+}
+
 int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
                      const struct auth_users *users, const char *token, size_t token_len,
-                     int64_t now, int64_t skew, struct auth_result *res)
+                     int64_t now, int64_t skew, struct auth_replay *replay,
+                     struct auth_result *res)
 {
     unsigned char ct[AUTH_KEY_BYTES_MAX];
     char pt[AUTH_KEY_BYTES_MAX + 1];
@@ -253,6 +273,8 @@ int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
             res->status = AUTH_WRONG_PASSWORD;
         else if (skew_exceeded(now, ts, skew))
             res->status = AUTH_EXPIRED;
+        else if (replay && replay_seen(replay, token, token_len, now, ts, skew))
+            res->status = AUTH_REPLAYED;
         else
             res->status = AUTH_OK;
     }

@@ -91,8 +91,10 @@ enum auth_status {
     AUTH_UNKNOWN_USER,
     AUTH_WRONG_PASSWORD,
     AUTH_EXPIRED,         /* |now - ts| > skew (right credentials, old token) */
+    AUTH_REPLAYED,        /* right credentials, but this very token was used before */
 };
-/* "ok", "no token", "bad token", "unknown user", "wrong password", "expired" */
+/* "ok", "no token", "bad token", "unknown user", "wrong password", "expired",
+ * "replayed" */
 const char *auth_status_text(enum auth_status s);
 
 struct auth_result {
@@ -102,14 +104,28 @@ struct auth_result {
     int64_t ts;                     /* the token's timestamp, 0 if unknown */
 };
 
+/* Tokens accepted recently, so that a token seen on the wire cannot be replayed
+ * while its timestamp is still inside the skew window (iperf3 has no such check;
+ * honest clients never send the same token twice, RSA padding is random).
+ * Zero-initialize; owned by the server loop. If more than AUTH_REPLAY_SLOTS tokens
+ * are accepted within one window the oldest are forgotten. */
+enum { AUTH_REPLAY_SLOTS = 256 };
+struct auth_replay {
+    unsigned char digest[AUTH_REPLAY_SLOTS][32];   /* SHA-256 of the token text */
+    int64_t until[AUTH_REPLAY_SLOTS];              /* ts + skew: useless after */
+    size_t next;
+};
+
 /* Check an authtoken (token_len bytes, NULL or 0 = missing) against users at time
  * now with the allowed skew (seconds, >= 0; iperf3 refuses |now - ts| > skew).
- * The work after decryption is the same whether the RSA padding was valid or not
- * (no padding oracle), and the user list is scanned in full with constant-time
- * comparisons. Returns 0 when res->status is AUTH_OK, else -1. */
+ * With replay (NULL = no replay check) an accepted token is remembered and the same
+ * token again is AUTH_REPLAYED. The work after decryption is the same whether the
+ * RSA padding was valid or not (no padding oracle), and the user list is scanned in
+ * full with constant-time comparisons. Returns 0 when res->status is AUTH_OK. */
 int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
                      const struct auth_users *users, const char *token, size_t token_len,
-                     int64_t now, int64_t skew, struct auth_result *res);
+                     int64_t now, int64_t skew, struct auth_replay *replay,
+                     struct auth_result *res);
 
 /* ---- parts, exposed for tests and fuzzing */
 
