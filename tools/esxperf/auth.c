@@ -196,13 +196,15 @@ static int skew_exceeded(int64_t now, int64_t ts, int64_t skew)
     return skew < 0 || d > (uint64_t)skew;
 }
 
-/* 1 if the token is in the replay list and still inside its window; else record
- * it (evicting the oldest slot) and return 0 */
-static int replay_seen(struct auth_replay *rp, const char *token, size_t len, int64_t now,
-                       int64_t ts, int64_t skew)
+/* 1 if the ciphertext is in the replay list and still inside its window; else
+ * record it (evicting the oldest slot) and return 0. The decoded ciphertext, not the
+ * base64 text: base64 has spare bits in its last symbol, so one ciphertext has
+ * several spellings. */
+static int replay_seen(struct auth_replay *rp, const unsigned char *ct, size_t len,
+                       int64_t now, int64_t ts, int64_t skew)
 {
     unsigned char d[32];
-    crypto_sha256(token, len, d);
+    crypto_sha256(ct, len, d);
     for (size_t i = 0; i < AUTH_REPLAY_SLOTS; i++)
         if (rp->until[i] >= now && memcmp(rp->digest[i], d, 32) == 0)
             return 1;
@@ -273,7 +275,7 @@ int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
             res->status = AUTH_WRONG_PASSWORD;
         else if (skew_exceeded(now, ts, skew))
             res->status = AUTH_EXPIRED;
-        else if (replay && replay_seen(replay, token, token_len, now, ts, skew))
+        else if (replay && replay_seen(replay, ct, cl, now, ts, skew))
             res->status = AUTH_REPLAYED;
         else
             res->status = AUTH_OK;

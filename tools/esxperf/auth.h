@@ -111,7 +111,7 @@ struct auth_result {
  * are accepted within one window the oldest are forgotten. */
 enum { AUTH_REPLAY_SLOTS = 256 };
 struct auth_replay {
-    unsigned char digest[AUTH_REPLAY_SLOTS][32];   /* SHA-256 of the token text */
+    unsigned char digest[AUTH_REPLAY_SLOTS][32];   /* SHA-256 of the ciphertext */
     int64_t until[AUTH_REPLAY_SLOTS];              /* ts + skew: useless after */
     size_t next;
 };
