@@ -161,6 +161,22 @@ cross_check_blkid() {
     cross_check_blkid "$IMGDIR/esxi6.img"
 }
 
+@test "esxpart: type and content that disagree are reported" {
+    . "$ESXDIAG_ROOT/test/lib/esxpart-images.sh"
+    local img; img=$(scratch esxi6)
+    # a VMFS-L volume written into the /store partition (8, Basic Data) and over the
+    # coredump partition 9
+    vmfs_write "$img" 1257504 512 vmfsl 6 OSDATA-wrong
+    vmfs_write "$img" 1843200 512 vmfs 6 ds-on-coredump
+    run "$BIN/esxpart" "$img"
+    assert_status 0
+    assert_contains "warning: partition 8: type linuxNative (data) but it holds VMFS-L"
+    assert_contains "warning: partition 9: type vmkDiagnostic (coredump) but it holds VMFS6"
+    [[ "$output" =~ \ 8\ +1257504\ .*VMFS-L\ OSDATA-wrong\ +type-mismatch ]] || flunk "$output"
+    run "$BIN/esxpart" --verify "$img"
+    assert_status 0   # a warning, not an error
+}
+
 @test "esxpart: the NVMe disk from the issue prints exactly what partedUtil getptbl prints" {
     run "$BIN/esxpart" --partedutil "$IMGDIR/nvme.img"
     assert_status 0

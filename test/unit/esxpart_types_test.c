@@ -138,8 +138,20 @@ static void finds_vmfs6_and_vmfsl(void **state)
     pt_probe(&im->d, t, 0);
     assert_int_equal(t->parts[0].content.fam, CF_VMFSL);
     assert_false(t->parts[0].mismatch);
-    free(t);
     img_free(im);
+
+    /* a VMFS datastore on a Basic Data (linuxNative) or vmkDiagnostic partition */
+    static const char *others[] = { "EBD0A0A2B9E5443387C068B6B72699C7", "9D27538040AD11DBBF97000C2911D1B8" };
+    for (int i = 0; i < 2; i++) {
+        im = img_new(1ull << 30, 512);
+        free(gpt_with(im, others[i]));
+        put_vmfs(im, 0x1300000, 0x5e, 5, "ds");
+        pt_probe(&im->d, t, 0);
+        assert_true(t->parts[0].mismatch);
+        assert_true(has_finding(t, SEV_WARN, "but it holds VMFS5"));
+        img_free(im);
+    }
+    free(t);
 }
 
 static void finds_fat_labels(void **state)

@@ -16,7 +16,7 @@ static const struct ptype gpt_types[] = {
     { "381CFCCC728811E092EE000C2911D0B2", 0, "vsan",            "vsan",               "vSAN",                   CF_ANY,   0 },
     { "77719A0CA4A011E3A47E000C29745A24", 0, "virsto",          NULL,                 "vSAN virsto",            CF_ANY,   0 },
     { "9198EFFC31C011DB8F78000C2911D1B8", 0, "vmwareReserved",  "VMware Reserved",    "VMware reserved",        CF_ANY,   0 },
-    { "EBD0A0A2B9E5443387C068B6B72699C7", 0, "linuxNative",     "Basic Data",         "data",                   CF_ANY,   0 },
+    { "EBD0A0A2B9E5443387C068B6B72699C7", 0, "linuxNative",     "Basic Data",         "data",                   CF_FAT,   0 },
     { "0657FD6DA4AB43C484E50933C84B4F4F", 0, "linuxSwap",       "Linux Swap",         "Linux swap",             CF_ANY,   0 },
     { "E6D6D379F50744C2A23C238F2A3DF928", 0, "linuxLvm",        "Linux Lvm",          "Linux LVM",              CF_ANY,   0 },
     { "A19D880F05FC4D3BA006743F0F84911E", 0, "linuxRaid",       "Linux Raid",         "Linux RAID",             CF_ANY,   0 },
