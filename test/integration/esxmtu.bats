@@ -182,6 +182,10 @@ audit_in_A() {
     run inA --trace 198.18.1.2
     assert_contains "trace: full-size probes vanish after hop 1 (198.18.0.1), before hop 2 (198.18.1.2)"
     mtunet_reset
+    mtunet_blackhole 8166
+    run inA --trace 198.18.1.2
+    assert_contains "trace: full-size probes vanish before hop 1 (198.18.0.1): on this host's link or in that hop"
+    mtunet_reset
     run inA --trace 198.18.1.2
     assert_status 0
     assert_contains "trace: full-size probes reach the target (hop 2)"
@@ -200,6 +204,18 @@ audit_in_A() {
     assert_contains "MTU 1500 = 1472 data + 8 ICMP + 20 IPv4"
 }
 
+@test "two runs at once (and a ping) do not count each other's replies" {
+    local o1=$BATS_TEST_TMPDIR/o1 o2=$BATS_TEST_TMPDIR/o2
+    inA -c 10 -i 0.02 198.18.1.2 > "$o1" &
+    local p1=$!
+    inA -c 10 -i 0.02 198.18.1.2 > "$o2" &
+    local p2=$!
+    if command -v ping >/dev/null; then ip netns exec "$NS_A" ping -q -c 20 -i 0.01 -s 8972 198.18.1.2 >/dev/null || true; fi
+    wait "$p1" "$p2"
+    grep -q "PASS        10/10 full-size replies" "$o1" || flunk "$(cat "$o1")"
+    grep -q "PASS        10/10 full-size replies" "$o2" || flunk "$(cat "$o2")"
+}
+
 @test "-J has the documented keys" {
     mtunet_mtu_b 1500
     run inA -J --discover 198.18.1.2
@@ -208,8 +224,8 @@ audit_in_A() {
     for k in '"tool": "esxmtu"' '"target": "198.18.1.2"' '"family": "ipv4"' '"mtu": 9000' \
              '"payload": 8972' '"method": "raw"' '"verdict": "TOO-BIG"' '"evidence": {' \
              '"router": "198.18.0.1"' '"next_hop_mtu": 1500' '"local_mtu": null' '"probes": {' \
-             '"sent": 3' '"received": 0' '"rtt_ms": null' '"discovered_mtu": 1500' '"discover": {' \
-             '"rounds": ' '"summary": {' '"exit": 1'; do
+             '"sent": 3' '"received": 0' '"small_received": 3' '"rtt_ms": null' '"discovered_mtu": 1500' '"discover": {' \
+             '"rounds": 1' '"timeouts": 0' '"summary": {' '"exit": 1'; do
         assert_contains "$k"
     done
 }

@@ -123,7 +123,8 @@ static int open_one(int family, int method, const struct prober_opts *o, const c
     if (setint(fd, SOL_SOCKET, SO_RCVBUFFORCE, 4 << 20) != 0)
         (void)setint(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20);
     if (o->iface && net_bind_device(fd, o->iface) != 0) {
-        *why = "cannot bind to the interface (-I)";
+        *why = errno == ENODEV ? "no such interface (-I)"
+                             : "cannot bind to the interface (-I; or give its address with -B instead)";
         goto fail;
     }
     const union sockaddr_any *src = v6 ? &o->src6 : &o->src4;
@@ -400,6 +401,7 @@ static void send_one(struct batch *b, struct probe *pr)
         return;
     }
     p->sent++;
+    int last = 0;
     for (int tries = 0; tries < 50; tries++) {
         ssize_t rc = sendto(p->fd[fi], p->sbuf, len, 0, &pr->dst->sa, net_len(pr->dst));
         if (rc >= 0)
@@ -408,6 +410,13 @@ static void send_one(struct batch *b, struct probe *pr)
             continue;
         if (errno == ENOBUFS || errno == EAGAIN) {   /* queue full: give it a moment */
             sleep_ns(1000000);
+            continue;
+        }
+        /* An ICMP error that arrived for an earlier probe is reported once by
+         * the next send on this socket (the kernel's pending socket error), and
+         * then nothing was sent. A real failure repeats: only then is it ours. */
+        if (errno != last) {
+            last = errno;
             continue;
         }
         pr->err = errno;

@@ -135,7 +135,7 @@ static void human_trace(FILE *f, const struct peer *pe)
         }
         fprintf(f, "  %3d  %-28s %-12s %s\n", h, a, sm, bg);
     }
-    char who[64] = "?", prev[64] = "this host";
+    char who[64] = "?", prev[64] = "?";
     int h = t->limit_hop;
     if (t->kind == TR_TOO_BIG) {      /* the refusing router, wherever it answered */
         for (int k = 1; k <= t->nhops; k++)
@@ -153,7 +153,12 @@ static void human_trace(FILE *f, const struct peer *pe)
     switch (t->kind) {
     case TR_PASS: fprintf(f, "  trace: full-size probes reach the target (hop %d)\n", t->dest_hop); break;
     case TR_TOO_BIG: fprintf(f, "  trace: hop %d (%s) limits the path: next-hop MTU %u\n", h, who, t->limit_mtu); break;
-    case TR_VANISH: fprintf(f, "  trace: full-size probes vanish after hop %d (%s), before hop %d (%s)\n", h - 1, prev, h, who); break;
+    case TR_VANISH:
+        if (h <= 1)
+            fprintf(f, "  trace: full-size probes vanish before hop 1 (%s): on this host's link or in that hop\n", who);
+        else
+            fprintf(f, "  trace: full-size probes vanish after hop %d (%s), before hop %d (%s)\n", h - 1, prev, h, who);
+        break;
     case TR_LOCAL: fprintf(f, "  trace: this host's interface MTU (%u) limits the path\n", t->limit_mtu); break;
     case TR_NO_REPLY: fprintf(f, "  trace: no hop answered\n"); break;
     default: fprintf(f, "  trace: no conclusion (hops silent)\n"); break;
