@@ -58,6 +58,7 @@ bench_path() { # $1 = label; the path is already set up
     count_reset; t0=$(now)
     out=$(ip netns exec "$NS_A" "$ESXMTU" -J -W "$WAIT" --discover $DST 2>&1); t1=$(now)
     mtu=$(grep -o '"discovered_mtu": [0-9]*' <<<"$out" | grep -o '[0-9]*$')
+    T_ESX=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
     row "$label" "esxmtu --discover (incl. verdict)" "${mtu:-none}" "$(count_read)" "$(secs "$t0" "$t1")"
     row "" "  discovery alone: $(grep -o '"rounds": [0-9]*' <<<"$out" | grep -o '[0-9]*$') rounds, $(grep -o '"timeouts": [0-9]*' <<<"$out" | grep -o '[0-9]*$') timeouts" "" "$(grep -o '"probes": [0-9]*' <<<"$out" | tail -1 | grep -o '[0-9]*$')" "$(grep -o '"seconds": [0-9.]*' <<<"$out" | tail -1 | grep -o '[0-9.]*$') s"
     if command -v ping >/dev/null; then
@@ -68,10 +69,12 @@ bench_path() { # $1 = label; the path is already set up
         ip -n "$NS_A" route flush cache
         count_reset; t0=$(now)
         mtu=$(ping_bisect); t1=$(now)
+        T_PING=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
         row "$label" "ping -M do bisection (shell loop)" "$mtu" "$(count_read)" "$(secs "$t0" "$t1")"
     else
         row "$label" "ping (iputils-ping missing)" "-" "-" "-"
     fi
+    [ -n "${T_PING:-}" ] && row "" "  ratio: ping bisection time / esxmtu" "" "" "$(awk -v p="$T_PING" -v e="$T_ESX" 'BEGIN { printf "%.1fx", p / e }')"
     if command -v tracepath >/dev/null; then
         ip -n "$NS_A" route flush cache
         count_reset; t0=$(now)
