@@ -30,9 +30,10 @@ INCS        := -Icommon -I$(CACHE)/include
 # shipped binaries: static musl, small, hardened where it costs nothing
 MUSL_CC     := musl-gcc
 MUSL_CFLAGS := $(DEFS) $(WARN) -Os -ffunction-sections -fdata-sections \
+               -fno-asynchronous-unwind-tables -fno-unwind-tables \
                -fstack-protector-strong -ffile-prefix-map=$(CURDIR)=. \
                $(INCS) -I$(MBED_MUSL)/include
-MUSL_LDFLAGS:= -static -s -Wl,--gc-sections -Wl,--build-id=none
+MUSL_LDFLAGS:= -static -s -Wl,--gc-sections -Wl,--build-id=none -Wl,-z,noseparate-code
 
 # unit tests: host gcc with the sanitizers
 HOST_CC     := gcc

@@ -13,7 +13,7 @@ CACHE="$ROOT/.cache"
 # package -> what it is for (README "Dependencies" lists the same)
 PKGS="musl-tools dpkg-dev libjsmn-dev libcmocka-dev bats clang libclang-rt-14-dev
 iperf3 gdisk fdisk dosfstools mtools util-linux iproute2 nftables strace busybox
-openssl make gcc"
+openssl make gcc jq time"
 
 missing=""
 for p in $PKGS; do
@@ -37,9 +37,12 @@ cp -f /usr/include/jsmn.h "$CACHE/include/jsmn.h"
 # musl version for --version (musl has no version macro)
 dpkg-query -W -f='${Version}' musl-dev | sed 's/-[^-]*$//' > "$CACHE/musl.version"
 
+# rebuild mbedtls only when our config or the way we build it changes
+BUILD_REV=1
 stamp="$CACHE/mbedtls/built.stamp"
-want="$(sha256sum build/mbedtls_config.h build/deps.sh | sha256sum | cut -c1-16)"
+want="rev$BUILD_REV-$(sha256sum build/mbedtls_config.h | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    touch "$stamp"
     exit 0
 fi
 
