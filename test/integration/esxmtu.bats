@@ -247,6 +247,23 @@ audit_in_A() {
     [[ "$(line_of 2001:db8:1::2)" == *"TOO-BIG     router 2001:db8::1"* ]] || flunk "$output"
 }
 
+@test "--method auto falls back to the error queue when raw-socket options are refused" {
+    command -v strace >/dev/null || skip "strace missing"
+    mtunet_mtu_b 1500
+    # the first setsockopt (IP_HDRINCL) fails, as a userworld without it would
+    run ip netns exec "$NS_A" strace -qq -o /dev/null -e trace=setsockopt \
+        -e inject=setsockopt:error=ENOPROTOOPT:when=1 "$MTU" -W 0.3 198.18.1.2
+    assert_status 1
+    assert_contains "method errqueue"
+    assert_contains "TOO-BIG     router 198.18.0.1: frag needed and DF set, next-hop MTU 1500"
+    # nothing can set DF: one line, exit 2, never a false verdict
+    run ip netns exec "$NS_A" strace -qq -o /dev/null -e trace=setsockopt \
+        -e inject=setsockopt:error=ENOPROTOOPT "$MTU" -W 0.3 198.18.1.2
+    assert_status 2
+    [ "${#lines[@]}" = 1 ] || flunk "$output"
+    assert_contains "cannot set Don't-Fragment"
+}
+
 @test "bad input: one line each, exit 2" {
     local args
     while IFS= read -r args; do

@@ -100,24 +100,30 @@ static int open_one(int family, int method, const struct prober_opts *o, const c
         *why = method == METHOD_DGRAM ? "cannot open an ICMP ping socket" : "cannot open a raw ICMP socket";
         return -1;
     }
-    int rc = 0;
+    /* what must work: something that sets DF, and for the error-queue methods the
+     * error queue itself; the rest only sharpens the evidence */
+    int ok;
     if (!v6 && method == METHOD_RAW) {
-        rc |= setint(fd, IPPROTO_IP, IP_HDRINCL, 1);
-        /* even with our own header, the output path would apply the cached path
-         * MTU (and fail with EMSGSIZE after one frag-needed) unless told PROBE */
-        rc |= setint(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE);
-        rc |= setint(fd, IPPROTO_IP, IP_RECVERR, 1);
+        ok = setint(fd, IPPROTO_IP, IP_HDRINCL, 1) == 0;      /* DF is in our header */
+        /* even with our own header, Linux's output path applies the cached path
+         * MTU (EMSGSIZE after one frag-needed) unless the socket says PROBE */
+        (void)setint(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE);
+        (void)setint(fd, IPPROTO_IP, IP_RECVERR, 1);          /* local MTU value */
     } else if (!v6) {
-        rc |= setint(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE);
-        rc |= setint(fd, IPPROTO_IP, IP_RECVERR, 1);
+        ok = setint(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE) == 0 &&
+             setint(fd, IPPROTO_IP, IP_RECVERR, 1) == 0;
     } else {
-        rc |= setint(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE);
-        rc |= setint(fd, IPPROTO_IPV6, IPV6_DONTFRAG, 1);
-        rc |= setint(fd, IPPROTO_IPV6, IPV6_RECVERR, 1);
+        int probe = setint(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE) == 0;
+        int dontfrag = setint(fd, IPPROTO_IPV6, IPV6_DONTFRAG, 1) == 0;
+        int recverr = setint(fd, IPPROTO_IPV6, IPV6_RECVERR, 1) == 0;
+        ok = (probe || dontfrag) && (recverr || method == METHOD_RAW);
     }
-    if (rc) {
+    if (!ok) {
         *why = "cannot set Don't-Fragment / error reporting on the socket";
-        goto fail;
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -2;
     }
     /* 9000-byte replies of a whole round must fit while we are still sending */
     if (setint(fd, SOL_SOCKET, SO_RCVBUFFORCE, 4 << 20) != 0)
@@ -155,7 +161,21 @@ int prober_open(struct prober *p, const struct prober_opts *o, int need4, int ne
         int family = fi ? AF_INET6 : AF_INET;
         int m = o->method == METHOD_AUTO ? METHOD_RAW : o->method;
         int fd = open_one(family, m, o, why);
-        if (fd < 0 && o->method == METHOD_AUTO && (errno == EPERM || errno == EACCES)) {
+        if (fd == -2 && o->method == METHOD_AUTO) {   /* options unsupported: next method */
+            m = METHOD_ERRQUEUE;
+            fd = open_one(family, m, o, why);
+        }
+        if (fd == -2 && o->method == METHOD_AUTO) {
+            int e = errno;
+            m = METHOD_DGRAM;
+            fd = open_one(family, m, o, why);
+            if (fd < 0) {     /* say the first reason: raw sockets refused DF */
+                *why = "cannot set Don't-Fragment on raw sockets here, and no ping socket either";
+                errno = e;
+            }
+        }
+        if (fd < 0 && m != METHOD_DGRAM && o->method == METHOD_AUTO &&
+            (errno == EPERM || errno == EACCES)) {
             m = METHOD_DGRAM;
             fd = open_one(family, m, o, why);
             if (fd < 0 && (errno == EPERM || errno == EACCES))
