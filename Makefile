@@ -61,8 +61,10 @@ $(DEPS_STAMP): build/deps.sh build/mbedtls_config.h
 # build information, rewritten only when it changes
 $(OUT)/gen/buildinfo.h: FORCE | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	@printf '#define ESXDIAG_VERSION "%s"\n#define ESXDIAG_COMMIT "%s"\n#define ESXDIAG_MUSL "%s"\n' \
-	    '$(VERSION)' '$(GIT_COMMIT)$(GIT_DIRTY)' "$$(cat $(CACHE)/musl.version)" > $@.tmp
+	@musl=$$(cat $(CACHE)/musl.version 2>/dev/null); \
+	 [ -n "$$musl" ] || { echo "buildinfo: $(CACHE)/musl.version missing (run ./build/deps.sh)" >&2; exit 1; }; \
+	 printf '#define ESXDIAG_VERSION "%s"\n#define ESXDIAG_COMMIT "%s"\n#define ESXDIAG_MUSL "%s"\n' \
+	    '$(VERSION)' '$(GIT_COMMIT)$(GIT_DIRTY)' "$$musl" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
