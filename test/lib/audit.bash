@@ -17,6 +17,11 @@ audit_syscalls() {
     local rc=0
     strace -f -qq -o "$trace" "$@" >/dev/null 2>&1 || rc=$?
     AUDIT_RC=$rc
+    if [ ! -s "$trace" ]; then
+        rm -f "$trace"
+        echo "strace produced no trace (did it start?): $*" >&2
+        return 1
+    fi
     local used; used=$(sed -E 's/^[0-9]+ +//; s/^<\.\.\. ([a-z0-9_]+) resumed>.*/\1/; s/^([a-z0-9_]+)\(.*/\1/; /^\+\+\+|^---|^$/d' "$trace" | grep -E '^[a-z0-9_]+$' | sort -u)
     rm -f "$trace"
     local bad; bad=$(comm -23 <(printf '%s\n' "$used") <(_audit_lists))

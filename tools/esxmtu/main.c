@@ -43,7 +43,7 @@ static const char usage[] =
 "  esxmtu --discover 198.18.2.2                    exact path MTU\n"
 "  esxmtu --trace -6 2001:db8:2::2                 which hop limits the path\n"
 "\n"
-"Exit status: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n";
+"Exit codes: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n";
 
 #include "args.h"
 #include "check.h"
