@@ -58,8 +58,21 @@ int crypto_b64_decode(const char *in, size_t inlen, unsigned char *out, size_t o
     /* mbedtls accepts embedded newlines; a token has none, so refuse them */
     if (memchr(in, '\n', inlen) || memchr(in, '\r', inlen) || memchr(in, ' ', inlen))
         return -1;
+    if (inlen % 4 != 0)
+        return -1;
     if (mbedtls_base64_decode(out, outcap, &n, (const unsigned char *)in, inlen) != 0)
         return -1;
+    /* only the canonical encoding is accepted: mbedtls tolerates misplaced padding
+     * and non-zero spare bits, so encode the result again and compare */
+    char *again = xmalloc(inlen + 1);
+    size_t m = 0;
+    int bad = mbedtls_base64_encode((unsigned char *)again, inlen + 1, &m, out, n) != 0 ||
+              m != inlen || memcmp(again, in, inlen) != 0;
+    free(again);
+    if (bad) {
+        crypto_wipe(out, n);
+        return -1;
+    }
     if (olen)
         *olen = n;
     return 0;
