@@ -1,0 +1,54 @@
+/* libFuzzer: esxperf's control-message handling. Every input goes through the
+ * params decoder, the framed params message parser and the results decoder;
+ * whatever decodes must re-encode and decode to the same values. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../tools/esxperf/proto.h"
+
+const char tool_name[] = "esxperf_fuzz";
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static struct test_params p, q;
+    static struct test_results r, r2;
+    const char *why = NULL;
+
+    if (params_decode((const char *)data, size, &p, &why) == 0) {
+        size_t n;
+        char *js = params_encode(&p, &n);
+        if (js) {
+            if (params_decode(js, n, &q, &why) != 0)
+                abort();
+            if (q.parallel != p.parallel || q.len != p.len || q.udp != p.udp ||
+                q.time != p.time || q.num != p.num || strcmp(q.title, p.title) != 0)
+                abort();
+            free(js);
+        }
+    }
+    proto_parse_params_message(data, size, &p, &why);
+
+    if (results_decode((const char *)data, size, &r, &why) == 0) {
+        size_t n;
+        char *js = results_encode(&r, &n);
+        if (js) {
+            if (results_decode(js, n, &r2, &why) != 0)
+                abort();
+            if (r2.nstreams != r.nstreams)
+                abort();
+            for (int i = 0; i < r.nstreams; i++)
+                if (r2.streams[i].id != r.streams[i].id || r2.streams[i].bytes != r.streams[i].bytes)
+                    abort();
+            results_free(&r2);
+            free(js);
+        }
+        results_free(&r);
+    }
+    if (size >= COOKIE_SIZE)
+        proto_cookie_valid((const char *)data, COOKIE_SIZE);
+    return 0;
+}

@@ -1,0 +1,492 @@
+#!/usr/bin/env bats
+# esxperf against the real Debian iperf3 3.12 in both roles, on loopback (127.0.0.1
+# and ::1), plus UDP loss through an nft drop rule inside network namespaces we
+# create (198.18.0.0/15 only). Every server started here is killed in teardown.
+load ../lib/common
+
+setup() {
+    PORT=$((20000 + RANDOM % 20000))
+    PIDS=()
+    TMP=$(mktemp -d)
+    NS=""
+}
+
+teardown() {
+    local p
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    if [ -n "$NS" ]; then
+        ip netns pids "${NS}b" 2>/dev/null | xargs -r kill 2>/dev/null || true
+        ip netns pids "${NS}a" 2>/dev/null | xargs -r kill 2>/dev/null || true
+        ip netns del "${NS}a" 2>/dev/null || true
+        ip netns del "${NS}b" 2>/dev/null || true
+    fi
+    rm -rf "$TMP"
+}
+
+# wait (bounded, 5 s) until something listens on TCP port $1 [in netns $2]
+wait_port() {
+    local i
+    for i in $(seq 1 50); do
+        if [ -n "${2:-}" ]; then
+            ip netns exec "$2" ss -ltnH "sport = :$1" | grep -q . && return 0
+        else
+            ss -ltnH "sport = :$1" | grep -q . && return 0
+        fi
+        sleep 0.1
+    done
+    flunk "nothing listens on port $1"
+}
+
+iperf3_server() {   # iperf3 -s on $PORT, JSON per test into $TMP/iperf3s.json
+    iperf3 -s -p "$PORT" -1 -J --logfile "$TMP/iperf3s.json" "$@" &
+    PIDS+=($!)
+    wait_port "$PORT"
+}
+
+esxperf_server() {  # esxperf -s on $PORT, output into $TMP/esxs.out
+    "$BIN/esxperf" -s -p "$PORT" "$@" >"$TMP/esxs.out" 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+}
+
+# python3 -c json field reader: jget FILE EXPR (EXPR on d, e.g. "d['end']['sum_sent']['bytes']")
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+wait_pid() {        # wait for a background server (-1) to finish, bounded
+    local i
+    for i in $(seq 1 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+    flunk "process $1 still running"
+}
+
+# ---- command line
+
+@test "esxperf: --help has usage, examples and exit codes; --version" {
+    run "$BIN/esxperf" --help
+    assert_status 0
+    [[ "${lines[0]}" == usage:* ]] || flunk "help does not start with usage"
+    assert_contains "Examples:"
+    assert_contains "Exit codes:"
+    run "$BIN/esxperf" --version
+    assert_status 0
+    assert_contains "esxperf"
+    run "$BIN/esxperf" ++group=host/vim/tmp --version
+    assert_status 0
+}
+
+@test "esxperf: bad input gives one line and exit 2" {
+    local bad
+    for bad in "-c 127.0.0.1 -P 0" "-c 127.0.0.1 -P 129" "-c 127.0.0.1 -b 10X" \
+               "-c 127.0.0.1 -l 0" "-c 127.0.0.1 -w abc" "-c 127.0.0.1 -u -l 70000" \
+               "-c 127.0.0.1 -t 0" "-c 127.0.0.1 -R --bidir" "-s -c 127.0.0.1" "" \
+               "-c 127.0.0.1 -t 2 -n 1M" "-c 127.0.0.1 --sweep-parallel 0-3" \
+               "-c 127.0.0.1 -p 70000" "-c 127.0.0.1 -f x"; do
+        run "$BIN/esxperf" $bad
+        [ "$status" -eq 2 ] || flunk "'$bad' exited $status: $output"
+        [ "${#lines[@]}" -eq 1 ] || flunk "'$bad' printed ${#lines[@]} lines: $output"
+        [[ "$output" == esxperf:* ]] || flunk "'$bad': $output"
+    done
+}
+
+@test "esxperf: connection refused and unresolvable host exit 2 with a hint" {
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 2
+    assert_contains "Connection refused"
+    assert_contains "esxperf -s"
+    run "$BIN/esxperf" -c no-such-host.invalid -t 1
+    assert_status 2
+    assert_contains "cannot resolve"
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -J
+    assert_status 2
+    echo "$output" | head -n -1 | python3 -c 'import json,sys; assert "error" in json.load(sys.stdin)'
+}
+
+@test "esxperf: server on a port in use exits 2" {
+    esxperf_server
+    run "$BIN/esxperf" -s -p "$PORT"
+    assert_status 2
+    assert_contains "port $PORT"
+    assert_contains "in use"
+}
+
+# ---- esxperf client -> iperf3 -s
+
+@test "client->iperf3: TCP -J, byte counts agree with iperf3's own report" {
+    iperf3_server
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -J >"$TMP/c.json"
+    wait_pid "${PIDS[0]}"
+    local sent recv srecv
+    sent=$(jget "$TMP/c.json" "d['end']['sum_sent']['bytes']")
+    recv=$(jget "$TMP/c.json" "d['end']['sum_received']['bytes']")
+    srecv=$(jget "$TMP/iperf3s.json" "d['end']['sum_received']['bytes']")
+    [ "$sent" -gt 10000000 ] || flunk "sent only $sent"
+    [ "$recv" = "$srecv" ] || flunk "we report received $recv, iperf3 says $srecv"
+    [ "$(jget "$TMP/c.json" "d['start']['test_start']['protocol']")" = TCP ]
+    jget "$TMP/c.json" "d['end']['cpu_utilization_percent']['remote_total']" >/dev/null
+    jget "$TMP/c.json" "d['end']['esxperf']['gbit_per_cpu_second_local']" >/dev/null
+    [ "$(jget "$TMP/c.json" "len(d['intervals'])")" -ge 1 ]
+}
+
+@test "client->iperf3: UDP -b 20M, packets and bytes agree" {
+    iperf3_server
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -u -b 20M -t 1 -J >"$TMP/c.json"
+    wait_pid "${PIDS[0]}"
+    local sent spk rpk srecv
+    sent=$(jget "$TMP/c.json" "d['end']['sum_sent']['bytes']")
+    spk=$(jget "$TMP/c.json" "d['end']['sum_sent']['packets']")
+    rpk=$(jget "$TMP/iperf3s.json" "d['end']['sum_received']['packets']")
+    srecv=$(jget "$TMP/iperf3s.json" "d['end']['sum_received']['bytes']")
+    [ "$spk" -gt 50 ] || flunk "only $spk packets"
+    [ "$spk" = "$rpk" ] || flunk "sent $spk packets, iperf3 counted $rpk"
+    [ "$sent" = "$srecv" ] || flunk "sent $sent bytes, iperf3 received $srecv"
+    # about 20 Mbit/s, not unpaced
+    python3 -c "import sys; b=float(sys.argv[1]); assert 15e6 < b < 25e6, b" \
+        "$(jget "$TMP/c.json" "d['end']['sum_sent']['bits_per_second']")"
+}
+
+@test "client->iperf3: TCP -P 4 -R, four streams, ids and bytes agree" {
+    iperf3_server
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -P 4 -R -J >"$TMP/c.json"
+    wait_pid "${PIDS[0]}"
+    [ "$(jget "$TMP/c.json" "len(d['end']['streams'])")" = 4 ]
+    local ssent csent
+    ssent=$(jget "$TMP/iperf3s.json" "d['end']['sum_sent']['bytes']")
+    csent=$(jget "$TMP/c.json" "d['end']['sum_sent']['bytes']")
+    [ "$ssent" = "$csent" ] || flunk "iperf3 sent $ssent, we report $csent"
+    [ "$(jget "$TMP/c.json" "d['end']['sum_received']['bytes']")" -gt 1000000 ]
+}
+
+@test "client->iperf3: --bidir text output has TX-C and RX-C rows" {
+    iperf3_server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --bidir
+    assert_status 0
+    assert_contains "[TX-C]"
+    assert_contains "[RX-C]"
+    assert_contains "sender"
+    assert_contains "receiver"
+    assert_contains "iperf Done."
+}
+
+@test "client->iperf3: -n and -k send exactly that much" {
+    iperf3_server
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -n 20M -J >"$TMP/c.json"
+    wait_pid "${PIDS[0]}"
+    [ "$(jget "$TMP/c.json" "d['end']['sum_sent']['bytes']")" = 20971520 ]
+    [ "$(jget "$TMP/c.json" "d['end']['sum_received']['bytes']")" = \
+      "$(jget "$TMP/iperf3s.json" "d['end']['sum_received']['bytes']")" ]
+    iperf3_server
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -k 100 -l 64K -P 2 -J >"$TMP/k.json"
+    [ "$(jget "$TMP/k.json" "d['end']['sum_sent']['bytes']")" = 6553600 ]
+}
+
+@test "client->iperf3: -O -w -l -b -M -N -Z together" {
+    iperf3_server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -O 1 -t 1 -w 512K -l 64K -b 2G -M 1400 -N -Z
+    assert_status 0
+    assert_contains "(omitted)"
+    assert_contains "receiver"
+    # -b 2G: well below loopback speed, so the sum must be near 2 Gbit/s
+    echo "$output" | grep -E 'sender$' | grep -Eq '(1\.[89][0-9]|2\.0[0-9]) Gbits/sec' ||
+        flunk "rate not paced to 2G: $output"
+}
+
+@test "client->iperf3: --get-server-output shows the server's text" {
+    iperf3 -s -p "$PORT" -1 >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --get-server-output
+    assert_status 0
+    assert_contains "Server output:"
+    assert_contains "Accepted connection from"
+}
+
+@test "client->iperf3: IPv6 ::1 UDP --udp-counters-64bit" {
+    iperf3 -s -p "$PORT" -1 -J --logfile "$TMP/iperf3s.json" &
+    PIDS+=($!)
+    wait_port "$PORT"
+    "$BIN/esxperf" -c ::1 -p "$PORT" -u -t 1 --udp-counters-64bit -J >"$TMP/c.json"
+    wait_pid "${PIDS[0]}"
+    [ "$(jget "$TMP/c.json" "d['end']['sum_sent']['packets']")" = \
+      "$(jget "$TMP/iperf3s.json" "d['end']['sum_received']['packets']")" ]
+    [ "$(jget "$TMP/iperf3s.json" "d['end']['sum_received']['lost_packets']")" = 0 ]
+}
+
+# ---- iperf3 -c -> esxperf -s
+
+@test "iperf3->server: TCP -J, both sides agree on bytes" {
+    esxperf_server -J -1
+    iperf3 -c 127.0.0.1 -p "$PORT" -t 1 -J >"$TMP/i.json"
+    wait_pid "${PIDS[0]}"
+    local isent irecv ssent srecv
+    isent=$(jget "$TMP/i.json" "d['end']['sum_sent']['bytes']")
+    irecv=$(jget "$TMP/i.json" "d['end']['sum_received']['bytes']")
+    ssent=$(jget "$TMP/esxs.out" "d['end']['sum_sent']['bytes']")
+    srecv=$(jget "$TMP/esxs.out" "d['end']['sum_received']['bytes']")
+    [ "$isent" = "$ssent" ] || flunk "iperf3 sent $isent, server says $ssent"
+    [ "$irecv" = "$srecv" ] || flunk "iperf3 shows received $irecv, server says $srecv"
+    [ "$irecv" -gt 10000000 ]
+}
+
+@test "iperf3->server: UDP, -P 4, -R, --bidir, -n, -k, options each complete" {
+    esxperf_server
+    local a
+    for a in "-u -b 10M" "-P 4" "-R" "--bidir" "-u -R -b 5M" "-u --bidir -P 2" \
+             "-O 1 -w 256K -l 64K -M 1400 -N -Z" "-u -l 1400 -b 50M/10 --udp-counters-64bit"; do
+        run timeout 20 iperf3 -c 127.0.0.1 -p "$PORT" -t 1 $a
+        [ "$status" -eq 0 ] || flunk "iperf3 $a: $output"
+        [[ "$output" == *receiver* ]] || flunk "iperf3 $a: no receiver row: $output"
+    done
+    run timeout 20 iperf3 -c 127.0.0.1 -p "$PORT" -n 10M -J
+    assert_status 0
+    echo "$output" >"$TMP/n.json"
+    [ "$(jget "$TMP/n.json" "d['end']['sum_received']['bytes']")" = 10485760 ]
+    run timeout 20 iperf3 -c 127.0.0.1 -p "$PORT" -R -n 5M -J
+    assert_status 0
+    echo "$output" >"$TMP/r.json"
+    [ "$(jget "$TMP/r.json" "d['end']['sum_sent']['bytes']")" = 5242880 ]
+    run timeout 20 iperf3 -c 127.0.0.1 -p "$PORT" -k 40 -J
+    assert_status 0
+    echo "$output" >"$TMP/k.json"
+    [ "$(jget "$TMP/k.json" "d['end']['sum_received']['bytes']")" = 5242880 ]
+}
+
+@test "iperf3->server: UDP loss-free counts agree both sides (-J)" {
+    esxperf_server -J -1
+    iperf3 -c 127.0.0.1 -p "$PORT" -u -b 10M -t 1 -J >"$TMP/i.json"
+    wait_pid "${PIDS[0]}"
+    [ "$(jget "$TMP/i.json" "d['end']['sum_sent']['packets']")" = \
+      "$(jget "$TMP/esxs.out" "d['end']['sum_received']['packets']")" ]
+    [ "$(jget "$TMP/i.json" "d['end']['sum_received']['bytes']")" = \
+      "$(jget "$TMP/esxs.out" "d['end']['sum_received']['bytes']")" ]
+}
+
+@test "iperf3->server: --get-server-output returns our text, -J returns our JSON" {
+    esxperf_server
+    run iperf3 -c 127.0.0.1 -p "$PORT" -t 1 --get-server-output
+    assert_status 0
+    assert_contains "Server output:"
+    assert_contains "Accepted connection from 127.0.0.1"
+    PORT=$((PORT + 1))
+    esxperf_server -J
+    iperf3 -c 127.0.0.1 -p "$PORT" -t 1 --get-server-output -J >"$TMP/i.json"
+    [ "$(jget "$TMP/i.json" "d['server_output_json']['end']['sum_received']['bytes']")" = \
+      "$(jget "$TMP/i.json" "d['end']['sum_received']['bytes']")" ]
+}
+
+# ---- esxperf <-> esxperf
+
+@test "esxperf<->esxperf: TCP and UDP over ::1, -R and --bidir" {
+    "$BIN/esxperf" -s -p "$PORT" >"$TMP/esxs.out" 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    local a
+    for a in "" "-u -b 10M" "-R -P 2" "--bidir" "-u --bidir -b 5M"; do
+        run "$BIN/esxperf" -c ::1 -p "$PORT" -t 1 $a
+        [ "$status" -eq 0 ] || flunk "esxperf $a: $output"
+        [[ "$output" == *receiver* ]] || flunk "$a: $output"
+    done
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -n 8M -R -J
+    assert_status 0
+    echo "$output" >"$TMP/n.json"
+    [ "$(jget "$TMP/n.json" "d['end']['sum_sent']['bytes']")" = 8388608 ]
+    [ "$(jget "$TMP/n.json" "d['end']['sum_received']['bytes']")" = 8388608 ]
+}
+
+# ---- robustness
+
+@test "server: a killed client does not wedge it, the next test works" {
+    esxperf_server
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 20 >/dev/null 2>&1 &
+    local c=$!
+    sleep 1
+    kill -9 "$c"
+    wait "$c" 2>/dev/null || true
+    iperf3 -c 127.0.0.1 -p "$PORT" -t 1 -u -b 1M -P 2 >/dev/null 2>&1 &
+    c=$!
+    sleep 0.5
+    kill -9 "$c"
+    wait "$c" 2>/dev/null || true
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 0
+    run timeout 20 iperf3 -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 0
+}
+
+@test "server: busy -> ACCESS_DENIED for esxperf and iperf3 clients" {
+    esxperf_server
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 3 -b 100M >/dev/null 2>&1 &
+    PIDS+=($!)
+    sleep 1
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 1
+    assert_contains "busy"
+    run timeout 10 iperf3 -c 127.0.0.1 -p "$PORT" -t 1
+    [ "$status" -ne 0 ]
+    assert_contains "busy"
+}
+
+@test "client: iperf3 server busy -> exit 1 with ACCESS_DENIED" {
+    iperf3 -s -p "$PORT" >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    iperf3 -c 127.0.0.1 -p "$PORT" -t 3 -b 100M >/dev/null 2>&1 &
+    PIDS+=($!)
+    sleep 1
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 1
+    assert_contains "ACCESS_DENIED"
+}
+
+@test "server: garbage and oversized params are refused, server keeps serving" {
+    esxperf_server
+    python3 - "$PORT" <<'EOF'
+import socket, struct, sys, time
+port = int(sys.argv[1])
+def conn():
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    return s
+# 1: random bytes instead of a cookie, then close
+s = conn(); s.sendall(b"\xff" * 100); s.close()
+# 2: a valid cookie, then params over 8 KiB
+s = conn(); s.sendall(b"a" * 36 + b"\0"); assert s.recv(1) == b"\x09"
+s.sendall(struct.pack(">I", 9000) + b"{" * 9000)
+r = s.recv(16); assert r[:1] == b"\xfe", r       # SERVER_ERROR
+s.close()
+# 3: params with a wrong type
+s = conn(); s.sendall(b"b" * 36 + b"\0"); assert s.recv(1) == b"\x09"
+js = b'{"tcp":true,"time":"ten","parallel":1,"len":1024}'
+s.sendall(struct.pack(">I", len(js)) + js)
+assert s.recv(16)[:1] == b"\xfe"
+s.close()
+# 4: truncated frame then hang up
+s = conn(); s.sendall(b"c" * 36 + b"\0"); s.recv(1); s.sendall(b"\x00\x00"); s.close()
+EOF
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 0
+    run grep -c "test aborted" "$TMP/esxs.out"
+    [ "$output" -ge 3 ] || flunk "expected aborted tests in the server log"
+}
+
+@test "client: a peer that sends garbage -> exit 1, one clear line" {
+    python3 - "$PORT" >/dev/null 2>&1 <<'EOF' &
+import socket, sys
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", int(sys.argv[1]))); l.listen(1); l.settimeout(10)
+c, _ = l.accept(); c.recv(37); c.sendall(b"\x09"); c.recv(4096)
+c.sendall(b"\x0a")          # CREATE_STREAMS, but never accepts streams' results
+c.sendall(b"\x33")          # then nonsense
+import time; time.sleep(2)
+EOF
+    PIDS+=($!)
+    wait_port "$PORT"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 1
+    assert_contains "esxperf:"
+}
+
+# ---- sweeps
+
+@test "sweep: --sweep-parallel x --sweep-window table, CSV and JSON" {
+    esxperf_server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --sweep-parallel 1-2 --sweep-window 256K,1M
+    assert_status 0
+    assert_contains "Gbit/CPU-s"
+    [ "$(echo "$output" | grep -cE '^ +[12] +(256K|1M) +[0-9]')" -eq 4 ] || flunk "$output"
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --sweep-parallel 1,3 --csv
+    assert_status 0
+    [ "${lines[0]}" = "streams,window,gbit_per_second,client_cpu_percent,server_cpu_percent,retransmits,gbit_per_cpu_second" ]
+    [[ "${lines[2]}" == 3,0,* ]] || flunk "$output"
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --sweep-parallel 2 -J >"$TMP/s.json"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['sweep']; assert len(r)==1 and r[0]['streams']==2 and r[0]['gbit_per_second']>0" "$TMP/s.json"
+}
+
+# ---- UDP loss through an nft drop rule in network namespaces (198.18.0.0/15)
+
+ns_setup() {
+    need_root
+    NS="esxperf-$$-$BATS_TEST_NUMBER-"
+    ip netns add "${NS}a"
+    ip netns add "${NS}b"
+    ip link add "ep$$a" netns "${NS}a" type veth peer name "ep$$b" netns "${NS}b"
+    ip -n "${NS}a" addr add 198.18.5.1/24 dev "ep$$a"
+    ip -n "${NS}b" addr add 198.18.5.2/24 dev "ep$$b"
+    ip -n "${NS}a" link set "ep$$a" up
+    ip -n "${NS}b" link set "ep$$b" up
+    ip -n "${NS}a" link set lo up
+    ip -n "${NS}b" link set lo up
+    # drop every 10th UDP datagram to the test port on the server side
+    ip netns exec "${NS}b" nft add table inet esxperf
+    ip netns exec "${NS}b" nft add chain inet esxperf input '{ type filter hook input priority 0; }'
+    ip netns exec "${NS}b" nft add rule inet esxperf input udp dport "$PORT" udp length > 100 numgen inc mod 10 == 0 drop
+}
+
+@test "udp loss: esxperf client -> iperf3 in a namespace sees ~10% loss" {
+    ns_setup
+    ip netns exec "${NS}b" iperf3 -s -p "$PORT" -1 -J --logfile "$TMP/iperf3s.json" &
+    PIDS+=($!)
+    wait_port "$PORT" "${NS}b"
+    ip netns exec "${NS}a" "$BIN/esxperf" -c 198.18.5.2 -p "$PORT" -u -b 20M -l 1000 -t 1 -J >"$TMP/c.json"
+    local lost pct
+    lost=$(jget "$TMP/c.json" "d['end']['sum_received']['lost_packets']")
+    pct=$(jget "$TMP/c.json" "d['end']['sum_received']['lost_percent']")
+    python3 -c "import sys; p=float(sys.argv[1]); assert 7 < p < 13, p" "$pct" || flunk "loss $pct%"
+    wait_pid "${PIDS[0]}"
+    [ "$lost" = "$(jget "$TMP/iperf3s.json" "d['end']['sum_received']['lost_packets']")" ]
+}
+
+@test "udp loss: iperf3 client -> esxperf server in a namespace counts ~10% loss" {
+    ns_setup
+    ip netns exec "${NS}b" "$BIN/esxperf" -s -1 -p "$PORT" -J >"$TMP/esxs.out" 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT" "${NS}b"
+    ip netns exec "${NS}a" iperf3 -c 198.18.5.2 -p "$PORT" -u -b 20M -l 1000 -t 1 -J >"$TMP/i.json"
+    wait_pid "${PIDS[0]}"
+    local lost pct
+    lost=$(jget "$TMP/esxs.out" "d['end']['sum_received']['lost_packets']")
+    pct=$(jget "$TMP/esxs.out" "d['end']['sum_received']['lost_percent']")
+    python3 -c "import sys; p=float(sys.argv[1]); assert 7 < p < 13, p" "$pct" || flunk "loss $pct%"
+    [ "$lost" = "$(jget "$TMP/i.json" "d['end']['sum_received']['lost_packets']")" ]
+}
+
+@test "connect timeout: a dropped SYN gives exit 2 after --connect-timeout" {
+    ns_setup
+    ip netns exec "${NS}b" nft add rule inet esxperf input tcp dport "$PORT" drop
+    local t0=$SECONDS
+    run ip netns exec "${NS}a" "$BIN/esxperf" -c 198.18.5.2 -p "$PORT" -t 1 --connect-timeout 700
+    assert_status 2
+    assert_contains "timed out"
+    [ $((SECONDS - t0)) -le 5 ]
+}
+
+# ---- syscall audit (client and server main paths)
+
+@test "audit: server and client stay within build/syscalls.allow (+ENOSYS fallbacks)" {
+    "$BIN/esxperf" -s -p "$PORT" >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    audit_syscalls "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -P 2
+    [ "$AUDIT_RC" = 0 ]
+    audit_enosys "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -P 2
+    audit_syscalls "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -R -b 10M
+    [ "$AUDIT_RC" = 0 ]
+    audit_enosys "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -R -b 10M
+}
+
+@test "audit: server main path (-1) with TCP and UDP clients" {
+    local p2=$((PORT + 1))
+    ( sleep 1; iperf3 -c 127.0.0.1 -p "$PORT" -t 1 -R >/dev/null 2>&1 ) &
+    PIDS+=($!)
+    audit_syscalls "$BIN/esxperf" -s -1 -p "$PORT"
+    [ "$AUDIT_RC" = 0 ] || flunk "server exited $AUDIT_RC"
+    ( sleep 1; iperf3 -c 127.0.0.1 -p "$p2" -t 1 -u -b 5M >/dev/null 2>&1 ) &
+    PIDS+=($!)
+    audit_syscalls "$BIN/esxperf" -s -1 -p "$p2"
+    [ "$AUDIT_RC" = 0 ]
+    local opt="$AUDIT_OPTIONAL"
+    for sc in $opt; do
+        ( sleep 1; iperf3 -c 127.0.0.1 -p "$p2" -t 1 >/dev/null 2>&1 ) &
+        PIDS+=($!)
+        run strace -f -qq -o /dev/null -e trace="$sc" -e inject="$sc":error=ENOSYS "$BIN/esxperf" -s -1 -p "$p2"
+        assert_status 0
+    done
+}
