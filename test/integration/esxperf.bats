@@ -417,7 +417,7 @@ ns_setup() {
     # drop every 10th UDP datagram to the test port on the server side
     ip netns exec "${NS}b" nft add table inet esxperf
     ip netns exec "${NS}b" nft add chain inet esxperf input '{ type filter hook input priority 0; }'
-    ip netns exec "${NS}b" nft add rule inet esxperf input udp dport "$PORT" udp length > 100 numgen inc mod 10 == 0 drop
+    ip netns exec "${NS}b" nft add rule inet esxperf input udp dport "$PORT" udp length gt 100 numgen inc mod 10 == 0 drop
 }
 
 @test "udp loss: esxperf client -> iperf3 in a namespace sees ~10% loss" {
