@@ -292,6 +292,31 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
     [ "$(jget "$TMP/n.json" "d['end']['sum_received']['bytes']")" = 8388608 ]
 }
 
+@test "TCP_INFO failing (ESXi: ENOSYS) shows n/a, -1 in JSON, never garbage" {
+    esxperf_server
+    # getsockopt calls 1-3 are SO_ERROR, TCP_MAXSEG, SO_ERROR; from the 4th on it is
+    # TCP_INFO/TCP_CONGESTION, made to fail as on ESXi
+    run strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=ENOSYS:when=4+ \
+        "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 0
+    echo "$output" | grep -E 'sender$' | grep -q ' n/a ' || flunk "no n/a: $output"
+    assert_contains "Retransmits: n/a"
+    strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=ENOSYS:when=4+ \
+        "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -J >"$TMP/c.json"
+    [ "$(jget "$TMP/c.json" "d['end']['sum_sent']['retransmits']")" = -1 ]
+    [ "$(jget "$TMP/c.json" "d['end']['esxperf']['tcp_info']")" = False ]
+    [ "$(jget "$TMP/c.json" "d['intervals'][0]['streams'][0]['snd_cwnd']")" = -1 ]
+}
+
+@test "--cooldown runs longer but counts only -t seconds" {
+    esxperf_server
+    local t0=$SECONDS
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --cooldown 1 -b 1G -J >"$TMP/c.json"
+    [ $((SECONDS - t0)) -ge 2 ] || flunk "finished too early"
+    [ "$(jget "$TMP/c.json" "d['end']['esxperf']['cooldown']")" = 1 ]
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['end']; s=d['sum_sent']; assert 0.9 < s['seconds'] < 1.2, s; assert 0.8e9 < s['bits_per_second'] < 1.2e9, s" "$TMP/c.json"
+}
+
 # ---- robustness
 
 @test "server: a killed client does not wedge it, the next test works" {
