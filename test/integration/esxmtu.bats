@@ -299,7 +299,7 @@ EOF2
     run "$MTU" --help
     assert_status 0
     [[ "${lines[0]}" == "usage: esxmtu"* ]] || flunk "$output"
-    assert_contains "Exit status: 0 every peer passes, 1 a peer fails, 2 usage or system error."
+    assert_contains "Exit codes: 0 every peer passes, 1 a peer fails, 2 usage or system error."
     assert_contains "Examples:"
     run "$MTU" --version
     assert_status 0
