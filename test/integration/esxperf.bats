@@ -211,6 +211,24 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
     [ "$(jget "$TMP/iperf3s.json" "d['end']['sum_received']['lost_packets']")" = 0 ]
 }
 
+@test "client->iperf3: -C -S --cport -i 0.5 -f m --logfile --forceflush -T" {
+    grep -qw reno /proc/sys/net/ipv4/tcp_available_congestion_control || skip "no reno"
+    iperf3_server
+    local cport=$((PORT + 1000))
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -C reno -S 16 --cport "$cport" -i 0.5 -J -T t1 >"$TMP/c.json"
+    wait_pid "${PIDS[0]}"
+    [ "$(jget "$TMP/c.json" "d['end']['sender_tcp_congestion']")" = reno ]
+    [ "$(jget "$TMP/c.json" "d['end']['receiver_tcp_congestion']")" = reno ]
+    [ "$(jget "$TMP/c.json" "d['start']['connected'][0]['local_port']")" = "$cport" ]
+    [ "$(jget "$TMP/c.json" "len(d['intervals'])")" -ge 2 ]
+    iperf3_server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -f m --logfile "$TMP/log.txt" --forceflush
+    assert_status 0
+    [ -z "$output" ] || flunk "output not in the log file: $output"
+    grep -qE 'Mbits/sec .*receiver$' "$TMP/log.txt" || flunk "$(cat "$TMP/log.txt")"
+    ! grep -q 'Gbits/sec' "$TMP/log.txt"
+}
+
 # ---- iperf3 -c -> esxperf -s
 
 @test "iperf3->server: TCP -J, both sides agree on bytes" {
@@ -471,6 +489,16 @@ ns_setup() {
     pct=$(jget "$TMP/esxs.out" "d['end']['sum_received']['lost_percent']")
     python3 -c "import sys; p=float(sys.argv[1]); assert 7 < p < 13, p" "$pct" || flunk "loss $pct%"
     [ "$lost" = "$(jget "$TMP/i.json" "d['end']['sum_received']['lost_packets']")" ]
+}
+
+@test "udp --dont-fragment: a datagram above the path MTU fails with one clear line" {
+    ns_setup
+    ip netns exec "${NS}b" iperf3 -s -p "$PORT" -1 >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT" "${NS}b"
+    run ip netns exec "${NS}a" "$BIN/esxperf" -c 198.18.5.2 -p "$PORT" -u -b 10M -l 2000 -t 1 --dont-fragment
+    assert_status 1
+    assert_contains "Message too long"
 }
 
 @test "connect timeout: a dropped SYN gives exit 2 after --connect-timeout" {

@@ -313,11 +313,11 @@ static int run_test(struct client *c)
     for (;;) {
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
-        if (session_should_end(s, now))
-            break;
         int err = session_stream_error(s);
         if (err)
             return cfail(c, EXIT_CHECK, "a data stream failed: %s", errtext(err));
+        if (session_should_end(s, now))
+            break;
         struct pollfd pf = { c->ctl, POLLIN, 0 };
         int rc = poll(&pf, 1, ms < 1 ? 1 : ms);
         if (rc > 0) {

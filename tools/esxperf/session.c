@@ -380,8 +380,8 @@ void session_stop_all(struct session *s)
 int session_stream_error(const struct session *s)
 {
     for (int i = 0; i < s->nstreams; i++)
-        if (s->st[i].err)
-            return s->st[i].err;
+        if (atomic_load(&s->st[i].err))
+            return atomic_load(&s->st[i].err);
     return 0;
 }
 

@@ -134,6 +134,7 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     fill_payload(s->buf, s->bufsize, p->repeating_payload);
     s->rate_bps = p->bandwidth > 0 ? (uint64_t)p->bandwidth : 0;
     s->burst = p->burst;
+    s->pacing_ns = p->pacing_timer > 0 ? (uint64_t)p->pacing_timer * 1000u : 1000000u;
     s->sh = sh;
     udp_rx_init(&s->rx);
     pthread_mutex_init(&s->lock, NULL);
@@ -238,10 +239,15 @@ static void pace(struct stream *s)
                        (double)(s->burst > 1 ? s->burst - 1 : 0) * (double)s->blksize;
         if (ahead < allowed)
             return;
+        /* sleep at least one pacing period, then catch up in a short burst
+         * (as iperf3's pacing timer): fewer wake-ups at high packet rates */
         double wait = (ahead - allowed) / ((double)s->rate_bps / 8.0);
-        if (wait > 0.05)
-            wait = 0.05;
-        sleep_ns((uint64_t)(wait * 1e9) + 1000);
+        uint64_t ns = (uint64_t)(wait * 1e9) + 1000;
+        if (ns < s->pacing_ns)
+            ns = s->pacing_ns;
+        if (ns > 50000000u)
+            ns = 50000000u;
+        sleep_ns(ns);
     }
 }
 
@@ -264,7 +270,7 @@ void stream_tcp_send(struct stream *s)
             budget_return(s, chunk, 1);
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                 continue;
-            s->err = errno;
+            atomic_store(&s->err, errno);
             break;
         }
         budget_return(s, chunk - (size_t)n, 0);
@@ -315,7 +321,7 @@ void stream_tcp_recv(struct stream *s)
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                 continue;
-            s->err = errno;
+            atomic_store(&s->err, errno);
             return;
         }
         if (n == 0) {
@@ -350,7 +356,7 @@ void stream_udp_send(struct stream *s)
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
                 errno == ENOBUFS || errno == ECONNREFUSED)
                 continue;
-            s->err = errno;
+            atomic_store(&s->err, errno);
             break;
         }
         seq++;
@@ -372,7 +378,7 @@ void stream_udp_recv(struct stream *s)
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
                 errno == ECONNREFUSED)
                 continue;
-            s->err = errno;
+            atomic_store(&s->err, errno);
             return;
         }
         uint32_t sec, usec;

@@ -34,6 +34,7 @@ struct stream {
     size_t bufsize;
     uint64_t rate_bps;           /* per stream; 0 = unpaced */
     int64_t burst;
+    uint64_t pacing_ns;          /* sleep granularity (iperf3's pacing_timer) */
     struct stream_shared *sh;
 
     atomic_ullong bytes;         /* payload bytes moved */
@@ -41,7 +42,7 @@ struct stream {
     atomic_ullong calls;         /* I/O system calls made */
     atomic_int done;             /* loop left */
     atomic_int eof;              /* peer closed (TCP) */
-    int err;                     /* errno that ended the loop, 0 if none */
+    atomic_int err;              /* errno that ended the loop, 0 if none */
 
     pthread_mutex_t lock;        /* guards rx */
     struct udp_rx rx;
