@@ -336,7 +336,16 @@ int session_should_end(struct session *s, uint64_t now)
             int send_done = !have_senders || atomic_load(&s->sh.senders_running) == 0;
             uint64_t want = s->p.num ? (uint64_t)s->p.num
                                      : (uint64_t)s->p.blockcount * (uint64_t)s->p.len;
-            int recv_done = !have_receivers || received_bytes(s) >= want;
+            uint64_t got = have_receivers ? received_bytes(s) : 0;
+            int recv_done = !have_receivers || got >= want;
+            /* UDP loss can keep -n/-k from ever being reached on the receiving
+             * side: end after 5 s without a byte */
+            if (got != s->rx_seen || !s->rx_seen_ns) {
+                s->rx_seen = got;
+                s->rx_seen_ns = now;
+            } else if (have_receivers && now - s->rx_seen_ns > 5 * NS) {
+                recv_done = 1;
+            }
             end = send_done && recv_done;
         } else {
             end = now >= s->t_measure + (uint64_t)s->p.time * NS;

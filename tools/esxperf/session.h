@@ -56,6 +56,7 @@ struct session {
     char congestion[32];
     int intervals_open;            /* JSON "intervals" array is open */
     struct run_result fig;         /* filled by session_summary */
+    uint64_t rx_seen, rx_seen_ns;  /* -n/-k receive progress (stall detection) */
 };
 
 void session_init(struct session *s, const struct perf_opts *o, const struct test_params *p,
