@@ -380,6 +380,21 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
     assert_contains "ACCESS_DENIED"
 }
 
+@test "server: -1 --idle-timeout exits 1 when no client comes; -1 exits 0 after one test" {
+    local t0=$SECONDS
+    run timeout 10 "$BIN/esxperf" -s -1 --idle-timeout 1 -p "$PORT"
+    assert_status 1
+    assert_contains "idle-timeout"
+    [ $((SECONDS - t0)) -le 4 ]
+    "$BIN/esxperf" -s -1 -p "$PORT" >/dev/null 2>&1 &
+    local s=$!
+    PIDS+=($s)
+    wait_port "$PORT"
+    run iperf3 -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 0
+    wait "$s"
+}
+
 @test "server: garbage and oversized params are refused, server keeps serving" {
     esxperf_server
     python3 - "$PORT" <<'EOF'

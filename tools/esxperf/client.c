@@ -270,6 +270,20 @@ static void print_connected(struct client *c)
     }
     if (c->s.p.reverse)
         rep_printf(&c->rep, "Reverse mode, remote host %s is sending\n", c->host);
+    if (c->o->verbose) {
+        const struct test_params *p = &c->s.p;
+        if (p->num || p->blockcount)
+            rep_printf(&c->rep, "Starting Test: protocol: %s, %lld streams, %lld byte blocks, "
+                       "omitting %lld seconds, %lld %s to send, tos %lld\n", p->udp ? "UDP" : "TCP",
+                       (long long)p->parallel, (long long)p->len, (long long)p->omit,
+                       (long long)(p->num ? p->num : p->blockcount), p->num ? "bytes" : "blocks",
+                       (long long)p->tos);
+        else
+            rep_printf(&c->rep, "Starting Test: protocol: %s, %lld streams, %lld byte blocks, "
+                       "omitting %lld seconds, %lld second test, tos %lld\n", p->udp ? "UDP" : "TCP",
+                       (long long)p->parallel, (long long)p->len, (long long)p->omit,
+                       (long long)p->time, (long long)p->tos);
+    }
 }
 
 /* a state byte the server sent when we did not expect one */
