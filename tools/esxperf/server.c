@@ -196,8 +196,6 @@ static int run_until_end(struct server *sv, const char **why)
     uint64_t limit = 0;
     if (s->p.time && !s->p.num && !s->p.blockcount)
         limit = mono_ns() + (uint64_t)(s->p.time + s->p.omit + 60) * SEC;
-    if (sv->o->idle_timeout > 0 && (!limit || s->p.num || s->p.blockcount))
-        limit = 0;
     for (;;) {
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);

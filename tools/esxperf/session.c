@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -805,6 +807,18 @@ void session_json_start(struct session *s, const char *local, uint16_t lport, co
     (void)local;
     (void)lport;
     jw_str(w, "cookie", cookie);
+    if (s->nstreams > 0) {
+        int v = 0;
+        socklen_t vl = sizeof v;
+        if (!s->p.udp && getsockopt(s->st[0].fd, IPPROTO_TCP, TCP_MAXSEG, &v, &vl) == 0)
+            jw_int(w, "tcp_mss_default", v);
+        vl = sizeof v;
+        if (getsockopt(s->st[0].fd, SOL_SOCKET, SO_SNDBUF, &v, &vl) == 0)
+            jw_int(w, "sndbuf_actual", v);
+        vl = sizeof v;
+        if (getsockopt(s->st[0].fd, SOL_SOCKET, SO_RCVBUF, &v, &vl) == 0)
+            jw_int(w, "rcvbuf_actual", v);
+    }
     jw_int(w, "target_bitrate", s->p.bandwidth);
     jw_int(w, "sock_bufsize", s->p.window);
     jw_obj(w, "test_start");
