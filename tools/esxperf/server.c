@@ -272,8 +272,10 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
     if (!p.len)
         p.len = p.udp ? 1460 : 128 * 1024;
     if (server_check_authtoken(o, &p) < 0) {
+        /* as iperf3 3.12: SERVER_ERROR and one int32, 142 (IEAUTHTEST) */
+        static const unsigned char denied[5] = { 0xfe, 0, 0, 0, 142 };
         why = "authentication failed";
-        send_error(sv->ctl, 142, 0);
+        net_write_full(sv->ctl, denied, sizeof denied, mono_ns() + SEC);
         goto done;
     }
     rep_init(&sv->rep, stdout, o->json, o->format, p.get_server_output && !o->json);
