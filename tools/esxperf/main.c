@@ -8,6 +8,7 @@
 #include "client.h"
 #include "fail.h"
 #include "args.h"
+#include "auth.h"
 #include "options.h"
 #include "proto.h"
 #include "server.h"
@@ -44,9 +45,21 @@ static const char usage_text[] =
 "  -V, --verbose            more detail\n"
 "      --logfile FILE       write output to FILE\n"
 "      --forceflush         flush output after every line\n"
-"      --idle-timeout SEC   server: give up on a silent client after SEC (with -1: exit\n"
-"                           when no client comes)\n"
+"      --idle-timeout SEC   server with -1: exit 1 when no client comes within SEC\n"
 "  -1, --one-off            server: handle one test, then exit\n"
+"      --use-pkcs1-padding  RSA authentication with PKCS#1 v1.5 instead of OAEP (both\n"
+"                           sides must agree; iperf3 <= 3.16, e.g. Debian 12's 3.12)\n"
+"Server protection:\n"
+"      --rsa-private-key-path FILE  require an authtoken; FILE: unencrypted PEM, mode 600\n"
+"      --authorized-users-path FILE lines user,sha256hex(\"{user}password\"), reread per test\n"
+"      --time-skew-threshold SEC    token age/skew allowed (default 10)\n"
+"      --allow-readable-key         accept a private key file group/others may read\n"
+"      --control-timeout SEC  drop a client whose control connection is silent this\n"
+"                           long before or after the test (cookie, parameters,\n"
+"                           results; default 10); -n/-k tests in which no data moves\n"
+"                           for 3x this long are ended\n"
+"      --max-duration SEC   end any test that runs longer (the client gets\n"
+"                           SERVER_TERMINATE); default no cap\n"
 "Client:\n"
 "  -t, --time SEC           test length (default 10)\n"
 "  -n, --bytes N[KMG]       send N bytes instead of a time\n"
@@ -66,6 +79,8 @@ static const char usage_text[] =
 "  -S, --tos N              IP type of service\n"
 "  -Z, --zerocopy           send with sendfile()\n"
 "  -T, --title STR          title sent to the server\n"
+"      --username USER      authenticate (password from IPERF3_PASSWORD, else a prompt)\n"
+"      --rsa-public-key-path FILE  the server's RSA public key (PEM), with --username\n"
 "      --connect-timeout MS control connection timeout\n"
 "      --get-server-output  show the server's report too\n"
 "      --cport PORT         local port for data streams\n"
@@ -88,11 +103,15 @@ static const char usage_text[] =
 "  esxperf -c 198.18.0.2 -t 10 -P 4            # 4 TCP streams, 10 s\n"
 "  esxperf -c 198.18.0.2 -u -b 1G -l 8972      # UDP at 1 Gbit/s, jumbo datagrams\n"
 "  esxperf -c 198.18.0.2 -R -J                 # server sends, JSON output\n"
-"  esxperf -c 198.18.0.2 -t 5 --sweep-parallel 1-8 --sweep-window 256K,1M,4M\n";
+"  esxperf -c 198.18.0.2 -t 5 --sweep-parallel 1-8 --sweep-window 256K,1M,4M\n"
+"  esxperf -s --rsa-private-key-path priv.pem --authorized-users-path users.csv\n"
+"  IPERF3_PASSWORD=... esxperf -c 198.18.0.2 --username alice --rsa-public-key-path pub.pem\n";
 
 enum {
     O_BIDIR = 256, O_LOGFILE, O_FORCEFLUSH, O_CONNECT_TIMEOUT, O_IDLE_TIMEOUT, O_GSO,
     O_CPORT, O_DF, O_COOLDOWN, O_SWEEP_P, O_SWEEP_W, O_CSV, O_UDP64, O_PACING,
+    O_USERNAME, O_RSA_PUB, O_PKCS1, O_RSA_PRIV, O_USERS, O_SKEW, O_READABLE_KEY,
+    O_CONTROL_TIMEOUT, O_MAX_DURATION,
 };
 
 static const struct option longopts[] = {
@@ -123,6 +142,15 @@ static const struct option longopts[] = {
     { "csv", no_argument, NULL, O_CSV },
     { "udp-counters-64bit", no_argument, NULL, O_UDP64 },
     { "pacing-timer", required_argument, NULL, O_PACING },
+    { "username", required_argument, NULL, O_USERNAME },
+    { "rsa-public-key-path", required_argument, NULL, O_RSA_PUB },
+    { "use-pkcs1-padding", no_argument, NULL, O_PKCS1 },
+    { "rsa-private-key-path", required_argument, NULL, O_RSA_PRIV },
+    { "authorized-users-path", required_argument, NULL, O_USERS },
+    { "time-skew-threshold", required_argument, NULL, O_SKEW },
+    { "allow-readable-key", no_argument, NULL, O_READABLE_KEY },
+    { "control-timeout", required_argument, NULL, O_CONTROL_TIMEOUT },
+    { "max-duration", required_argument, NULL, O_MAX_DURATION },
     { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
 };
@@ -219,6 +247,19 @@ int main(int argc, char **argv)
         case O_CSV: o.csv = 1; break;
         case O_UDP64: o.udp64 = 1; break;
         case O_PACING: o.pacing_timer = num_arg("pacing timer", optarg, 1, 10000000); break;
+        case O_USERNAME: o.username = optarg; break;
+        case O_RSA_PUB: o.rsa_public_key = optarg; break;
+        case O_PKCS1: o.use_pkcs1 = 1; break;
+        case O_RSA_PRIV: o.rsa_private_key = optarg; break;
+        case O_USERS: o.authorized_users = optarg; break;
+        case O_SKEW: o.time_skew = num_arg("time skew threshold", optarg, 0, AUTH_SKEW_MAX); break;
+        case O_READABLE_KEY: o.allow_readable_key = 1; break;
+        case O_CONTROL_TIMEOUT:
+            if (parse_double(optarg, 0.1, 3600, &d, &why) < 0)
+                die_usage("bad control timeout '%s': 0.1..3600 seconds", optarg);
+            o.control_timeout_ms = (int64_t)(d * 1000);
+            break;
+        case O_MAX_DURATION: o.max_duration = num_arg("max duration", optarg, 1, 86400 * 7); break;
         case 'h': fputs(usage_text, stdout); return EXIT_OKAY;
         case 'v': version_print(); return EXIT_OKAY;
         default: die_usage("unknown option");
@@ -238,6 +279,15 @@ int main(int argc, char **argv)
         die_usage("UDP block size (-l) must be %d..%d", UDP_LEN_MIN, UDP_LEN_MAX);
     if (o.server && (o.sweep_np || o.sweep_nw))
         die_usage("sweeps are a client feature");
+    if (!o.username != !o.rsa_public_key)
+        die_usage("authentication needs both --username and --rsa-public-key-path");
+    if (!o.rsa_private_key != !o.authorized_users)
+        die_usage("authentication needs both --rsa-private-key-path and --authorized-users-path");
+    if (o.server && o.username)
+        die_usage("--username and --rsa-public-key-path are client options");
+    if (!o.server && (o.rsa_private_key || o.max_duration))
+        die_usage("--rsa-private-key-path, --authorized-users-path and --max-duration are "
+                  "server options");
     if (o.logfile) {
         int fd = open(o.logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0)

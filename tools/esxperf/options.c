@@ -17,6 +17,8 @@ void opts_defaults(struct perf_opts *o)
     o->connect_timeout_ms = -1;
     o->pacing_timer = 1000;
     o->format = 'a';
+    o->time_skew = 10;
+    o->control_timeout_ms = 10000;
 }
 
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)

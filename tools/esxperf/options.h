@@ -49,6 +49,18 @@ struct perf_opts {
     int64_t sweep_window[SWEEP_MAX];
     int csv;
     int quiet;                  /* internal: sweep runs print nothing per test */
+    /* RSA authentication, iperf3-compatible (auth.h) */
+    const char *username;       /* client --username */
+    const char *rsa_public_key; /* client --rsa-public-key-path */
+    int use_pkcs1;              /* --use-pkcs1-padding (both roles; default OAEP) */
+    const char *rsa_private_key;    /* server --rsa-private-key-path */
+    const char *authorized_users;   /* server --authorized-users-path */
+    int64_t time_skew;          /* server --time-skew-threshold s, default 10 */
+    int allow_readable_key;     /* server --allow-readable-key */
+    /* server hardening */
+    int64_t control_timeout_ms; /* --control-timeout: a silent control connection
+                                   is dropped after this, default 10000 */
+    int64_t max_duration;       /* --max-duration SEC: the server ends longer tests, 0 = no cap */
 };
 void opts_defaults(struct perf_opts *o);
 
