@@ -1,6 +1,7 @@
 /* Client role. The client decides the end of every test (time, -n, -k), also
  * with -R, and sends TEST_END; see the state list in proto.h. */
 #include "client.h"
+#include "auth.h"
 #include "clock.h"
 #include "fail.h"
 #include "net.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CTL_WAIT_NS (30ull * 1000000000ull)
@@ -27,6 +29,7 @@ struct client {
     int have_session;
     int ctl;
     char cookie[COOKIE_SIZE];
+    char authtoken[AUTHTOKEN_MAX];
     union sockaddr_any dst, src;
     int have_src;
     char host[64];
@@ -73,13 +76,34 @@ void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p
     snprintf(p->client_version, sizeof p->client_version, "3.12");
 }
 
-/* Issue 6 (RSA authentication) produces the authtoken here: with --username and
- * --rsa-public-key-path it fills p->authtoken (base64 ciphertext). Returns 0, or
- * -1 after printing why. Without those options nothing is sent. */
-static int client_authtoken(const struct perf_opts *o, struct test_params *p)
+/* RSA authentication: with --username and --rsa-public-key-path, the authtoken
+ * (base64 ciphertext) into out. Made before connecting, as iperf3 does, so that a
+ * password prompt does not keep the server's control connection waiting. Returns
+ * 0 (out "" without those options), or -1 after printing why. */
+static int client_authtoken(const struct perf_opts *o, char *out, size_t outcap)
 {
-    (void)o;
-    p->authtoken[0] = '\0';
+    char err[300], pw[AUTH_PASS_MAX + 1];
+    out[0] = '\0';
+    if (!o->username || !o->rsa_public_key)
+        return 0;
+    struct crypto_key *pub = crypto_key_load_public(o->rsa_public_key, err, sizeof err);
+    if (!pub) {
+        warnmsg("cannot use the server's public key: %s (give a PEM public key with "
+                "--rsa-public-key-path)", err);
+        return -1;
+    }
+    int rc = auth_password_get(pw, sizeof pw, err, sizeof err);
+    if (rc == 0)
+        rc = auth_token_make(pub, o->use_pkcs1 ? CRYPTO_PKCS1_V15 : CRYPTO_OAEP_SHA1,
+                             o->username, pw, (int64_t)time(NULL), out, outcap, err,
+                             sizeof err);
+    crypto_wipe(pw, sizeof pw);
+    crypto_key_free(pub);
+    if (rc < 0) {
+        warnmsg("cannot make the authentication token: %s", err);
+        out[0] = '\0';
+        return -1;
+    }
     return 0;
 }
 
@@ -305,7 +329,8 @@ static int server_state_fail(struct client *c, int st)
                      ie, en, en ? ": " : "", en ? errtext(en) : "");
     }
     if (st == ST_SERVER_TERMINATE)
-        return cfail(c, EXIT_CHECK, "the server terminated the test");
+        return cfail(c, EXIT_CHECK, "the server ended the test (SERVER_TERMINATE: it was "
+                     "stopped, or this test ran past its --max-duration)");
     return cfail(c, EXIT_CHECK, "the server sent an unexpected state %d (%s)", st, ctl_state_name(st));
 }
 
@@ -367,6 +392,10 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
         c.have_src = 1;
     }
     rep_addr(&c.dst, c.host, sizeof c.host);
+    if (client_authtoken(o, c.authtoken, sizeof c.authtoken) < 0) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
     rep_printf(&c.rep, "Connecting to host %s, port %u\n", o->host, o->port);
 
     const char *why = NULL;
@@ -393,10 +422,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
 
     struct test_params p;
     client_params(o, ctl_mss(c.ctl), &p);
-    if (client_authtoken(o, &p) < 0) {
-        rc = EXIT_USAGE;
-        goto out;
-    }
+    memcpy(p.authtoken, c.authtoken, sizeof p.authtoken);
     size_t plen;
     char *pjs = params_encode(&p, &plen);
     if (!pjs) {
@@ -491,6 +517,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     if (rr)
         *rr = c.s.fig;
 out:
+    crypto_wipe(c.authtoken, sizeof c.authtoken);
     fflush(stdout);
     if (c.have_session)
         session_free(&c.s);

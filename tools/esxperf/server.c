@@ -1,6 +1,16 @@
 /* Server role: listen, take one test at a time, answer other connections with
- * ACCESS_DENIED, and return to listening whatever the client does. */
+ * ACCESS_DENIED, and return to listening whatever the client does.
+ *
+ * Protection (issue 6): every read on the control connection outside the running
+ * test has a deadline (--control-timeout, default 10 s); parameters are checked
+ * strictly (proto.c) and refused with SERVER_ERROR; connections refused or denied
+ * are answered at once, half-closed and kept in a small "linger" table that drains
+ * what they still send, so that the answer is not lost to a reset and the main loop
+ * never blocks on them; --max-duration ends long tests; an optional RSA token
+ * (auth.h) is checked before any stream is opened, and a refused token makes the
+ * server accept nothing for a second. */
 #include "server.h"
+#include "auth.h"
 #include "clock.h"
 #include "fail.h"
 #include "net.h"
@@ -15,11 +25,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SEC 1000000000ull
-#define STEP_NS (30 * SEC)          /* each setup step must finish within this */
+#define MS 1000000ull
+#define IE_RECVCOOKIE 106           /* iperf3's "unable to receive cookie" */
 #define IE_RECVPARAMS 114           /* iperf3's "unable to receive parameters" */
+#define IE_AUTHTEST 142             /* iperf3's "test authorization failed" */
+#define LINGER_MAX 128              /* refused connections drained at once */
+#define LINGER_NS SEC               /* how long a refused connection is drained */
+#define AUTH_PAUSE_NS SEC           /* after a refused token, accept nothing this long */
+#define BUFFERS_MAX (1ull << 30)    /* stream count x block size the server allocates */
+#define DENY_BATCH 64               /* connections denied per pass of the test loop */
+
+struct lingerer {
+    int fd;
+    uint64_t until;
+};
 
 struct server {
     const struct perf_opts *o;
@@ -31,15 +54,115 @@ struct server {
     struct report rep;
     struct session s;
     int have_session;
+    struct crypto_key *priv;        /* --rsa-private-key-path, or NULL */
+    struct auth_replay replay;      /* tokens accepted recently (no replay) */
+    uint64_t quiet_until;           /* no accept before this (after a refused token) */
+    uint64_t deny_pause_until;      /* out of descriptors: leave the listener alone */
+    struct lingerer lg[LINGER_MAX];
+    int nlg;
 };
 
-/* Issue 6 (RSA authentication) checks p->authtoken here when the server has
- * --rsa-private-key-path and --authorized-users-path. Returns 0 to accept. */
-static int server_check_authtoken(const struct perf_opts *o, const struct test_params *p)
+/* ---- refused connections: answered, half-closed, drained, then closed */
+
+static void linger_close(struct server *sv, int i)
 {
-    (void)o;
-    (void)p;
-    return 0;
+    close(sv->lg[i].fd);
+    sv->lg[i] = sv->lg[--sv->nlg];
+}
+
+/* take over fd (the answer is already written): FIN now, close after the peer's
+ * FIN or LINGER_NS, whichever is first */
+static void linger_add(struct server *sv, int fd)
+{
+    shutdown(fd, SHUT_WR);
+    if (sv->nlg == LINGER_MAX) {
+        int old = 0;
+        for (int i = 1; i < sv->nlg; i++)
+            if (sv->lg[i].until < sv->lg[old].until)
+                old = i;
+        linger_close(sv, old);
+    }
+    sv->lg[sv->nlg].fd = fd;
+    sv->lg[sv->nlg].until = mono_ns() + LINGER_NS;
+    sv->nlg++;
+}
+
+/* never blocks: reads what is there (at most 4 KiB each), closes the finished */
+static void linger_service(struct server *sv)
+{
+    uint64_t now = mono_ns();
+    for (int i = 0; i < sv->nlg;) {
+        int done = now >= sv->lg[i].until;
+        for (int k = 0; !done && k < 8; k++) {
+            char buf[512];
+            ssize_t r = recv(sv->lg[i].fd, buf, sizeof buf, MSG_DONTWAIT);
+            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+                done = 1;
+            if (r <= 0)
+                break;
+        }
+        if (done)
+            linger_close(sv, i);
+        else
+            i++;
+    }
+}
+
+static uint64_t ctl_deadline(const struct server *sv)
+{
+    return mono_ns() + (uint64_t)sv->o->control_timeout_ms * MS;
+}
+
+/* RSA authentication (--rsa-private-key-path with --authorized-users-path): the
+ * users file is read for each test (edits apply without a restart). What failed is
+ * logged here; the client only ever learns "authorization failed". Returns 0 to
+ * accept. */
+static int server_check_authtoken(struct server *sv, const struct test_params *p,
+                                  const union sockaddr_any *peer)
+{
+    const struct perf_opts *o = sv->o;
+    char err[300], ph[64];
+    struct auth_users users;
+    struct auth_result res;
+    if (!sv->priv)
+        return 0;
+    rep_addr(peer, ph, sizeof ph);
+    if (auth_users_load(o->authorized_users, &users, err, sizeof err) < 0) {
+        warnmsg("test from %s refused: %s (fix the users file; tests are refused until then)",
+                ph, err);
+        return -1;
+    }
+    if (users.malformed)
+        warnmsg("users file %s: %zu malformed line%s ignored, the first is line %zu (want "
+                "user,<64 lowercase hex digits of sha256(\"{user}password\")>)",
+                o->authorized_users, users.malformed, users.malformed == 1 ? "" : "s",
+                users.first_bad_line);
+    int rc = auth_token_check(sv->priv, o->use_pkcs1 ? CRYPTO_PKCS1_V15 : CRYPTO_OAEP_SHA1,
+                              &users, p->authtoken, strlen(p->authtoken), (int64_t)time(NULL),
+                              o->time_skew, &sv->replay, &res);
+    auth_users_free(&users);
+    if (rc == 0) {
+        if (!o->json) {
+            printf("Authenticated user '%s' from %s\n", res.user, ph);
+            fflush(stdout);
+        }
+        return 0;
+    }
+    if (res.status == AUTH_EXPIRED)
+        warnmsg("test from %s refused: authentication failed: %s token (user '%s', token time "
+                "%lld, %+lld s from ours; --time-skew-threshold is %lld)", ph,
+                auth_status_text(res.status),
+                res.user, (long long)res.ts, (long long)(res.ts - (int64_t)time(NULL)),
+                (long long)o->time_skew);
+    else if (res.user[0])
+        warnmsg("test from %s refused: authentication failed: %s (user '%s')", ph,
+                auth_status_text(res.status), res.user);
+    else
+        warnmsg("test from %s refused: authentication failed: %s%s", ph,
+                auth_status_text(res.status),
+                res.status == AUTH_BAD_TOKEN ? " (another key, the other padding "
+                                               "(--use-pkcs1-padding), or garbage)" : "");
+    return -1;
 }
 
 static void send_error(int fd, int ie, int en)
@@ -54,23 +177,33 @@ static void send_error(int fd, int ie, int en)
     net_write_full(fd, b, sizeof b, mono_ns() + SEC);
 }
 
-/* someone connected while a test runs: read its cookie briefly, deny, close */
-static void deny(int lfd)
+/* connections while a test runs (other clients, extra streams): ACCESS_DENIED at
+ * once, without waiting for their cookie; the linger table drains and closes them */
+static void deny_pending(struct server *sv)
 {
-    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-    if (fd < 0)
-        return;
-    char ck[COOKIE_SIZE];
-    net_read_full(fd, ck, sizeof ck, mono_ns() + SEC / 5);
-    ctl_send_state(fd, ST_ACCESS_DENIED, mono_ns() + SEC / 5);
-    shutdown(fd, SHUT_WR);
-    close(fd);
+    for (int i = 0; i < DENY_BATCH; i++) {
+        int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            if ((errno == EMFILE || errno == ENFILE) && sv->nlg > 0) {
+                linger_close(sv, 0);
+                continue;
+            }
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                sv->deny_pause_until = mono_ns() + 100 * MS;
+            return;
+        }
+        char ck[COOKIE_SIZE];
+        (void)!recv(fd, ck, sizeof ck, MSG_DONTWAIT);
+        signed char b = (signed char)ST_ACCESS_DENIED;
+        (void)!send(fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+        linger_add(sv, fd);
+    }
 }
 
 /* TCP data streams: accept until n arrived with our cookie */
 static int accept_tcp_streams(struct server *sv, int n, const char **why)
 {
-    uint64_t deadline = mono_ns() + STEP_NS;
+    uint64_t deadline = ctl_deadline(sv);
     int got = 0;
     while (got < n) {
         struct pollfd pf[2] = { { sv->lfd, POLLIN, 0 }, { sv->ctl, POLLIN, 0 } };
@@ -78,7 +211,7 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
         if (rc < 0 && errno == EINTR)
             continue;
         if (rc <= 0) {
-            *why = "the client did not open its data streams within 30 s";
+            *why = "the client did not open its data streams within --control-timeout";
             return -1;
         }
         if (pf[1].revents) {
@@ -88,11 +221,15 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
         int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             continue;
+        /* a real client sends the cookie with the connection; a silent one holds
+         * the setup at most 3 s (and never past the step deadline) */
         char ck[COOKIE_SIZE];
-        if (net_read_full(fd, ck, sizeof ck, mono_ns() + 5 * SEC) < 0 ||
+        uint64_t cdl = mono_ns() + 3 * SEC;
+        if (net_read_full(fd, ck, sizeof ck, cdl < deadline ? cdl : deadline) < 0 ||
             memcmp(ck, sv->cookie, COOKIE_SIZE) != 0) {
-            ctl_send_state(fd, ST_ACCESS_DENIED, mono_ns() + SEC / 5);
-            close(fd);
+            signed char b = (signed char)ST_ACCESS_DENIED;
+            (void)!send(fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+            linger_add(sv, fd);
             continue;
         }
         const char *w = NULL;
@@ -120,7 +257,7 @@ static int open_udp_listener(struct server *sv)
  * socket (connected to the client), and a fresh listener takes its place */
 static int accept_udp_streams(struct server *sv, int n, const char **why)
 {
-    uint64_t deadline = mono_ns() + STEP_NS;
+    uint64_t deadline = ctl_deadline(sv);
     int got = 0;
     while (got < n) {
         struct pollfd pf[2] = { { sv->ufd, POLLIN, 0 }, { sv->ctl, POLLIN, 0 } };
@@ -128,7 +265,7 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
         if (rc < 0 && errno == EINTR)
             continue;
         if (rc <= 0) {
-            *why = "the client did not open its UDP streams within 30 s";
+            *why = "the client did not open its UDP streams within --control-timeout";
             return -1;
         }
         if (pf[1].revents) {
@@ -189,30 +326,69 @@ static void print_accepted(struct server *sv, const union sockaddr_any *peer)
     }
 }
 
-/* wait for TEST_END while streams run; deny other clients */
+static uint64_t bytes_moved(const struct session *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < s->nstreams; i++)
+        n += atomic_load(&s->st[i].bytes);
+    return n;
+}
+
+/* the server ends the test: SERVER_TERMINATE, as iperf3 does when it is stopped */
+static int terminate(struct server *sv, const char **why, const char *reason)
+{
+    ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + SEC);
+    *why = reason;
+    return -1;
+}
+
+/* wait for TEST_END while streams run; deny other clients. Ends the test itself
+ * when a time test overruns by 60 s, when --max-duration is reached, and when an
+ * -n/-k test moves no data for 3 x --control-timeout. */
 static int run_until_end(struct server *sv, const char **why)
 {
     struct session *s = &sv->s;
-    uint64_t limit = 0;
-    if (s->p.time && !s->p.num && !s->p.blockcount)
-        limit = mono_ns() + (uint64_t)(s->p.time + s->p.omit + 60) * SEC;
+    const struct perf_opts *o = sv->o;
+    uint64_t t0 = mono_ns(), limit = 0, cap = 0;
+    uint64_t stall_ns = 3 * (uint64_t)o->control_timeout_ms * MS;
+    uint64_t moved = 0, moved_at = t0;
+    int counted = s->p.num || s->p.blockcount;
+    if (s->p.time && !counted)
+        limit = t0 + (uint64_t)(s->p.time + s->p.omit + 60) * SEC;
+    if (o->max_duration > 0)
+        cap = t0 + (uint64_t)o->max_duration * SEC;
     for (;;) {
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
-        if (limit && now > limit) {
-            *why = "the client did not end the test in time";
-            return -1;
+        linger_service(sv);
+        if (cap && now >= cap)
+            return terminate(sv, why, "the test reached the server's --max-duration; "
+                             "ended with SERVER_TERMINATE");
+        if (limit && now > limit)
+            return terminate(sv, why, "the client did not end the test in time");
+        if (counted) {
+            uint64_t b = bytes_moved(s);
+            if (b != moved) {
+                moved = b;
+                moved_at = now;
+            } else if (now - moved_at > stall_ns) {
+                return terminate(sv, why, "no data moved in this -n/-k test for 3 x "
+                                 "--control-timeout; ended with SERVER_TERMINATE");
+            }
         }
+        if (cap && ms > ms_until(cap))
+            ms = ms_until(cap);
+        int listen_ok = now >= sv->deny_pause_until;
         struct pollfd pf[2] = { { sv->ctl, POLLIN, 0 }, { sv->lfd, POLLIN, 0 } };
-        int rc = poll(pf, 2, ms < 1 ? 1 : ms);
+        int rc = poll(pf, listen_ok ? 2 : 1, ms < 1 ? 1 : ms);
         if (rc < 0 && errno != EINTR) {
             *why = "poll failed";
             return -1;
         }
         if (rc <= 0)
             continue;
-        if (pf[1].revents & POLLIN)
-            deny(sv->lfd);
+        if (listen_ok && (pf[1].revents & POLLIN))
+            deny_pending(sv);
         if (pf[0].revents) {
             int st;
             if (ctl_recv_state(sv->ctl, &st, now + SEC) < 0) {
@@ -230,12 +406,6 @@ static int run_until_end(struct server *sv, const char **why)
     }
 }
 
-static uint64_t ctl_deadline(const struct server *sv)
-{
-    uint64_t step = sv->o->idle_timeout > 0 ? (uint64_t)sv->o->idle_timeout * SEC : STEP_NS;
-    return mono_ns() + step;
-}
-
 /* one test on an accepted control connection; returns 0 when it completed */
 static int server_test(struct server *sv, const union sockaddr_any *peer)
 {
@@ -243,7 +413,13 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
     const char *why = NULL;
     int rc = -1;
     if (net_read_full(sv->ctl, sv->cookie, COOKIE_SIZE, ctl_deadline(sv)) < 0) {
-        why = "no cookie from the client";
+        why = errno == ETIMEDOUT ? "no cookie from the client within --control-timeout"
+                                 : "the client closed before sending its cookie";
+        goto done;
+    }
+    if (!proto_cookie_valid(sv->cookie, COOKIE_SIZE)) {
+        why = "the client's cookie is not 36 iperf3 cookie characters and a NUL";
+        send_error(sv->ctl, IE_RECVCOOKIE, EINVAL);
         goto done;
     }
     int one = 1;
@@ -255,9 +431,11 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
     char *pjs = NULL;
     size_t plen = 0;
     if (ctl_recv_json(sv->ctl, PARAMS_MAX, &pjs, &plen, ctl_deadline(sv)) < 0) {
-        why = errno == EMSGSIZE ? "the client's parameters are empty or over 8 KiB"
-                                : "cannot read the client's parameters";
-        send_error(sv->ctl, IE_RECVPARAMS, errno == EMSGSIZE ? EMSGSIZE : 0);
+        int e = errno;
+        why = e == EMSGSIZE ? "the client's parameters are empty or over 8 KiB"
+            : e == ETIMEDOUT ? "no parameters from the client within --control-timeout"
+                             : "cannot read the client's parameters";
+        send_error(sv->ctl, IE_RECVPARAMS, e == EMSGSIZE || e == ETIMEDOUT ? e : 0);
         goto done;
     }
     struct test_params p;
@@ -271,11 +449,18 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
     }
     if (!p.len)
         p.len = p.udp ? 1460 : 128 * 1024;
-    if (server_check_authtoken(o, &p) < 0) {
+    if (server_check_authtoken(sv, &p, peer) < 0) {
         /* as iperf3 3.12: SERVER_ERROR and one int32, 142 (IEAUTHTEST) */
-        static const unsigned char denied[5] = { 0xfe, 0, 0, 0, 142 };
-        why = "authentication failed";
+        static const unsigned char denied[5] = { 0xfe, 0, 0, 0, IE_AUTHTEST };
+        why = NULL;     /* logged by the check */
         net_write_full(sv->ctl, denied, sizeof denied, mono_ns() + SEC);
+        sv->quiet_until = mono_ns() + AUTH_PAUSE_NS;
+        goto done;
+    }
+    uint64_t nbuf = (uint64_t)p.parallel * (p.bidir ? 2u : 1u);
+    if (nbuf * (uint64_t)p.len > BUFFERS_MAX) {
+        why = "streams x block size would need more than 1 GiB of buffers";
+        send_error(sv->ctl, IE_RECVPARAMS, ENOMEM);
         goto done;
     }
     rep_init(&sv->rep, stdout, o->json, o->format, p.get_server_output && !o->json);
@@ -360,7 +545,7 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
         goto done;
     }
     int st;
-    if (ctl_recv_state(sv->ctl, &st, mono_ns() + 10 * SEC) == 0 && st != ST_IPERF_DONE)
+    if (ctl_recv_state(sv->ctl, &st, ctl_deadline(sv)) == 0 && st != ST_IPERF_DONE)
         warnmsg("client ended with state %d instead of IPERF_DONE", st);
     rc = 0;
 done:
@@ -380,7 +565,7 @@ done:
     if (sv->ufd >= 0)
         close(sv->ufd);
     sv->ufd = -1;
-    close(sv->ctl);
+    linger_add(sv, sv->ctl);    /* an error answer must not be lost to a reset */
     sv->ctl = -1;
     fflush(stdout);
     return rc;
@@ -397,15 +582,31 @@ int server_run(const struct perf_opts *o)
     if (gai)
         die(EXIT_USAGE, "cannot use address %s: %s", o->bind ? o->bind : "(any)",
             net_gai_strerror(gai));
-    sv.lfd = net_listen(SOCK_STREAM, &sv.laddr, 16);
+    if (o->rsa_private_key) {
+        char err[400];
+        struct auth_users users;
+        sv.priv = auth_key_load_private(o->rsa_private_key, o->allow_readable_key, err,
+                                        sizeof err);
+        if (!sv.priv)
+            die(EXIT_USAGE, "%s", err);
+        if (auth_users_load(o->authorized_users, &users, err, sizeof err) < 0)
+            die(EXIT_USAGE, "%s (lines user,<sha256 hex of \"{user}password\">)", err);
+        if (users.n == 0)
+            warnmsg("users file %s has no valid entry: every test will be refused",
+                    o->authorized_users);
+        auth_users_free(&users);
+    }
+    /* a large backlog: a flood is answered (ACCESS_DENIED) rather than left in SYN retries */
+    sv.lfd = net_listen(SOCK_STREAM, &sv.laddr, 128);
     if (sv.lfd < 0 && !o->bind && o->family == AF_UNSPEC && errno == EAFNOSUPPORT) {
         net_resolve(NULL, AF_INET, o->port, 1, &sv.laddr, NULL);
-        sv.lfd = net_listen(SOCK_STREAM, &sv.laddr, 16);
+        sv.lfd = net_listen(SOCK_STREAM, &sv.laddr, 128);
     }
     if (sv.lfd < 0)
         die(EXIT_USAGE, "cannot listen on port %u: %s (%s)", o->port, errtext(errno),
             errno == EADDRINUSE ? "another server runs there; pick another port with -p"
                                 : "check -B and the port");
+    net_set_nonblock(sv.lfd, 1);    /* accept never blocks: poll says when */
     int last = 0;
     for (int test = 1;; test++) {
         if (!o->json) {
@@ -416,27 +617,43 @@ int server_run(const struct perf_opts *o)
             fflush(stdout);
         }
         union sockaddr_any peer;
-        socklen_t pl = sizeof peer;
+        uint64_t idle_end = o->one_off && o->idle_timeout > 0
+                                ? mono_ns() + (uint64_t)o->idle_timeout * SEC : 0;
         for (;;) {
-            struct pollfd pf = { sv.lfd, POLLIN, 0 };
-            int tmo = o->one_off && o->idle_timeout > 0 ? (int)o->idle_timeout * 1000 : -1;
-            int rc = poll(&pf, 1, tmo);
-            if (rc == 0)
+            linger_service(&sv);
+            uint64_t now = mono_ns();
+            if (idle_end && now >= idle_end)
                 die(EXIT_CHECK, "no client within --idle-timeout %llds",
                     (long long)o->idle_timeout);
+            int quiet = now < sv.quiet_until;
+            int tmo = idle_end ? ms_until(idle_end) : -1;
+            if (sv.nlg && (tmo < 0 || tmo > 100))
+                tmo = 100;
+            if (quiet && (tmo < 0 || tmo > ms_until(sv.quiet_until)))
+                tmo = ms_until(sv.quiet_until);
+            struct pollfd pf = { sv.lfd, POLLIN, 0 };
+            int rc = poll(&pf, quiet ? 0 : 1, tmo);
             if (rc < 0) {
                 if (errno == EINTR)
                     continue;
                 die(EXIT_USAGE, "poll on the listener: %s", errtext(errno));
             }
+            if (rc == 0)
+                continue;
+            socklen_t pl = sizeof peer;
             sv.ctl = accept4(sv.lfd, &peer.sa, &pl, SOCK_CLOEXEC);
             if (sv.ctl >= 0)
                 break;
+            if ((errno == EMFILE || errno == ENFILE) && sv.nlg > 0)
+                linger_close(&sv, 0);
         }
         last = server_test(&sv, &peer);
         if (o->one_off)
             break;
     }
+    for (int i = sv.nlg - 1; i >= 0; i--)
+        linger_close(&sv, i);
     close(sv.lfd);
+    crypto_key_free(sv.priv);
     return last == 0 ? EXIT_OKAY : EXIT_CHECK;
 }
