@@ -2,7 +2,8 @@
 """hostile_client.py: misbehaving iperf3 control/data clients, to prove a server
 (esxperf -s, or the real iperf3 -s) survives them.
 
-usage: hostile_client.py [-H HOST] [-p PORT] [-t SECONDS] [-n COUNT] MODE [MODE...]
+usage: hostile_client.py [-H HOST] [-p PORT] [-t SECONDS] [-n COUNT] [--authtoken B64]
+                         MODE [MODE...]
        hostile_client.py --list
 
 Each MODE connects, misbehaves, and prints one line:
@@ -152,9 +153,14 @@ class Conn:
         self.s.close()
 
 
+AUTHTOKEN = None        # --authtoken: sent in every parameter message
+
+
 def params(**over):
     p = {"tcp": True, "omit": 0, "time": 1, "num": 0, "blockcount": 0, "parallel": 1,
          "len": 131072, "pacing_timer": 1000, "client_version": "3.12"}
+    if AUTHTOKEN is not None:
+        p["authtoken"] = AUTHTOKEN
     p.update(over)
     return json.dumps(p, separators=(",", ":")).encode()
 
@@ -339,6 +345,30 @@ def m_extra_streams(a):
         c.abort()
 
 
+def m_stall_bytes(a):
+    """an -n test (1 TiB to send) whose client then sends nothing on any connection"""
+    c = Conn(a.host, a.port, a.timeout)
+    d = None
+    try:
+        ck = hello(c)
+        send_json(c, params(time=0, num=1 << 40))
+        st, name = c.state()
+        if st != 10:
+            raise Answer(f"state:{name}")
+        d = data_stream(a, ck)
+        for want in (1, 2):
+            st, name = c.state()
+            if st != want:
+                raise Answer(f"state:{name}")
+        st, name = c.state()               # what the server does about the silence
+        raise Answer(f"state:{name}")
+    finally:
+        a.elapsed = c.elapsed()
+        if d:
+            d.abort()
+        c.abort()
+
+
 def results_json(nstreams, nbytes):
     ids = [1] + list(range(3, nstreams + 2))
     return json.dumps({
@@ -435,6 +465,7 @@ MODES = {
     "len-2p40": (bad_params(None, params(len=1 << 40)), "block length 2^40"),
     "time-neg": (bad_params(None, params(time=-1)), "time -1"),
     "flood": (m_flood, "COUNT connections at once, each sends a cookie"),
+    "stall-bytes": (m_stall_bytes, "start an -n 1T test, then send nothing at all"),
     "bad-stream-cookie": (m_bad_stream_cookie, "data stream with another cookie"),
     "extra-streams": (m_extra_streams, "one stream more than agreed"),
     "abort-cookie": (lambda a: full_test(a, "cookie"), "die mid-cookie (RST)"),
@@ -457,6 +488,8 @@ def main():
                     help="connections for flood (max 500)")
     ap.add_argument("-s", "--settle", type=float, default=1.0,
                     help="seconds to wait before each mode, so the server is idle (max 10)")
+    ap.add_argument("--authtoken", help="base64 authtoken to send in the parameters "
+                    "(e.g. one made with an old timestamp)")
     ap.add_argument("--list", action="store_true", help="list the modes")
     ap.add_argument("modes", nargs="*")
     a = ap.parse_args()
@@ -466,6 +499,8 @@ def main():
         return 0
     if not a.modes:
         ap.error("no MODE given (see --list)")
+    global AUTHTOKEN
+    AUTHTOKEN = a.authtoken
     if not (0 < a.timeout <= MAX_TIMEOUT) or not (0 < a.count <= MAX_COUNT) or \
             not (0 <= a.settle <= 10):
         ap.error(f"-t must be in (0, {MAX_TIMEOUT:g}], -n in [1, {MAX_COUNT}], -s in [0, 10]")

@@ -334,11 +334,27 @@ static uint64_t bytes_moved(const struct session *s)
     return n;
 }
 
-/* the server ends the test: SERVER_TERMINATE, as iperf3 does when it is stopped */
+/* the server ends the test: SERVER_TERMINATE, as iperf3 does when it is stopped.
+ * The streams stay open until the client closes the control connection (at most
+ * 2 s): a reset data stream would otherwise hide the message from an iperf3 client. */
 static int terminate(struct server *sv, const char **why, const char *reason)
 {
-    ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + SEC);
     *why = reason;
+    if (ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + SEC) < 0)
+        return -1;
+    uint64_t dl = mono_ns() + 2 * SEC;
+    for (int i = 0; i < 1000 && mono_ns() < dl; i++) {
+        char b[256];
+        struct pollfd pf = { sv->ctl, POLLIN, 0 };
+        int rc = poll(&pf, 1, ms_until(dl));
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc <= 0)
+            break;
+        ssize_t r = recv(sv->ctl, b, sizeof b, MSG_DONTWAIT);
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+            break;
+    }
     return -1;
 }
 
