@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# esxperf -s against test/lib/hostile_client.py (misbehaving iperf3 clients) on
+# 127.0.0.1 only: every mode is refused or dropped cleanly and a normal test passes
+# right after it; a flood during a test is denied with bounded memory and no
+# descriptor left behind; --max-duration and the -n/-k stall guard end tests;
+# --control-timeout drops silent clients. Short timeouts (options) keep it quick.
+load ../lib/common
+
+HC="$ESXDIAG_ROOT/test/lib/hostile_client.py"
+
+setup() {
+    PORT=$((20000 + RANDOM % 20000))
+    PIDS=()
+    TMP=$(mktemp -d)
+}
+
+teardown() {
+    local p
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$TMP"
+}
+
+wait_port() {   # bounded: 5 s
+    local i
+    for i in $(seq 1 50); do
+        ss -ltnH "sport = :$1" | grep -q . && return 0
+        sleep 0.1
+    done
+    flunk "nothing listens on port $1"
+}
+
+esxperf_server() {  # esxperf -s on 127.0.0.1:$PORT; $SPID, log in $TMP/s.out
+    "$BIN/esxperf" -s -B 127.0.0.1 -p "$PORT" "$@" >"$TMP/s.out" 2>&1 &
+    SPID=$!
+    PIDS+=($SPID)
+    wait_port "$PORT"
+}
+
+# the answer line of one mode: "MODE: ANSWER after S.SSs"
+line_of() { printf '%s\n' "$output" | grep -m1 "^$1: " || true; }
+elapsed_of() { line_of "$1" | sed -E 's/.* after ([0-9.]+)s$/\1/'; }
+fd_count() { ls "/proc/$1/fd" | wc -l; }
+kb_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+
+@test "hostile: every mode is refused or dropped, and a normal test passes after each" {
+    esxperf_server --control-timeout 1
+    local modes m args=()
+    modes=$("$HC" --list | awk '{ print $1 }' | grep -vx -e normal -e flood -e stall-bytes)
+    [ "$(printf '%s\n' "$modes" | wc -l)" -ge 25 ] || flunk "too few modes: $modes"
+    for m in $modes; do args+=("$m" normal); done
+    run timeout 110 "$HC" -p "$PORT" -t 5 -s 0.3 "${args[@]}"
+    assert_status 0
+    [ "${#lines[@]}" -eq "${#args[@]}" ] || flunk "$output"
+    local i
+    for ((i = 1; i < ${#lines[@]}; i += 2)); do
+        [[ "${lines[$i]}" == "normal: completed"* ]] || flunk "after ${lines[$((i - 1))]}: ${lines[$i]}"
+    done
+    # silence and half-sent messages: dropped after --control-timeout (1 s), not held
+    for m in silent mid-cookie; do
+        [[ "$(line_of $m)" == "$m: closed after"* ]] || flunk "$(line_of $m)"
+    done
+    for m in mid-length mid-json; do       # told why (SERVER_ERROR), then closed
+        [[ "$(line_of $m)" == "$m: state:SERVER_ERROR after"* ]] || flunk "$(line_of $m)"
+    done
+    for m in silent mid-cookie mid-length mid-json; do
+        python3 -c 'import sys; t = float(sys.argv[1]); sys.exit(0 if 0.9 <= t <= 2.5 else 1)' \
+            "$(elapsed_of $m)" || flunk "$m took $(elapsed_of $m) s, expected about 1"
+    done
+    [[ "$(line_of garbage-cookie)" == *"state:SERVER_ERROR errors=[106, 22]"* ]] || flunk "$(line_of garbage-cookie)"
+    for m in len-0 len-2g len-max len-9k; do       # EMSGSIZE
+        [[ "$(line_of $m)" == "$m: state:SERVER_ERROR errors=[114, 90]"* ]] || flunk "$(line_of $m)"
+    done
+    for m in bad-json deep-json not-object wrong-types token-not-string title-not-string \
+             parallel-100000 len-2p40 time-neg; do   # EINVAL
+        [[ "$(line_of $m)" == "$m: state:SERVER_ERROR errors=[114, 22]"* ]] || flunk "$(line_of $m)"
+    done
+    [[ "$(line_of bad-stream-cookie)" == *"stream:state:ACCESS_DENIED"* ]] || flunk "$(line_of bad-stream-cookie)"
+    [[ "$(line_of extra-streams)" == *"extra-stream:state:ACCESS_DENIED"* ]] || flunk "$(line_of extra-streams)"
+    kill -0 "$SPID" || flunk "the server died"
+    run cat "$TMP/s.out"
+    assert_contains "no cookie from the client within --control-timeout"
+    assert_contains "parameters are not a JSON object"
+    assert_contains "a number parameter is out of range"
+    assert_contains "cookie is not 36 iperf3 cookie characters"
+}
+
+@test "hostile: 200 connections during a test get ACCESS_DENIED; memory and descriptors bounded" {
+    esxperf_server --control-timeout 2
+    local fd0 i
+    fd0=$(fd_count "$SPID")
+    for i in 1 2; do
+        timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 3 -J >"$TMP/c$i.json" 2>&1 &
+        local cpid=$!
+        sleep 1
+        run timeout 30 "$HC" -p "$PORT" -t 5 -s 0 -n 200 flood
+        assert_status 0
+        assert_contains "flood ACCESS_DENIED=200 after"
+        wait "$cpid" || flunk "the running test failed: $(cat "$TMP/c$i.json")"
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["end"]["sum_received"]["bytes"] > 0' "$TMP/c$i.json"
+        eval "hwm$i=$(kb_of "$SPID" VmHWM)"
+    done
+    printf '# esxperf server peak RSS (VmHWM) after 200-connection floods: %s kB, then %s kB\n' \
+        "$hwm1" "$hwm2" >&3
+    [ "$hwm2" -lt 65536 ] || flunk "peak RSS $hwm2 kB >= 64 MiB"
+    [ $((hwm2 - hwm1)) -lt 4096 ] || flunk "peak RSS grew $((hwm2 - hwm1)) kB from one flood to the next"
+    # refused connections are drained and closed within about a second
+    for i in $(seq 1 30); do
+        [ "$(fd_count "$SPID")" -le "$fd0" ] && break
+        sleep 0.1
+    done
+    [ "$(fd_count "$SPID")" -le "$fd0" ] || flunk "descriptors: $fd0 before, $(fd_count "$SPID") after"
+    run timeout 30 "$HC" -p "$PORT" -t 5 -s 0 normal
+    assert_contains "normal: completed"
+}
+
+@test "hostile: --max-duration ends time and -n tests (esxperf and iperf3 clients), then a normal test" {
+    esxperf_server --max-duration 2
+    local t0=$SECONDS
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 10 -i 0
+    assert_status 1
+    assert_contains "SERVER_TERMINATE"
+    [ $((SECONDS - t0)) -le 5 ] || flunk "took $((SECONDS - t0)) s"
+    t0=$SECONDS
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -n 100G -b 200M -i 0
+    assert_status 1
+    assert_contains "SERVER_TERMINATE"
+    [ $((SECONDS - t0)) -le 5 ] || flunk "took $((SECONDS - t0)) s"
+    if command -v iperf3 >/dev/null; then
+        t0=$SECONDS
+        run timeout 20 iperf3 -c 127.0.0.1 -p "$PORT" -t 10 -R -i 0
+        assert_status 1
+        assert_contains "the server has terminated"
+        [ $((SECONDS - t0)) -le 5 ] || flunk "took $((SECONDS - t0)) s"
+    fi
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0
+    assert_status 0
+    run cat "$TMP/s.out"
+    assert_contains "reached the server's --max-duration"
+}
+
+@test "hostile: an -n test with silent connections is ended after 3 x --control-timeout" {
+    esxperf_server --control-timeout 1
+    run timeout 20 "$HC" -p "$PORT" -t 8 -s 0 stall-bytes normal
+    assert_status 0
+    [[ "${lines[0]}" == "stall-bytes: state:SERVER_TERMINATE after "* ]] || flunk "$output"
+    python3 -c 'import sys; t = float(sys.argv[1]); sys.exit(0 if 2.9 <= t <= 4.5 else 1)' \
+        "$(elapsed_of stall-bytes)" || flunk "$output"
+    [[ "${lines[1]}" == "normal: completed"* ]] || flunk "$output"
+}
+
+@test "hostile: the default control timeout is 10 s; a silent client does not block a later one for longer" {
+    esxperf_server
+    run "$BIN/esxperf" --help
+    assert_contains "default 10"
+    "$HC" -p "$PORT" -t 15 -s 0 silent >"$TMP/silent.out" &
+    local hpid=$!
+    sleep 0.5
+    local t0=$SECONDS
+    run timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0
+    assert_status 0
+    local took=$((SECONDS - t0))
+    wait "$hpid"
+    [[ "$(cat "$TMP/silent.out")" == "silent: closed after "* ]] || flunk "$(cat "$TMP/silent.out")"
+    [ "$took" -ge 9 ] && [ "$took" -le 13 ] || flunk "the second client waited $took s (expected about 10)"
+}
+
+@test "hostile audit: the server's deny and refusal paths stay within build/syscalls.allow" {
+    # deny path: 50 connections while the one test (-1) runs
+    ( sleep 1; timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 3 >/dev/null 2>&1 ) &
+    PIDS+=($!)
+    ( sleep 2; "$HC" -p "$PORT" -t 5 -s 0 -n 50 flood >"$TMP/h1.out" 2>&1 ) &
+    PIDS+=($!)
+    audit_syscalls "$BIN/esxperf" -s -1 -p "$PORT" --idle-timeout 20 --max-duration 10
+    [ "$AUDIT_RC" = 0 ] || flunk "server exited $AUDIT_RC"
+    wait "${PIDS[-1]}"
+    grep -q "flood ACCESS_DENIED=50 " "$TMP/h1.out" || flunk "$(cat "$TMP/h1.out")"
+    # refusal path: a 2 GiB length prefix is answered with SERVER_ERROR (-1 exits 1)
+    ( sleep 1; "$HC" -p "$PORT" -t 5 -s 0 len-2g >"$TMP/h2.out" 2>&1 ) &
+    PIDS+=($!)
+    audit_syscalls "$BIN/esxperf" -s -1 -p "$PORT" --idle-timeout 20 --control-timeout 2
+    [ "$AUDIT_RC" = 1 ] || flunk "server exited $AUDIT_RC"
+    wait "${PIDS[-1]}"
+    grep -q "len-2g: state:SERVER_ERROR" "$TMP/h2.out" || flunk "$(cat "$TMP/h2.out")"
+}
