@@ -68,6 +68,7 @@ void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p
     p->get_server_output = o->get_server_output;
     p->udp_counters_64bit = o->udp64;
     p->zerocopy = o->zerocopy;
+    p->skip_rx_copy = o->skip_rx_copy;
     p->dont_fragment = o->dont_fragment;
     if (o->title)
         snprintf(p->title, sizeof p->title, "%s", o->title);

@@ -77,7 +77,10 @@ static const char usage_text[] =
 "  -N, --no-delay           TCP_NODELAY\n"
 "  -C, --congestion ALGO    TCP congestion control\n"
 "  -S, --tos N              IP type of service\n"
-"  -Z, --zerocopy           send with sendfile()\n"
+"  -Z, --zerocopy           send with sendfile(): no copy from user memory\n"
+"      --skip-rx-copy       receivers count bytes without copying them (MSG_TRUNC)\n"
+"  -A, --affinity N[-M][,S] pin this side's stream threads to CPU N (or round-robin\n"
+"                           over N..M); S is the server's CPU in iperf3 (not sent)\n"
 "  -T, --title STR          title sent to the server\n"
 "      --username USER      authenticate (password from IPERF3_PASSWORD, else a prompt)\n"
 "      --rsa-public-key-path FILE  the server's RSA public key (PEM), with --username\n"
@@ -111,7 +114,7 @@ enum {
     O_BIDIR = 256, O_LOGFILE, O_FORCEFLUSH, O_CONNECT_TIMEOUT, O_IDLE_TIMEOUT, O_GSO,
     O_CPORT, O_DF, O_COOLDOWN, O_SWEEP_P, O_SWEEP_W, O_CSV, O_UDP64, O_PACING,
     O_USERNAME, O_RSA_PUB, O_PKCS1, O_RSA_PRIV, O_USERS, O_SKEW, O_READABLE_KEY,
-    O_CONTROL_TIMEOUT, O_MAX_DURATION,
+    O_CONTROL_TIMEOUT, O_MAX_DURATION, O_SKIP_RX_COPY,
 };
 
 static const struct option longopts[] = {
@@ -142,6 +145,8 @@ static const struct option longopts[] = {
     { "csv", no_argument, NULL, O_CSV },
     { "udp-counters-64bit", no_argument, NULL, O_UDP64 },
     { "pacing-timer", required_argument, NULL, O_PACING },
+    { "skip-rx-copy", no_argument, NULL, O_SKIP_RX_COPY },
+    { "affinity", required_argument, NULL, 'A' },
     { "username", required_argument, NULL, O_USERNAME },
     { "rsa-public-key-path", required_argument, NULL, O_RSA_PUB },
     { "use-pkcs1-padding", no_argument, NULL, O_PKCS1 },
@@ -183,7 +188,7 @@ int main(int argc, char **argv)
     int c, time_set = 0;
     const char *why = NULL;
     double d;
-    while ((c = getopt_long(argc, argv, "sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:46hv", longopts,
+    while ((c = getopt_long(argc, argv, "sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hv", longopts,
                             NULL)) != -1) {
         switch (c) {
         case 's': o.server = 1; break;
@@ -223,6 +228,11 @@ int main(int argc, char **argv)
         case 'C': o.congestion = optarg; break;
         case 'S': o.tos = num_arg("TOS (-S)", optarg, 0, 255); break;
         case 'Z': o.zerocopy = 1; break;
+        case O_SKIP_RX_COPY: o.skip_rx_copy = 1; break;
+        case 'A':
+            if (opt_parse_affinity(optarg, o.affinity, &o.naffinity, &o.server_affinity, &why) < 0)
+                die_usage("bad -A '%s': %s (e.g. -A 1, -A 0-3, -A 0,1)", optarg, why);
+            break;
         case 'T': o.title = optarg; break;
         case '4': o.family = AF_INET; break;
         case '6': o.family = AF_INET6; break;
@@ -279,6 +289,9 @@ int main(int argc, char **argv)
         die_usage("UDP block size (-l) must be %d..%d", UDP_LEN_MIN, UDP_LEN_MAX);
     if (o.server && (o.sweep_np || o.sweep_nw))
         die_usage("sweeps are a client feature");
+    if (o.server_affinity >= 0)
+        warnmsg("-A ...,%d: the server's CPU is not sent to the server (give the server its own -A)",
+                o.server_affinity);
     if (!o.username != !o.rsa_public_key)
         die_usage("authentication needs both --username and --rsa-public-key-path");
     if (!o.rsa_private_key != !o.authorized_users)

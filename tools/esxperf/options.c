@@ -16,6 +16,7 @@ void opts_defaults(struct perf_opts *o)
     o->parallel = 1;
     o->connect_timeout_ms = -1;
     o->pacing_timer = 1000;
+    o->server_affinity = -1;
     o->format = 'a';
     o->time_skew = 10;
     o->control_timeout_ms = 10000;
@@ -144,4 +145,52 @@ int opt_parse_sizes(const char *s, int64_t *out, int *n, const char **why)
     struct list_ctx c = { out, n, why };
     *n = 0;
     return each_item(s, size_item, &c, why);
+}
+
+static int cpu_num(const char *s, size_t n, int *out)
+{
+    char buf[8];
+    int64_t v;
+    const char *why = NULL;
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (parse_i64(buf, 0, 1023, &v, &why) < 0)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const char **why)
+{
+    const char *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    const char *dash = memchr(s, '-', len);
+    int a, b;
+    *n = 0;
+    *server_cpu = -1;
+    if (dash) {
+        if (cpu_num(s, (size_t)(dash - s), &a) < 0 || cpu_num(dash + 1, len - (size_t)(dash - s) - 1, &b) < 0) {
+            *why = "not a CPU number 0..1023";
+            return -1;
+        }
+    } else {
+        if (cpu_num(s, len, &a) < 0) {
+            *why = "not a CPU number 0..1023";
+            return -1;
+        }
+        b = a;
+    }
+    if (b < a || b - a >= AFFINITY_MAX) {
+        *why = "range must go up and hold at most 64 CPUs";
+        return -1;
+    }
+    for (int c = a; c <= b; c++)
+        cpus[(*n)++] = c;
+    if (comma && cpu_num(comma + 1, strlen(comma + 1), server_cpu) < 0) {
+        *why = "the server CPU after the comma is not a number 0..1023";
+        return -1;
+    }
+    return 0;
 }

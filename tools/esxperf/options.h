@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #define SWEEP_MAX 32
+#define AFFINITY_MAX 64
 
 struct perf_opts {
     int server;                 /* -s */
@@ -30,6 +31,10 @@ struct perf_opts {
     const char *congestion;     /* -C */
     int64_t tos;                /* -S */
     int zerocopy;               /* -Z */
+    int skip_rx_copy;           /* --skip-rx-copy: receivers count, not copy (MSG_TRUNC) */
+    int naffinity;              /* -A: CPUs for this side's stream threads, round-robin */
+    int affinity[AFFINITY_MAX];
+    int server_affinity;        /* -A n,m: the m part, -1 = none */
     int json;                   /* -J */
     int one_off;                /* -1 */
     const char *title;          /* -T */
@@ -70,6 +75,9 @@ int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const 
 int opt_parse_rate(const char *s, uint64_t *bps, int64_t *burst, const char **why);
 /* "1-8" or "1,2,4,8" (or mixed) -> list of stream counts 1..128 */
 int opt_parse_counts(const char *s, int64_t *out, int *n, const char **why);
+/* -A "n", "a-b" (stream threads round-robin over a..b), either with ",m" for the
+ * server; CPUs 0..1023 */
+int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const char **why);
 /* "64K,256K,1M" -> list of window sizes */
 int opt_parse_sizes(const char *s, int64_t *out, int *n, const char **why);
 

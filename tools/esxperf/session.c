@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -129,8 +130,18 @@ int session_start(struct session *s)
     s->t_next_tick = iv ? now + iv : 0;
     s->t_last_tick = now;
     cpu_sample(&s->cpu_a);
+    if (s->o->naffinity > 0) {
+        /* -A: this thread on the listed CPUs, each stream thread on one of them */
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (int i = 0; i < s->o->naffinity; i++)
+            CPU_SET(s->o->affinity[i], &set);
+        if (sched_setaffinity(0, sizeof set, &set) < 0)
+            warnmsg("cannot pin to the -A CPUs: %s (is the CPU online?)", errtext(errno));
+    }
     for (int i = 0; i < s->nstreams; i++) {
         s->st[i].sender = session_is_sender(s, i);
+        s->st[i].cpu = s->o->naffinity > 0 ? s->o->affinity[i % s->o->naffinity] : -1;
         if (stream_start(&s->st[i]) < 0)
             return -1;
     }
@@ -729,6 +740,10 @@ void session_summary(struct session *s)
         jw_double(&r->jw, "gbit_per_cpu_second_local", lgpc);
         jw_double(&r->jw, "gbit_per_cpu_second_remote", rgpc);
         jw_double(&r->jw, "io_calls_per_second", cps);
+        jw_arr(&r->jw, "engine");          /* the I/O path each stream took */
+        for (int i = 0; i < s->nstreams; i++)
+            jw_str(&r->jw, NULL, s->st[i].path);
+        jw_end(&r->jw);
         jw_end(&r->jw);
         jw_end(&r->jw);
     } else {
@@ -747,6 +762,9 @@ void session_summary(struct session *s)
             rep_printf(r, "Efficiency: %.2f Gbit per CPU-second local; %.0f I/O calls/sec\n", lgpc, cps);
         if (!s->p.udp && !s->tcpinfo_ok && local_sender)
             rep_printf(r, "Retransmits: n/a (getsockopt TCP_INFO failed on this host)\n");
+        if (s->o->verbose)
+            for (int i = 0; i < s->nstreams; i++)
+                rep_printf(r, "[%3d] engine: %s\n", s->st[i].fd, s->st[i].path);
     }
 }
 

@@ -4,12 +4,15 @@
 #include "stream.h"
 #include "clock.h"
 #include "fail.h"
+#include "pace.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,33 @@
 
 #define LOOP_TIMEOUT_MS 100
 #define DRAIN_MAX_NS (300 * 1000000ull)
+#define TCP_READ_MIN (128 * 1024)      /* receive reads at least this much per call */
+#define TCP_LOWAT 98304                 /* wake the receiver for 96 KiB, not per segment */
+#define UDP_RCVBUF (4 * 1024 * 1024)    /* asked for; the kernel caps it at rmem_max */
+#define SLEEP_MAX_NS (50 * 1000000ull)  /* pacing sleeps in slices so stop is seen */
+
+unsigned stream_engine_off(const char *list)
+{
+    static const struct { const char *name; unsigned bit; } names[] = {
+        { "mmsg", ENG_MMSG }, { "gso", ENG_GSO }, { "gro", ENG_GRO }, { "lowat", ENG_LOWAT },
+        { "trunc", ENG_TRUNC }, { "sendfile", ENG_SENDFILE }, { "rcvbuf", ENG_RCVBUF },
+    };
+    unsigned off = 0;
+    if (!list)
+        return 0;
+    while (*list) {
+        size_t n = strcspn(list, ",");
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].name) == n && !strncmp(list, names[i].name, n))
+                off |= names[i].bit;
+        if (!strncmp(list, "all", n) && n == 3)
+            off = ~0u;
+        list += n;
+        if (*list == ',')
+            list++;
+    }
+    return off;
+}
 
 int stream_sockopts(int fd, const struct test_params *p, int family, const char **why)
 {
@@ -81,6 +111,17 @@ void stream_set_timeouts(int fd, int ms)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 
+/* append to the path text */
+static void path_add(struct stream *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void path_add(struct stream *s, const char *fmt, ...)
+{
+    size_t used = strlen(s->path);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->path + used, sizeof s->path - used, fmt, ap);
+    va_end(ap);
+}
+
 static void fill_payload(unsigned char *buf, size_t n, int repeating)
 {
     if (repeating) {
@@ -128,6 +169,13 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     s->skip_rx_copy = p->skip_rx_copy;
     s->blksize = (size_t)p->len;
     s->bufsize = s->udp && !sender ? 65536 : s->blksize;
+    s->window = p->window;
+    s->eng_off = stream_engine_off(getenv("ESXPERF_ENGINE_OFF"));
+    s->cpu = -1;
+    /* TCP receive: bigger reads than the block size cost nothing (a byte stream
+     * has no blocks) and mean fewer calls */
+    if (!s->udp && !sender && s->bufsize < TCP_READ_MIN)
+        s->bufsize = TCP_READ_MIN;
     if (s->bufsize < s->blksize)
         s->bufsize = s->blksize;
     s->buf = xmalloc(s->bufsize);
@@ -138,15 +186,33 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     s->sh = sh;
     udp_rx_init(&s->rx);
     pthread_mutex_init(&s->lock, NULL);
-    if (p->zerocopy && sender && !s->udp && (s->zfd = zerocopy_file(s->buf, s->blksize)) < 0)
-        return -1;
+    if (p->zerocopy && sender && !s->udp && !(s->eng_off & ENG_SENDFILE))
+        s->zfd = zerocopy_file(s->buf, s->blksize);   /* -1: send() copies instead */
+    if (p->zerocopy && sender && !s->udp && s->zfd < 0)
+        path_add(s, "-Z without sendfile (%s); ",
+                 s->eng_off & ENG_SENDFILE ? "turned off" : "no temporary file");
     stream_set_timeouts(fd, LOOP_TIMEOUT_MS);
     return 0;
+}
+
+/* -A: pin the calling thread; says so in the path text */
+static void pin_thread(struct stream *s)
+{
+    if (s->cpu < 0)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(s->cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) == 0)
+        path_add(s, "pinned to CPU %d; ", s->cpu);
+    else
+        path_add(s, "not pinned (CPU %d: %s); ", s->cpu, errtext(errno));
 }
 
 static void *stream_main(void *arg)
 {
     struct stream *s = arg;
+    pin_thread(s);
     if (s->sender) {
         if (s->udp)
             stream_udp_send(s);
@@ -226,174 +292,322 @@ static void budget_return(struct stream *s, size_t unsent, int whole_block)
         atomic_fetch_add(&s->sh->budget_blocks, 1);
 }
 
-/* rate pacing: sleep while this stream is ahead of rate*elapsed (plus burst) */
-static void pace(struct stream *s)
+/* UDP: take up to n whole datagrams from the budgets (a partial last block
+ * still goes out whole, as iperf3 does); 0 = used up */
+static int budget_take_datagrams(struct stream *s, int n)
 {
-    if (!s->rate_bps)
+    struct stream_shared *sh = s->sh;
+    if (sh->has_budget_blocks) {
+        long long left = atomic_fetch_sub(&sh->budget_blocks, n);
+        if (left <= 0)
+            return 0;
+        if (left < n) {
+            atomic_fetch_add(&sh->budget_blocks, n - left);
+            n = (int)left;
+        }
+    }
+    if (sh->has_budget_bytes) {
+        long long want = (long long)n * (long long)s->blksize;
+        long long left = atomic_fetch_sub(&sh->budget_bytes, want);
+        if (left <= 0)
+            return 0;
+        if (left < want) {
+            int m = (int)((left + (long long)s->blksize - 1) / (long long)s->blksize);
+            atomic_fetch_add(&sh->budget_bytes, (long long)(n - m) * (long long)s->blksize);
+            n = m;
+        }
+    }
+    return n;
+}
+
+static void budget_return_datagrams(struct stream *s, int n)
+{
+    if (n <= 0)
         return;
-    for (int spins = 0; spins < 1000 && !atomic_load(&s->sh->stop_send); spins++) {
+    if (s->sh->has_budget_bytes)
+        atomic_fetch_add(&s->sh->budget_bytes, (long long)n * (long long)s->blksize);
+    if (s->sh->has_budget_blocks)
+        atomic_fetch_add(&s->sh->budget_blocks, n);
+}
+
+static uint64_t burst_bytes(const struct stream *s)
+{
+    return s->burst > 1 ? (uint64_t)(s->burst - 1) * s->blksize : 0;
+}
+
+/* -b: wait until `sent + next` bytes are within the token bucket; sleeps to an
+ * absolute time, in slices so a stop is seen. Returns 0, or -1 on stop. */
+static int pace_wait(struct stream *s, uint64_t sent, uint64_t next)
+{
+    uint64_t due = s->sh->start_ns + pace_due_ns(s->rate_bps, sent + next, burst_bytes(s));
+    for (;;) {
+        if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
+            return -1;
         uint64_t now = mono_ns();
-        double elapsed = (double)(now - s->sh->start_ns) / 1e9;
-        double allowed = (double)s->rate_bps / 8.0 * elapsed;
-        double ahead = (double)atomic_load(&s->bytes) -
-                       (double)(s->burst > 1 ? s->burst - 1 : 0) * (double)s->blksize;
-        if (ahead < allowed)
-            return;
-        /* sleep at least one pacing period, then catch up in a short burst
-         * (as iperf3's pacing timer): fewer wake-ups at high packet rates */
-        double wait = (ahead - allowed) / ((double)s->rate_bps / 8.0);
-        uint64_t ns = (uint64_t)(wait * 1e9) + 1000;
-        if (ns < s->pacing_ns)
-            ns = s->pacing_ns;
-        if (ns > 50000000u)
-            ns = 50000000u;
-        sleep_ns(ns);
+        if (now >= due)
+            return 0;
+        pace_sleep_until(due - now > SLEEP_MAX_NS ? now + SLEEP_MAX_NS : due);
     }
 }
 
 void stream_tcp_send(struct stream *s)
 {
-    while (!atomic_load(&s->sh->stop_send)) {
-        size_t chunk = budget_take(s, s->blksize);
+    uint64_t sent = 0, calls = 0;
+    int budget = s->sh->has_budget_bytes || s->sh->has_budget_blocks;
+    if (s->zfd >= 0)
+        path_add(s, "TCP send: sendfile() %zu bytes per call (-Z, no copy)", s->blksize);
+    else
+        path_add(s, "TCP send: send() %zu-byte writes", s->blksize);
+    while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
+        size_t chunk = budget ? budget_take(s, s->blksize) : s->blksize;
         if (!chunk)
             break;
-        pace(s);
+        if (s->rate_bps && pace_wait(s, sent, chunk) < 0) {
+            if (budget)
+                budget_return(s, chunk, 1);
+            break;
+        }
         ssize_t n;
         if (s->zfd >= 0) {
             off_t off = 0;
             n = sendfile(s->fd, s->zfd, &off, chunk);
+            if (n < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+                /* no sendfile to a socket here: copy from now on */
+                int e = errno;
+                close(s->zfd);
+                s->zfd = -1;
+                path_add(s, "; sendfile failed (%s): send() copies", errtext(e));
+                n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL);
+                calls++;
+            }
         } else {
             n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL);
         }
-        atomic_fetch_add(&s->calls, 1);
+        calls++;
         if (n < 0) {
-            budget_return(s, chunk, 1);
+            if (budget)
+                budget_return(s, chunk, 1);
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                 continue;
             atomic_store(&s->err, errno);
             break;
         }
-        budget_return(s, chunk - (size_t)n, 0);
-        atomic_fetch_add(&s->bytes, (unsigned long long)n);
-        atomic_fetch_add(&s->blocks, 1);
+        if (budget)
+            budget_return(s, chunk - (size_t)n, 0);
+        sent += (uint64_t)n;
+        /* one relaxed add each: the main thread reads them at interval ticks */
+        atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->blocks, 1, memory_order_relaxed);
+        atomic_store_explicit(&s->calls, calls, memory_order_relaxed);
     }
+    atomic_store(&s->calls, calls);
 }
 
 /* after stop_recv: read what is already queued, bounded in time */
-static void drain(struct stream *s, int udp)
+static void drain_tcp(struct stream *s, int flags)
 {
     uint64_t until = mono_ns() + DRAIN_MAX_NS;
     while (mono_ns() < until) {
-        ssize_t n = recv(s->fd, s->buf, s->bufsize, MSG_DONTWAIT);
+        ssize_t n = recv(s->fd, s->buf, s->bufsize, flags | MSG_DONTWAIT);
         atomic_fetch_add(&s->calls, 1);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            if (n == 0 && !udp)
+            if (n == 0)
                 atomic_store(&s->eof, 1);
             return;
         }
         atomic_fetch_add(&s->bytes, (unsigned long long)n);
         atomic_fetch_add(&s->blocks, 1);
-        if (udp) {
-            uint32_t sec, usec;
-            uint64_t seq;
-            if (udp_header_get(s->buf, (size_t)n, s->counters64, &sec, &usec, &seq) == 0) {
-                double now = (double)wall_us() / 1e6;
-                pthread_mutex_lock(&s->lock);
-                udp_rx_update(&s->rx, seq, sec + usec / 1e6, now);
-                pthread_mutex_unlock(&s->lock);
-            }
-        }
     }
 }
 
 void stream_tcp_recv(struct stream *s)
 {
-    int flags = s->skip_rx_copy ? MSG_TRUNC : 0;
+    int flags = 0;
+    if (s->skip_rx_copy && !(s->eng_off & ENG_TRUNC))
+        flags = MSG_TRUNC;
+    /* wake for TCP_LOWAT bytes, not for every segment: fewer wake-ups and bigger
+     * copies (the kernel still wakes early under memory pressure, at FIN, and
+     * SO_RCVTIMEO returns what has come) */
+    int lowat = 0;
+    if (!(s->eng_off & ENG_LOWAT)) {
+        lowat = TCP_LOWAT;
+        if (s->window > 0 && lowat > s->window / 4)
+            lowat = (int)(s->window / 4);
+        if (lowat > (int)s->bufsize)
+            lowat = (int)s->bufsize;
+        if (lowat > 1 && setsockopt(s->fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat) < 0)
+            lowat = 0;
+    }
+    path_add(s, "TCP receive: recv(%s) %zu-byte reads, %s", flags ? "MSG_TRUNC, no copy" : "copy",
+             s->bufsize, lowat > 1 ? "SO_RCVLOWAT " : "no SO_RCVLOWAT");
+    if (lowat > 1)
+        path_add(s, "%d", lowat);
+    uint64_t calls = 0;
     for (;;) {
-        if (atomic_load(&s->sh->stop_recv)) {
-            drain(s, 0);
+        if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
+            atomic_store(&s->calls, calls);
+            drain_tcp(s, flags);
             return;
         }
         ssize_t n = recv(s->fd, s->buf, s->bufsize, flags);
-        atomic_fetch_add(&s->calls, 1);
+        calls++;
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                 continue;
+            if (flags && (errno == EINVAL || errno == EOPNOTSUPP)) {
+                flags = 0;    /* no MSG_TRUNC on this stack: copy */
+                path_add(s, "; MSG_TRUNC refused: copy");
+                continue;
+            }
+            atomic_store(&s->calls, calls);
             atomic_store(&s->err, errno);
             return;
         }
         if (n == 0) {
+            atomic_store(&s->calls, calls);
             atomic_store(&s->eof, 1);
             return;
         }
-        atomic_fetch_add(&s->bytes, (unsigned long long)n);
-        atomic_fetch_add(&s->blocks, 1);
+        atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->blocks, 1, memory_order_relaxed);
+        atomic_store_explicit(&s->calls, calls, memory_order_relaxed);
     }
 }
 
 void stream_udp_send(struct stream *s)
 {
-    uint64_t seq = 0;
-    while (!atomic_load(&s->sh->stop_send)) {
-        size_t chunk = budget_take(s, s->blksize);
-        if (!chunk)
-            break;
-        pace(s);
-        if (atomic_load(&s->sh->stop_send)) {
-            budget_return(s, chunk, 1);
-            break;
-        }
-        uint64_t us = wall_us();
-        udp_header_put(s->buf, (uint32_t)(us / 1000000u), (uint32_t)(us % 1000000u), seq + 1,
-                       s->counters64);
-        ssize_t n = send(s->fd, s->buf, s->blksize, MSG_NOSIGNAL);
-        atomic_fetch_add(&s->calls, 1);
-        if (n < 0) {
-            budget_return(s, chunk, 1);
-            /* a full buffer, or ICMP unreachable reported on a connected socket */
-            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
-                errno == ENOBUFS || errno == ECONNREFUSED)
-                continue;
-            atomic_store(&s->err, errno);
-            break;
-        }
-        seq++;
-        atomic_fetch_add(&s->bytes, (unsigned long long)n);
-        atomic_fetch_add(&s->blocks, 1);
+    struct udp_tx tx;
+    udp_tx_init(&tx, s->fd, s->blksize, s->counters64, s->buf, !(s->eng_off & ENG_MMSG),
+                !(s->eng_off & ENG_GSO));
+    char how[96];
+    udp_tx_describe(&tx, how, sizeof how);
+    path_add(s, "UDP send: %s", how);
+    uint64_t seq = 0, sent = 0;
+    int wake = 1;
+    if (s->rate_bps) {
+        /* wake once per pacing period, or per full batch at high rates */
+        wake = pace_wake_blocks(s->rate_bps, s->pacing_ns, s->blksize, BATCH_MAX);
+        path_add(s, ", paced %d datagrams per wake-up", wake);
     }
+    while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
+        int n = tx.max;
+        if (s->rate_bps) {
+            uint64_t allowed = pace_allowed(s->rate_bps, mono_ns() - s->sh->start_ns,
+                                            burst_bytes(s));
+            n = pace_batch(allowed, sent, s->blksize, tx.max);
+            if (n == 0) {
+                if (pace_wait(s, sent, (uint64_t)wake * s->blksize) < 0)
+                    break;
+                continue;
+            }
+        }
+        n = budget_take_datagrams(s, n);
+        if (!n)
+            break;
+        int k = udp_tx_send(&tx, n, seq + 1);
+        if (k < 0) {
+            int e = errno;
+            budget_return_datagrams(s, n);
+            atomic_store_explicit(&s->calls, tx.calls, memory_order_relaxed);
+            /* a full buffer, or ICMP unreachable reported on a connected socket */
+            if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ENOBUFS || e == ECONNREFUSED)
+                continue;
+            atomic_store(&s->err, e);
+            break;
+        }
+        budget_return_datagrams(s, n - k);
+        seq += (uint64_t)k;
+        sent += (uint64_t)k * s->blksize;
+        atomic_fetch_add_explicit(&s->bytes, (unsigned long long)k * s->blksize,
+                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->blocks, (unsigned long long)k, memory_order_relaxed);
+        atomic_store_explicit(&s->calls, tx.calls, memory_order_relaxed);
+    }
+    char now_how[96];
+    udp_tx_describe(&tx, now_how, sizeof now_how);
+    if (strcmp(how, now_how))
+        path_add(s, "; fell back to %s", now_how);
+    atomic_store(&s->calls, tx.calls);
+    udp_tx_free(&tx);
+}
+
+/* count the datagrams of m received messages; GRO ones hold several, each with
+ * its own header */
+static void udp_consume(struct stream *s, const struct udp_rxb *rb, int m)
+{
+    double now = (double)wall_us() / 1e6;
+    uint64_t bytes = 0, blocks = 0;
+    pthread_mutex_lock(&s->lock);
+    for (int i = 0; i < m; i++) {
+        const unsigned char *d;
+        size_t len, seg;
+        udp_rxb_msg(rb, i, &d, &len, &seg);
+        size_t cnt = gro_count(len, seg);
+        for (size_t j = 0; j < cnt; j++) {
+            size_t dl = gro_seg_len(len, seg, j);
+            uint32_t sec, usec;
+            uint64_t seq;
+            if (udp_header_get(d + j * seg, dl, s->counters64, &sec, &usec, &seq) < 0)
+                continue;   /* not one of ours (too short for the header) */
+            udp_rx_update(&s->rx, seq, sec + usec / 1e6, now);
+            bytes += dl;
+            blocks++;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->blocks, blocks, memory_order_relaxed);
 }
 
 void stream_udp_recv(struct stream *s)
 {
+    int rcvbuf = 0;
+    if (!(s->eng_off & ENG_RCVBUF) && s->window <= 0) {
+        /* a burst of datagrams must fit while this thread is off the CPU */
+        int v = UDP_RCVBUF;
+        socklen_t l = sizeof rcvbuf;
+        if (setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) == 0)
+            getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l);
+    }
+    struct udp_rxb rb;
+    udp_rxb_init(&rb, s->fd, s->blksize, !(s->eng_off & ENG_MMSG), !(s->eng_off & ENG_GRO));
+    char how[96];
+    udp_rxb_describe(&rb, how, sizeof how);
+    path_add(s, "UDP receive: %s", how);
+    if (rcvbuf)
+        path_add(s, ", SO_RCVBUF %d", rcvbuf);
     for (;;) {
-        if (atomic_load(&s->sh->stop_recv)) {
-            drain(s, 1);
-            return;
+        if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
+            uint64_t until = mono_ns() + DRAIN_MAX_NS;
+            while (mono_ns() < until) {
+                int m = udp_rxb_recv(&rb, MSG_DONTWAIT);
+                if (m < 0 && errno == EINTR)
+                    continue;
+                if (m <= 0)
+                    break;
+                udp_consume(s, &rb, m);
+            }
+            break;
         }
-        ssize_t n = recv(s->fd, s->buf, s->bufsize, 0);
-        atomic_fetch_add(&s->calls, 1);
-        if (n < 0) {
+        int m = udp_rxb_recv(&rb, 0);
+        atomic_store_explicit(&s->calls, rb.calls, memory_order_relaxed);
+        if (m < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
                 errno == ECONNREFUSED)
                 continue;
             atomic_store(&s->err, errno);
-            return;
+            break;
         }
-        uint32_t sec, usec;
-        uint64_t seq;
-        if (udp_header_get(s->buf, (size_t)n, s->counters64, &sec, &usec, &seq) < 0)
-            continue;   /* not one of ours (too short for the header) */
-        if (n == 4 && seq == 0)
-            continue;
-        double now = (double)wall_us() / 1e6;
-        pthread_mutex_lock(&s->lock);
-        udp_rx_update(&s->rx, seq, sec + usec / 1e6, now);
-        pthread_mutex_unlock(&s->lock);
-        atomic_fetch_add(&s->bytes, (unsigned long long)n);
-        atomic_fetch_add(&s->blocks, 1);
+        udp_consume(s, &rb, m);
     }
+    char now_how[96];
+    udp_rxb_describe(&rb, now_how, sizeof now_how);
+    if (strcmp(how, now_how))
+        path_add(s, "; fell back to %s", now_how);
+    atomic_store(&s->calls, rb.calls);
+    udp_rxb_free(&rb);
 }
 
 void stream_rx_snapshot(struct stream *s, struct udp_rx *out)

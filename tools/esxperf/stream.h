@@ -9,8 +9,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "batch.h"
 #include "proto.h"
 #include "udp.h"
+
+/* techniques ESXPERF_ENGINE_OFF turns off, e.g. ESXPERF_ENGINE_OFF=gso,mmsg (for
+ * the tests of each fallback, and as a way out when one misbehaves on a host) */
+#define ENG_MMSG     0x01u    /* sendmmsg/recvmmsg */
+#define ENG_GSO      0x02u    /* UDP_SEGMENT */
+#define ENG_GRO      0x04u    /* UDP_GRO */
+#define ENG_LOWAT    0x08u    /* TCP receive SO_RCVLOWAT */
+#define ENG_TRUNC    0x10u    /* --skip-rx-copy MSG_TRUNC */
+#define ENG_SENDFILE 0x20u    /* -Z sendfile */
+#define ENG_RCVBUF   0x40u    /* larger UDP receive buffer */
+/* comma-separated names -> ENG_* bits; unknown names are ignored */
+unsigned stream_engine_off(const char *list);
 
 /* state shared by all streams of one test */
 struct stream_shared {
@@ -35,6 +48,11 @@ struct stream {
     uint64_t rate_bps;           /* per stream; 0 = unpaced */
     int64_t burst;
     uint64_t pacing_ns;          /* sleep granularity (iperf3's pacing_timer) */
+    int64_t window;              /* -w, 0 = kernel autotuning */
+    unsigned eng_off;            /* ENG_* bits turned off */
+    int cpu;                     /* -A: CPU to pin this thread to, -1 = none */
+    char path[160];              /* the I/O path that ran (for -V and JSON); written
+                                  * by the stream thread, read after the join */
     struct stream_shared *sh;
 
     atomic_ullong bytes;         /* payload bytes moved */

@@ -1,0 +1,73 @@
+/* UDP batch I/O: many datagrams per system call, each with its own iperf3
+ * header. Send: sendmmsg over a slab of datagram slots, each message a UDP GSO
+ * super-datagram (UDP_SEGMENT) when the kernel takes it; fallbacks: send() per
+ * message when sendmmsg is missing (ENOSYS), one datagram per message when GSO
+ * is refused (setsockopt ENOPROTOOPT, or EINVAL/EIO at send time). Receive:
+ * recvmmsg, with UDP_GRO (coalesced datagrams cut back by the segment size the
+ * kernel reports); fallbacks: recv()/recvmsg() one at a time, no GRO. */
+#ifndef ESXPERF_BATCH_H
+#define ESXPERF_BATCH_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#define BATCH_MAX 64          /* messages per sendmmsg/recvmmsg */
+#define GSO_SEGS_MAX 64       /* datagrams per GSO send (kernel's UDP_MAX_SEGMENTS) */
+#define GSO_BYTES_MAX 65000   /* payload of one GSO send, under the IP length limit */
+
+struct udp_tx {
+    int fd;
+    size_t blk;               /* datagram size */
+    int counters64;
+    unsigned char *slab;      /* max slots of blk bytes, payload prefilled */
+    int max;                  /* datagrams per call */
+    int gso;                  /* datagrams per message (1 = no GSO) */
+    int mmsg;                 /* sendmmsg usable */
+    struct mmsghdr *msgs;
+    struct iovec *iov;
+    uint64_t calls;           /* system calls made */
+};
+
+/* use_mmsg / use_gso: 0 to force the fallback (tests, ESXPERF_ENGINE_OFF) */
+void udp_tx_init(struct udp_tx *t, int fd, size_t blk, int counters64,
+                 const unsigned char *payload, int use_mmsg, int use_gso);
+/* send n (1..max) datagrams numbered first_seq, first_seq+1, ... stamped with
+ * the wall time; returns how many went (>= 1), or -1 with errno */
+int udp_tx_send(struct udp_tx *t, int n, uint64_t first_seq);
+void udp_tx_free(struct udp_tx *t);
+/* e.g. "sendmmsg x64, GSO 44 datagrams/send" */
+void udp_tx_describe(const struct udp_tx *t, char *buf, size_t len);
+
+struct udp_rxb {
+    int fd;
+    size_t slot;              /* bytes per message buffer */
+    int max;                  /* messages per call */
+    int gro;                  /* UDP_GRO enabled */
+    int mmsg;                 /* recvmmsg usable */
+    unsigned char *slab;
+    struct mmsghdr *msgs;
+    struct iovec *iov;
+    unsigned char *ctl;       /* control space per message (GRO segment size) */
+    size_t ctl_len;
+    uint64_t calls;
+};
+
+void udp_rxb_init(struct udp_rxb *r, int fd, size_t blk, int use_mmsg, int use_gro);
+/* receive 1..max messages (flags: 0 or MSG_DONTWAIT); count or -1 with errno */
+int udp_rxb_recv(struct udp_rxb *r, int flags);
+/* message i of the last call: its bytes and the datagram size inside it
+ * (GRO coalesces several; seg == len when it did not) */
+void udp_rxb_msg(const struct udp_rxb *r, int i, const unsigned char **data, size_t *len,
+                 size_t *seg);
+void udp_rxb_free(struct udp_rxb *r);
+void udp_rxb_describe(const struct udp_rxb *r, char *buf, size_t len);
+
+/* datagrams in a buffer of len bytes cut in seg-byte segments (last may be
+ * shorter), and the length of datagram i */
+size_t gro_count(size_t len, size_t seg);
+size_t gro_seg_len(size_t len, size_t seg, size_t i);
+/* datagrams per GSO send for this datagram size (1 = GSO pointless) */
+int gso_segments(size_t blk);
+
+#endif

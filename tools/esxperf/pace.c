@@ -1,0 +1,60 @@
+/* Token-bucket pacing arithmetic (128-bit products: rate x time overflows 64 bits
+ * after a few minutes at 10 Gbit/s) and the absolute-time sleep. */
+#include "pace.h"
+#include "clock.h"
+
+#include <errno.h>
+#include <time.h>
+
+#define NS 1000000000u
+
+uint64_t pace_allowed(uint64_t rate_bps, uint64_t elapsed_ns, uint64_t burst_bytes)
+{
+    unsigned __int128 b = (unsigned __int128)rate_bps * elapsed_ns / (8u * (unsigned __int128)NS);
+    b += burst_bytes;
+    return b > UINT64_MAX ? UINT64_MAX : (uint64_t)b;
+}
+
+int pace_batch(uint64_t allowed, uint64_t sent, size_t blk, int max)
+{
+    if (allowed <= sent || blk == 0 || max <= 0)
+        return 0;
+    uint64_t n = (allowed - sent) / blk;
+    return n > (uint64_t)max ? max : (int)n;
+}
+
+uint64_t pace_due_ns(uint64_t rate_bps, uint64_t bytes, uint64_t burst_bytes)
+{
+    if (bytes <= burst_bytes)
+        return 0;
+    if (rate_bps == 0)
+        return UINT64_MAX;
+    unsigned __int128 num = (unsigned __int128)(bytes - burst_bytes) * 8u * NS;
+    unsigned __int128 t = (num + rate_bps - 1) / rate_bps;   /* round up: never early */
+    return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
+int pace_wake_blocks(uint64_t rate_bps, uint64_t period_ns, size_t blk, int max)
+{
+    if (blk == 0 || max <= 0)
+        return 1;
+    unsigned __int128 bytes = (unsigned __int128)rate_bps * period_ns / (8u * (unsigned __int128)NS);
+    unsigned __int128 n = bytes / blk;
+    if (n < 1)
+        return 1;
+    return n > (unsigned)max ? max : (int)n;
+}
+
+void pace_sleep_until(uint64_t abs_ns)
+{
+    struct timespec ts = { (time_t)(abs_ns / NS), (long)(abs_ns % NS) };
+    int rc;
+    do
+        rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    while (rc == EINTR);
+    if (rc != 0) {
+        uint64_t now = mono_ns();
+        if (now < abs_ns)
+            sleep_ns(abs_ns - now);
+    }
+}

@@ -1,0 +1,22 @@
+/* Rate pacing for -b: a token bucket measured from the start of the test, so the
+ * long-run rate is exact however the sleeps fall (no drift), with batch sends
+ * and absolute-time sleeps (clock_nanosleep TIMER_ABSTIME) to keep the timer
+ * cost low. The arithmetic is pure and unit-tested; pace_sleep_until() sleeps. */
+#ifndef ESXPERF_PACE_H
+#define ESXPERF_PACE_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* bytes allowed out by elapsed_ns at rate_bps, plus the burst allowance */
+uint64_t pace_allowed(uint64_t rate_bps, uint64_t elapsed_ns, uint64_t burst_bytes);
+/* blocks of blk bytes that may go now: (allowed - sent) / blk, at most max */
+int pace_batch(uint64_t allowed, uint64_t sent, size_t blk, int max);
+/* nanoseconds after the start at which `bytes` (total) become allowed */
+uint64_t pace_due_ns(uint64_t rate_bps, uint64_t bytes, uint64_t burst_bytes);
+/* blocks worth one wake-up: what the rate moves in period_ns, 1..max */
+int pace_wake_blocks(uint64_t rate_bps, uint64_t period_ns, size_t blk, int max);
+/* sleep until the CLOCK_MONOTONIC time abs_ns (clock_nanosleep with
+ * TIMER_ABSTIME, nanosleep when that fails); returns at once when passed */
+void pace_sleep_until(uint64_t abs_ns);
+
+#endif
