@@ -358,42 +358,54 @@ static int terminate(struct server *sv, const char **why, const char *reason)
     return -1;
 }
 
-/* wait for TEST_END while streams run; deny other clients. Ends the test itself
- * when a time test overruns by 60 s, when --max-duration is reached, and when an
- * -n/-k test moves no data for 3 x --control-timeout. */
+void end_guard_init(struct end_guard *g, const struct perf_opts *o,
+                    const struct test_params *p, uint64_t now)
+{
+    memset(g, 0, sizeof *g);
+    g->counted = p->num || p->blockcount;
+    if (p->time && !g->counted)
+        g->limit = now + (uint64_t)(p->time + p->omit + 60) * SEC;
+    if (o->max_duration > 0)
+        g->cap = now + (uint64_t)o->max_duration * SEC;
+    g->stall_ns = 3 * (uint64_t)o->control_timeout_ms * MS;
+    g->moved_at = now;
+}
+
+const char *end_guard_check(struct end_guard *g, uint64_t now, uint64_t moved)
+{
+    if (g->cap && now >= g->cap)
+        return "the test reached the server's --max-duration; ended with SERVER_TERMINATE";
+    if (g->limit && now > g->limit)
+        return "the client did not end the test 60 s after its time; ended with "
+               "SERVER_TERMINATE";
+    if (!g->counted)
+        return NULL;
+    if (moved != g->moved) {
+        g->moved = moved;
+        g->moved_at = now;
+    } else if (now - g->moved_at > g->stall_ns) {
+        return "no data moved in this -n/-k test for 3 x --control-timeout; ended with "
+               "SERVER_TERMINATE";
+    }
+    return NULL;
+}
+
+/* wait for TEST_END while streams run; deny other clients; end the test ourselves
+ * when the guard says so */
 static int run_until_end(struct server *sv, const char **why)
 {
     struct session *s = &sv->s;
-    const struct perf_opts *o = sv->o;
-    uint64_t t0 = mono_ns(), limit = 0, cap = 0;
-    uint64_t stall_ns = 3 * (uint64_t)o->control_timeout_ms * MS;
-    uint64_t moved = 0, moved_at = t0;
-    int counted = s->p.num || s->p.blockcount;
-    if (s->p.time && !counted)
-        limit = t0 + (uint64_t)(s->p.time + s->p.omit + 60) * SEC;
-    if (o->max_duration > 0)
-        cap = t0 + (uint64_t)o->max_duration * SEC;
+    struct end_guard g;
+    end_guard_init(&g, sv->o, &s->p, mono_ns());
     for (;;) {
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
         linger_service(sv);
-        if (cap && now >= cap)
-            return terminate(sv, why, "the test reached the server's --max-duration; "
-                             "ended with SERVER_TERMINATE");
-        if (limit && now > limit)
-            return terminate(sv, why, "the client did not end the test in time");
-        if (counted) {
-            uint64_t b = bytes_moved(s);
-            if (b != moved) {
-                moved = b;
-                moved_at = now;
-            } else if (now - moved_at > stall_ns) {
-                return terminate(sv, why, "no data moved in this -n/-k test for 3 x "
-                                 "--control-timeout; ended with SERVER_TERMINATE");
-            }
-        }
-        if (cap && ms > ms_until(cap))
-            ms = ms_until(cap);
+        const char *reason = end_guard_check(&g, now, bytes_moved(s));
+        if (reason)
+            return terminate(sv, why, reason);
+        if (g.cap && ms > ms_until(g.cap))
+            ms = ms_until(g.cap);
         int listen_ok = now >= sv->deny_pause_until;
         struct pollfd pf[2] = { { sv->ctl, POLLIN, 0 }, { sv->lfd, POLLIN, 0 } };
         int rc = poll(pf, listen_ok ? 2 : 1, ms < 1 ? 1 : ms);

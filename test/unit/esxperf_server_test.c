@@ -1,0 +1,102 @@
+/* tools/esxperf/server.c end guard: when the server itself ends a running test
+ * (--max-duration, a time test far past its end, an -n/-k test with no data moving).
+ * Pure: synthetic monotonic times. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../tools/esxperf/options.h"
+#include "../../tools/esxperf/proto.h"
+#include "../../tools/esxperf/server.h"
+
+const char tool_name[] = "esxperf_test";
+
+#define S 1000000000ull
+#define T0 (1000 * S)      /* an arbitrary monotonic start */
+
+static void setup_opts(struct perf_opts *o, struct test_params *p)
+{
+    opts_defaults(o);
+    params_defaults(p);
+}
+
+static void time_test_runs_to_time_plus_omit_plus_60(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    struct test_params p;
+    struct end_guard g;
+    setup_opts(&o, &p);
+    p.time = 10;
+    p.omit = 2;
+    end_guard_init(&g, &o, &p, T0);
+    /* no data at all is fine in a time test: the client ends it */
+    assert_null(end_guard_check(&g, T0 + 71 * S, 0));
+    assert_null(end_guard_check(&g, T0 + 72 * S, 0));
+    const char *why = end_guard_check(&g, T0 + 72 * S + 1, 0);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "did not end the test"));
+}
+
+static void max_duration_caps_every_kind(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    struct test_params p;
+    struct end_guard g;
+    setup_opts(&o, &p);
+    o.max_duration = 5;
+    p.time = 3600;
+    end_guard_init(&g, &o, &p, T0);
+    assert_null(end_guard_check(&g, T0 + 5 * S - 1, 123));
+    assert_non_null(strstr(end_guard_check(&g, T0 + 5 * S, 456), "--max-duration"));
+    /* -n test with data flowing: only the cap ends it */
+    p.time = 0;
+    p.num = (int64_t)1 << 50;
+    end_guard_init(&g, &o, &p, T0);
+    for (uint64_t t = 1; t < 5; t++)
+        assert_null(end_guard_check(&g, T0 + t * S, t * 1000));
+    assert_non_null(strstr(end_guard_check(&g, T0 + 5 * S, 9999), "--max-duration"));
+    /* no cap: a flowing -n test never ends from the server side */
+    o.max_duration = 0;
+    end_guard_init(&g, &o, &p, T0);
+    for (uint64_t t = 1; t < 1000; t++)
+        assert_null(end_guard_check(&g, T0 + t * S, t));
+}
+
+static void counted_test_ends_after_3x_control_timeout_without_progress(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    struct test_params p;
+    struct end_guard g;
+    setup_opts(&o, &p);
+    assert_int_equal(o.control_timeout_ms, 10000);      /* the documented default */
+    o.control_timeout_ms = 1000;
+    p.time = 0;
+    p.blockcount = 1000;
+    end_guard_init(&g, &o, &p, T0);
+    assert_null(end_guard_check(&g, T0 + 2 * S, 0));
+    assert_null(end_guard_check(&g, T0 + 3 * S, 0));
+    assert_non_null(strstr(end_guard_check(&g, T0 + 3 * S + 1, 0), "no data moved"));
+    /* progress restarts the clock */
+    end_guard_init(&g, &o, &p, T0);
+    assert_null(end_guard_check(&g, T0 + 2 * S, 10));
+    assert_null(end_guard_check(&g, T0 + 5 * S, 10));
+    assert_null(end_guard_check(&g, T0 + 5 * S + 500000000ull, 20));
+    assert_null(end_guard_check(&g, T0 + 8 * S, 20));
+    assert_non_null(end_guard_check(&g, T0 + 8 * S + 500000001ull, 20));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(time_test_runs_to_time_plus_omit_plus_60),
+        cmocka_unit_test(max_duration_caps_every_kind),
+        cmocka_unit_test(counted_test_ends_after_3x_control_timeout_without_progress),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
