@@ -43,6 +43,7 @@ struct stream {
     int counters64, skip_rx_copy;
     int zfd;                     /* -Z: file to sendfile() from, or -1 */
     size_t blksize;
+    size_t wsize;                /* TCP send: bytes per call (whole blocks) */
     unsigned char *buf;
     size_t bufsize;
     uint64_t rate_bps;           /* per stream; 0 = unpaced */

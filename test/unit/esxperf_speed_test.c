@@ -1,0 +1,271 @@
+/* issue 7 engine: pacing arithmetic (tools/esxperf/pace.c), batch accounting and
+ * GRO splitting (batch.c) including real loopback round trips through every
+ * sendmmsg/GSO/recvmmsg/GRO combination and fallback, ESXPERF_ENGINE_OFF
+ * names (stream.c) and -A parsing (options.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../../tools/esxperf/batch.h"
+#include "../../tools/esxperf/options.h"
+#include "../../tools/esxperf/pace.h"
+#include "../../tools/esxperf/stream.h"
+#include "../../tools/esxperf/udp.h"
+#include "clock.h"
+
+const char tool_name[] = "esxperf_test";
+
+#define SEC 1000000000ull
+
+static void pace_allowed_is_rate_times_time(void **state)
+{
+    (void)state;
+    /* 2 Gbit/s = 250 MB/s */
+    assert_int_equal(pace_allowed(2000000000ull, SEC, 0), 250000000ull);
+    assert_int_equal(pace_allowed(2000000000ull, SEC / 1000, 0), 250000ull);
+    assert_int_equal(pace_allowed(2000000000ull, 0, 4096), 4096);
+    /* no overflow: 100 Gbit/s for a day */
+    assert_int_equal(pace_allowed(100000000000ull, 86400ull * SEC, 0), 12500000000ull * 86400ull);
+    assert_int_equal(pace_allowed(8, SEC, 0), 1);
+    assert_int_equal(pace_allowed(7, SEC, 0), 0);   /* rounds down: never ahead */
+}
+
+static void pace_batch_counts_whole_blocks(void **state)
+{
+    (void)state;
+    assert_int_equal(pace_batch(10000, 0, 1448, 64), 6);
+    assert_int_equal(pace_batch(10000, 8000, 1448, 64), 1);
+    assert_int_equal(pace_batch(10000, 9000, 1448, 64), 0);
+    assert_int_equal(pace_batch(10000, 12000, 1448, 64), 0);    /* ahead: wait */
+    assert_int_equal(pace_batch(100000000, 0, 1448, 64), 64);  /* capped */
+    assert_int_equal(pace_batch(100, 0, 0, 64), 0);
+}
+
+static void pace_due_inverts_allowed(void **state)
+{
+    (void)state;
+    assert_int_equal(pace_due_ns(2000000000ull, 250000000ull, 0), SEC);
+    assert_int_equal(pace_due_ns(2000000000ull, 4096, 4096), 0);   /* inside the burst */
+    assert_int_equal(pace_due_ns(0, 10, 0), UINT64_MAX);
+    /* rounded up: at the due time the bytes are allowed, one ns before not yet */
+    for (uint64_t rate = 1000000; rate < 40000000000ull; rate = rate * 7 + 3) {
+        for (uint64_t bytes = 1448; bytes < 100000000; bytes = bytes * 13 + 1) {
+            uint64_t t = pace_due_ns(rate, bytes, 0);
+            assert_true(pace_allowed(rate, t, 0) >= bytes);
+            assert_true(t == 0 || pace_allowed(rate, t - 1, 0) < bytes);
+        }
+    }
+}
+
+static void pace_wake_blocks_per_period(void **state)
+{
+    (void)state;
+    /* 2 Gbit/s, 1 ms, 1448-byte datagrams: 172 blocks, capped at 64 */
+    assert_int_equal(pace_wake_blocks(2000000000ull, 1000000, 1448, 64), 64);
+    assert_int_equal(pace_wake_blocks(100000000ull, 1000000, 1448, 64), 8);
+    assert_int_equal(pace_wake_blocks(1048576, 1000000, 1448, 64), 1);   /* at least one */
+    assert_int_equal(pace_wake_blocks(1, 1, 0, 64), 1);
+}
+
+/* the long-run rate of a paced loop is exact: simulate sends against a clock
+ * that jumps by uneven sleeps */
+static void pace_simulated_rate_is_exact(void **state)
+{
+    (void)state;
+    uint64_t rate = 2000000000ull, sent = 0, t = 0;
+    size_t blk = 1448;
+    int wake = pace_wake_blocks(rate, 1000000, blk, 64);
+    for (int i = 0; i < 200000 && t < 3 * SEC; i++) {
+        int n = pace_batch(pace_allowed(rate, t, 0), sent, blk, 64);
+        if (n) {
+            sent += (uint64_t)n * blk;
+            t += 3000;                        /* a send takes a little time */
+        } else {
+            uint64_t due = pace_due_ns(rate, sent + (uint64_t)wake * blk, 0);
+            t = due + (uint64_t)(i % 7) * 20000;   /* wake-ups come late by 0..120 us */
+        }
+    }
+    double got = (double)sent * 8 / ((double)t / 1e9);
+    assert_true(got <= rate * 1.0001);
+    assert_true(got >= rate * 0.99);
+}
+
+static void gro_split(void **state)
+{
+    (void)state;
+    assert_int_equal(gro_count(0, 1448), 0);
+    assert_int_equal(gro_count(1448, 1448), 1);
+    assert_int_equal(gro_count(1448 * 44, 1448), 44);
+    assert_int_equal(gro_count(1448 * 3 + 100, 1448), 4);     /* short last one */
+    assert_int_equal(gro_seg_len(1448 * 3 + 100, 1448, 3), 100);
+    assert_int_equal(gro_seg_len(1448 * 3 + 100, 1448, 2), 1448);
+    assert_int_equal(gro_seg_len(1448 * 3 + 100, 1448, 4), 0);
+    assert_int_equal(gro_count(500, 0), 1);                   /* no segment size: one */
+    assert_int_equal(gro_seg_len(500, 0, 0), 500);
+    assert_int_equal(gro_seg_len(500, 0, 1), 0);
+    assert_int_equal(gso_segments(1448), 44);
+    assert_int_equal(gso_segments(1000), 64);                 /* kernel maximum */
+    assert_int_equal(gso_segments(40000), 1);                 /* two do not fit */
+    assert_int_equal(gso_segments(0), 1);
+}
+
+static void engine_off_names(void **state)
+{
+    (void)state;
+    assert_int_equal(stream_engine_off(NULL), 0);
+    assert_int_equal(stream_engine_off(""), 0);
+    assert_int_equal(stream_engine_off("gso"), ENG_GSO);
+    assert_int_equal(stream_engine_off("gso,mmsg,gro"), ENG_GSO | ENG_MMSG | ENG_GRO);
+    assert_int_equal(stream_engine_off("lowat,trunc,sendfile,rcvbuf"),
+                     ENG_LOWAT | ENG_TRUNC | ENG_SENDFILE | ENG_RCVBUF);
+    assert_int_equal(stream_engine_off("gsox,gs,,bogus"), 0);
+    assert_int_equal(stream_engine_off("all") & ENG_MMSG, ENG_MMSG);
+}
+
+static void affinity_parse(void **state)
+{
+    (void)state;
+    int cpus[AFFINITY_MAX], n, srv;
+    const char *why = NULL;
+    assert_int_equal(opt_parse_affinity("1", cpus, &n, &srv, &why), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(cpus[0], 1);
+    assert_int_equal(srv, -1);
+    assert_int_equal(opt_parse_affinity("0-3,5", cpus, &n, &srv, &why), 0);
+    assert_int_equal(n, 4);
+    assert_int_equal(cpus[3], 3);
+    assert_int_equal(srv, 5);
+    assert_int_equal(opt_parse_affinity("2,0", cpus, &n, &srv, &why), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(srv, 0);
+    assert_int_equal(opt_parse_affinity("3-1", cpus, &n, &srv, &why), -1);
+    assert_int_equal(opt_parse_affinity("0-64", cpus, &n, &srv, &why), -1);   /* 65 CPUs */
+    assert_int_equal(opt_parse_affinity("x", cpus, &n, &srv, &why), -1);
+    assert_int_equal(opt_parse_affinity("1,", cpus, &n, &srv, &why), -1);
+    assert_int_equal(opt_parse_affinity("1024", cpus, &n, &srv, &why), -1);
+    assert_int_equal(opt_parse_affinity("", cpus, &n, &srv, &why), -1);
+}
+
+/* a connected loopback UDP pair */
+static void udp_pair(int *tx, int *rx)
+{
+    struct sockaddr_in a;
+    socklen_t al = sizeof a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    *rx = socket(AF_INET, SOCK_DGRAM, 0);
+    *tx = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(*rx >= 0 && *tx >= 0);
+    int big = 4 << 20;
+    setsockopt(*rx, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+    assert_int_equal(bind(*rx, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(*rx, (struct sockaddr *)&a, &al), 0);
+    assert_int_equal(connect(*tx, (struct sockaddr *)&a, sizeof a), 0);
+    struct timeval tv = { 1, 0 };
+    setsockopt(*rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+/* send `total` datagrams in batches; every one must arrive once, in order,
+ * with its own header and size, however the kernel coalesced them */
+static void round_trip(int mmsg, int gso, int gro, size_t blk, int total)
+{
+    int tx, rx;
+    udp_pair(&tx, &rx);
+    unsigned char payload[9000];
+    memset(payload, 0x5a, sizeof payload);
+    struct udp_tx t;
+    struct udp_rxb r;
+    udp_tx_init(&t, tx, blk, 0, payload, mmsg, gso);
+    udp_rxb_init(&r, rx, blk, mmsg, gro);
+    if (!gso)
+        assert_int_equal(t.gso, 1);
+    if (!mmsg)
+        assert_int_equal(r.max, 1);
+    int sent = 0, got = 0;
+    size_t most = 0;
+    uint64_t next = 1, bytes = 0;
+    while (sent < total) {
+        int n = total - sent < 37 ? total - sent : 37;
+        int k = udp_tx_send(&t, n, (uint64_t)sent + 1);
+        assert_true(k >= 1 && k <= n);
+        sent += k;
+        /* read what is there, so the socket buffer never overflows */
+        while (got < sent) {
+            int m = udp_rxb_recv(&r, 0);
+            assert_true(m >= 1);
+            for (int i = 0; i < m; i++) {
+                const unsigned char *d;
+                size_t len, seg;
+                udp_rxb_msg(&r, i, &d, &len, &seg);
+                size_t cnt = gro_count(len, seg);
+                if (cnt > most)
+                    most = cnt;
+                for (size_t j = 0; j < cnt; j++) {
+                    uint32_t s, us;
+                    uint64_t seq;
+                    size_t dl = gro_seg_len(len, seg, j);
+                    assert_int_equal(dl, blk);
+                    assert_int_equal(udp_header_get(d + j * seg, dl, 0, &s, &us, &seq), 0);
+                    assert_int_equal(seq, next);
+                    assert_int_equal(d[j * seg + dl - 1], 0x5a);
+                    next++;
+                    got++;
+                    bytes += dl;
+                }
+            }
+        }
+    }
+    assert_int_equal(got, total);
+    assert_int_equal(bytes, (uint64_t)total * blk);
+    /* GSO sends reach a GRO socket coalesced (loopback keeps them whole) */
+    if (t.gso > 1 && r.gro)
+        assert_true(most > 1);
+    if (!r.gro)
+        assert_int_equal(most, 1);
+    /* the batches are real: fewer calls than datagrams when batching is on */
+    if (mmsg || gso)
+        assert_true(t.calls < (uint64_t)total);
+    else
+        assert_int_equal(t.calls, (uint64_t)total);
+    udp_tx_free(&t);
+    udp_rxb_free(&r);
+    close(tx);
+    close(rx);
+}
+
+static void batch_round_trips(void **state)
+{
+    (void)state;
+    for (int mmsg = 0; mmsg < 2; mmsg++)
+        for (int gso = 0; gso < 2; gso++)
+            for (int gro = 0; gro < 2; gro++) {
+                round_trip(mmsg, gso, gro, 1448, 1000);
+                round_trip(mmsg, gso, gro, 100, 700);
+            }
+    round_trip(1, 1, 1, 8972, 200);    /* jumbo: GSO 7 per send */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pace_allowed_is_rate_times_time),
+        cmocka_unit_test(pace_batch_counts_whole_blocks),
+        cmocka_unit_test(pace_due_inverts_allowed),
+        cmocka_unit_test(pace_wake_blocks_per_period),
+        cmocka_unit_test(pace_simulated_rate_is_exact),
+        cmocka_unit_test(gro_split),
+        cmocka_unit_test(engine_off_names),
+        cmocka_unit_test(affinity_parse),
+        cmocka_unit_test(batch_round_trips),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
