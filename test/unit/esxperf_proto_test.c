@@ -150,6 +150,25 @@ static void params_refuse_out_of_range(void **state)
     assert_int_equal(dec("{\"tcp\":true,\"num\":-5}"), -1);
 }
 
+/* the hostile client's deep-json: 3000 nested arrays under one key */
+static void params_refuse_deep_nesting(void **state)
+{
+    (void)state;
+    struct test_params p;
+    const char *why = NULL;
+    enum { DEPTH = 3000 };
+    char *js = malloc(2 * DEPTH + 32);
+    int k = snprintf(js, 32, "{\"tcp\":true,\"x\":");
+    memset(js + k, '[', DEPTH);
+    memset(js + k + DEPTH, ']', DEPTH);
+    memcpy(js + k + 2 * DEPTH, "}", 2);
+    assert_int_equal(params_decode(js, strlen(js), &p, &why), -1);
+    assert_string_equal(why, "parameters are JSON nested too deeply");
+    free(js);
+    /* nesting inside the limit, in an unknown key, is fine */
+    assert_int_equal(dec("{\"tcp\":true,\"x\":[[[{\"a\":[1]}]]]}"), 0);
+}
+
 static void params_over_8k_refused(void **state)
 {
     (void)state;
@@ -268,6 +287,7 @@ int main(void)
         cmocka_unit_test(params_ignore_unknown_keys),
         cmocka_unit_test(params_refuse_wrong_types),
         cmocka_unit_test(params_refuse_out_of_range),
+        cmocka_unit_test(params_refuse_deep_nesting),
         cmocka_unit_test(params_over_8k_refused),
         cmocka_unit_test(framed_params_message),
         cmocka_unit_test(decodes_real_iperf3_results),

@@ -236,7 +236,8 @@ int params_decode(const char *js, size_t len, struct test_params *p, const char 
     struct jsonr r;
     int rc = jr_parse(&r, js, len, tok, max);
     if (rc != JR_OK) {
-        *why = "parameters are not a JSON object";
+        *why = rc == JR_EDEPTH ? "parameters are JSON nested too deeply"
+                               : "parameters are not a JSON object";
         goto bad;
     }
     int v, tcp = 0, sctp = 0;
