@@ -1,6 +1,8 @@
 /* libFuzzer target for esxperf's authtoken decoding and users-file parsing.
- * The first byte picks what the rest of the input is:
- *   0 mod 4: an authtoken (base64) checked with the test key, PKCS#1 v1.5 or OAEP
+ * The first byte picks what the rest of the input is (bit 2: OAEP, else PKCS#1 v1.5):
+ *   0 mod 4: an authtoken (base64) checked with the test key; with bit 3 set, a
+ *            params JSON whose "authtoken" goes the server's way (params_decode,
+ *            then the check, as server.c does)
  *   1 mod 4: users-file text
  *   2 mod 4: a decrypted token plaintext
  *   3 mod 4: a plaintext that is first encrypted with the test key, so the check
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "../../tools/esxperf/auth.h"
+#include "../../tools/esxperf/proto.h"
 
 const char tool_name[] = "esxperf_auth_fuzz";
 
@@ -131,6 +134,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct auth_result r;
     switch (data[0] & 3) {
     case 0:
+        if (data[0] & 8) {
+            static struct test_params p;
+            static struct auth_replay replay;
+            const char *why = NULL;
+            if (params_decode((const char *)d, n, &p, &why) != 0)
+                break;
+            size_t tl = strlen(p.authtoken);
+            if (tl >= sizeof p.authtoken)
+                abort();
+            auth_token_check(key, pad, &users, p.authtoken, tl, 0, 10, &replay, &r);
+            if (r.status == AUTH_OK && tl == 0)
+                abort();
+            break;
+        }
         auth_token_check(key, pad, &users, (const char *)d, n, 0, 10, NULL, &r);
         if (r.status == AUTH_OK && n == 0)
             abort();
