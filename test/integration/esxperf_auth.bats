@@ -241,6 +241,41 @@ icli() {
     [[ "$output" == "normal: completed"* ]] || flunk "$output"
 }
 
+@test "password prompt: asked on the terminal without echo when IPERF3_PASSWORD is unset" {
+    esxperf_server
+    unset IPERF3_PASSWORD
+    # a pty as the client's terminal; the answer is typed after the prompt appears
+    run timeout 30 python3 - "$BIN/esxperf" "$PORT" "$K/pub.pem" <<'PY'
+import os, pty, select, sys, time
+esx, port, pub = sys.argv[1:4]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(esx, [esx, "-c", "127.0.0.1", "-p", port, "-t", "1", "-i", "0",
+                   "--username", "alice", "--rsa-public-key-path", pub])
+out, typed, end = b"", False, time.monotonic() + 20
+while time.monotonic() < end:
+    r, _, _ = select.select([fd], [], [], 0.5)
+    if not r:
+        continue
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+    if b"Password: " in out and not typed:
+        os.write(fd, b"s3cret\n")
+        typed = True
+print(out.decode(errors="replace"))
+print("exit", os.waitpid(pid, 0)[1] >> 8)
+PY
+    assert_contains "Password: "
+    assert_contains "iperf Done."
+    assert_contains "exit 0"
+    assert_not_contains "s3cret"
+}
+
 @test "auth audit: authenticating client and server stay within build/syscalls.allow" {
     ( sleep 1; timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --username alice \
         --rsa-public-key-path "$K/pub.pem" >/dev/null 2>&1 ) &
