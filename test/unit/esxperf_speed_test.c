@@ -83,19 +83,31 @@ static void pace_simulated_rate_is_exact(void **state)
     uint64_t rate = 2000000000ull, sent = 0, t = 0;
     size_t blk = 1448;
     int wake = pace_wake_blocks(rate, 1000000, blk, 64);
+    int calls = 0, small = 0;
     for (int i = 0; i < 200000 && t < 3 * SEC; i++) {
-        int n = pace_batch(pace_allowed(rate, t, 0), sent, blk, 64);
+        uint64_t due = 0;
+        int n = pace_step(rate, t, sent, 0, blk, wake, 64, &due);
         if (n) {
             sent += (uint64_t)n * blk;
-            t += 3000;                        /* a send takes a little time */
+            calls++;
+            small += n < wake;
+            t += 1000;                        /* a send takes a little time */
         } else {
-            uint64_t due = pace_due_ns(rate, sent + (uint64_t)wake * blk, 0);
+            assert_true(due > t);
             t = due + (uint64_t)(i % 7) * 20000;   /* wake-ups come late by 0..120 us */
         }
     }
     double got = (double)sent * 8 / ((double)t / 1e9);
     assert_true(got <= rate * 1.0001);
     assert_true(got >= rate * 0.99);
+    /* whole batches: one call per `wake` datagrams, not one per datagram */
+    assert_int_equal(small, 0);
+    assert_true((uint64_t)calls <= sent / blk / (uint64_t)wake + 1);
+    /* behind by more than a batch: catches up at once, up to max */
+    uint64_t due = 0;
+    assert_int_equal(pace_step(rate, SEC, 0, 0, blk, 8, 64, &due), 64);
+    assert_int_equal(pace_step(rate, 0, 0, 0, blk, 8, 64, &due), 0);
+    assert_int_equal(due, pace_due_ns(rate, 8 * blk, 0));
 }
 
 static void gro_split(void **state)

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define TX_BYTES_MAX (512u * 1024u)   /* per call: a few sndbufs' worth */
 #define RX_BYTES_MAX (1024u * 1024u)
@@ -124,7 +126,9 @@ int udp_tx_send(struct udp_tx *t, int n, uint64_t first_seq)
                 t->msgs[m].msg_hdr.msg_iovlen = 1;
             }
             t->calls++;
-            rc = sendmmsg(t->fd, t->msgs, (unsigned)nmsg, MSG_NOSIGNAL);
+            /* the system call itself: musl's 64-bit sendmmsg() is a sendmsg()
+             * loop (its msghdr padding, zeroed here by the memset above) */
+            rc = (int)syscall(SYS_sendmmsg, t->fd, t->msgs, (unsigned)nmsg, MSG_NOSIGNAL);
             if (rc < 0 && errno == ENOSYS) {
                 tx_sendmmsg_off(t);
                 if (n > t->max)

@@ -45,6 +45,20 @@ int pace_wake_blocks(uint64_t rate_bps, uint64_t period_ns, size_t blk, int max)
     return n > (unsigned)max ? max : (int)n;
 }
 
+int pace_step(uint64_t rate_bps, uint64_t elapsed_ns, uint64_t sent, uint64_t burst_bytes,
+              size_t blk, int wake, int max, uint64_t *due_ns)
+{
+    if (wake < 1)
+        wake = 1;
+    if (wake > max)
+        wake = max;
+    int n = pace_batch(pace_allowed(rate_bps, elapsed_ns, burst_bytes), sent, blk, max);
+    if (n >= wake)
+        return n;
+    *due_ns = pace_due_ns(rate_bps, sent + (uint64_t)wake * blk, burst_bytes);
+    return 0;
+}
+
 void pace_sleep_until(uint64_t abs_ns)
 {
     struct timespec ts = { (time_t)(abs_ns / NS), (long)(abs_ns % NS) };

@@ -15,6 +15,12 @@ int pace_batch(uint64_t allowed, uint64_t sent, size_t blk, int max);
 uint64_t pace_due_ns(uint64_t rate_bps, uint64_t bytes, uint64_t burst_bytes);
 /* blocks worth one wake-up: what the rate moves in period_ns, 1..max */
 int pace_wake_blocks(uint64_t rate_bps, uint64_t period_ns, size_t blk, int max);
+/* one step of a paced batch sender at elapsed_ns with sent bytes out: how many
+ * blocks to send now (at most max), or 0 and *due_ns (from the start) to sleep
+ * to. Sends only whole wake-up batches (`wake` blocks) unless it has fallen
+ * further behind, so a fast loop does not trickle one block per call. */
+int pace_step(uint64_t rate_bps, uint64_t elapsed_ns, uint64_t sent, uint64_t burst_bytes,
+              size_t blk, int wake, int max, uint64_t *due_ns);
 /* sleep until the CLOCK_MONOTONIC time abs_ns (clock_nanosleep with
  * TIMER_ABSTIME, nanosleep when that fails); returns at once when passed */
 void pace_sleep_until(uint64_t abs_ns);

@@ -539,11 +539,11 @@ void stream_udp_send(struct stream *s)
     while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
         int n = tx.max;
         if (s->rate_bps) {
-            uint64_t allowed = pace_allowed(s->rate_bps, mono_ns() - s->sh->start_ns,
-                                            burst_bytes(s));
-            n = pace_batch(allowed, sent, s->blksize, tx.max);
+            uint64_t due = 0;
+            n = pace_step(s->rate_bps, mono_ns() - s->sh->start_ns, sent, burst_bytes(s),
+                          s->blksize, wake, tx.max, &due);
             if (n == 0) {
-                if (pace_wait(s, sent, (uint64_t)wake * s->blksize) < 0)
+                if (pace_wait(s, sent, (uint64_t)(wake < tx.max ? wake : tx.max) * s->blksize) < 0)
                     break;
                 continue;
             }

@@ -1,0 +1,282 @@
+#!/usr/bin/env bats
+# esxperf issue 7 engine on loopback: each technique runs and says so (-V text,
+# JSON esxperf.engine), each fallback runs when the technique is refused (strace
+# error injection where the kernel call can be singled out, ESXPERF_ENGINE_OFF
+# otherwise), and the counts still agree with the peer. Also -A pinning and one
+# thread per stream (read from /proc). Timing-free: rates are never asserted
+# except the paced one, with slack for a loaded 2-core host.
+load ../lib/common
+
+setup() {
+    PORT=$((20000 + RANDOM % 20000))
+    PIDS=()
+    TMP=$(mktemp -d)
+}
+
+teardown() {
+    local p
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$TMP"
+}
+
+wait_port() {
+    local i
+    for i in $(seq 1 50); do
+        ss -ltnH "sport = :$1" | grep -q . && return 0
+        sleep 0.1
+    done
+    flunk "nothing listens on port $1"
+}
+
+# esxperf -s -1 -V on $PORT (extra args/env before it with env), text into $TMP/srv.out
+server() {
+    "$@" "$BIN/esxperf" -s -1 -V -p "$PORT" >"$TMP/srv.out" 2>&1 &
+    PIDS+=($!)
+    SRV=$!
+    wait_port "$PORT"
+}
+server_done() {     # wait (bounded) for the -1 server to finish its report
+    local i
+    for i in $(seq 1 100); do kill -0 "$SRV" 2>/dev/null || return 0; sleep 0.1; done
+    flunk "server still running"
+}
+# client with -J into $TMP/c.json; extra command words in front via CLIENT_PRE
+client() {
+    run ${CLIENT_PRE:-} "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -J "$@"
+    printf '%s\n' "$output" | sed -n '/^{/,$p' >"$TMP/c.json"
+}
+jq_c() { jq -r "$1" "$TMP/c.json"; }
+
+# UDP: the receiver's count equals what the sender sent, loss under 5 %
+udp_counts_agree() {
+    local sent got lost
+    sent=$(jq_c '.end.sum_sent.packets'); got=$(jq_c '.end.sum_received.packets')
+    lost=$(jq_c '.end.sum_received.lost_packets')
+    [ "$sent" -gt 100 ] || flunk "only $sent datagrams sent"
+    [ "$sent" = "$got" ] || flunk "sender $sent datagrams, receiver counted $got"
+    [ $((lost * 20)) -lt "$got" ] || flunk "lost $lost of $got"
+    [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] ||
+        [ "$lost" -gt 0 ] || flunk "bytes differ without loss"
+}
+
+@test "speed: TCP -V names the paths: send() writes, recv with SO_RCVLOWAT" {
+    server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -V
+    assert_status 0
+    assert_contains "engine: TCP send: send() 131072-byte writes"
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "engine: TCP receive: recv(copy) 131072-byte reads, SO_RCVLOWAT 98304"
+}
+
+@test "speed: --skip-rx-copy: the server receives with MSG_TRUNC and counts what was sent" {
+    server strace -f -qq -o "$TMP/srv.trace" -e trace=recvfrom
+    client -t 2 --skip-rx-copy
+    assert_status 0
+    local s r
+    s=$(jq_c '.end.sum_sent.bytes'); r=$(jq_c '.end.sum_received.bytes')
+    [ "$s" -gt 1000000 ] || flunk "only $s bytes"
+    [ "$s" = "$r" ] || flunk "sent $s, the receiver counted $r"
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "recv(MSG_TRUNC, no copy)"
+    grep -q 'MSG_TRUNC' "$TMP/srv.trace" || flunk "no recvfrom with MSG_TRUNC in the trace"
+}
+
+@test "speed: --skip-rx-copy -R: the client receives without copying; iperf3 3.12 ignores the key" {
+    server
+    client -t 1 -R --skip-rx-copy
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"MSG_TRUNC"* ]] || flunk "$(jq_c '.end.esxperf.engine')"
+    [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "bytes differ"
+    # an iperf3 3.12 server does not know skip_rx_copy: the test still runs
+    iperf3 -s -1 -p "$((PORT + 1))" >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$((PORT + 1))"
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$((PORT + 1))" -t 1 --skip-rx-copy
+    assert_status 0
+}
+
+@test "speed: fallbacks: MSG_TRUNC and SO_RCVLOWAT off -> plain copying recv, same counts" {
+    server env ESXPERF_ENGINE_OFF=trunc,lowat
+    client -t 1 --skip-rx-copy
+    assert_status 0
+    [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "bytes differ"
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "TCP receive: recv(copy) 131072-byte reads, no SO_RCVLOWAT"
+}
+
+@test "speed: -Z uses sendfile; sendfile failing (EINVAL injected) or off falls back to send()" {
+    server
+    client -t 1 -Z
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == "TCP send: sendfile() 131072 bytes per call"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    server_done
+    server
+    CLIENT_PRE="strace -f -qq -o /dev/null -e trace=sendfile -e inject=sendfile:error=EINVAL" client -t 1 -Z
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"sendfile failed (Invalid argument): send() copies"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "bytes differ"
+    server_done
+    server
+    CLIENT_PRE="env ESXPERF_ENGINE_OFF=sendfile" client -t 1 -Z
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == "-Z without sendfile (turned off); TCP send: send()"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+}
+
+@test "speed: UDP -V: sendmmsg with GSO, recvmmsg with GRO; counts agree" {
+    server
+    client -t 2 -u -b 300M -l 1448
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == "UDP send: sendmmsg, GSO 44 datagrams/send, paced"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    udp_counts_agree
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "engine: UDP receive: recvmmsg up to 16, GRO"
+}
+
+# at 1 Gbit/s a batch (64 datagrams) is two GSO sends, so sendmmsg is tried first
+@test "speed: UDP sendmmsg and recvmmsg failing ENOSYS: send()/recvmsg() loops, counts agree" {
+    server strace -f -qq --seccomp-bpf -o /dev/null -e trace=recvmmsg -e inject=recvmmsg:error=ENOSYS
+    CLIENT_PRE="strace -f -qq --seccomp-bpf -o /dev/null -e trace=sendmmsg -e inject=sendmmsg:error=ENOSYS" \
+        client -t 2 -u -b 1G -l 1448
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"fell back to send, GSO 44 datagrams/send"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    udp_counts_agree
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "fell back to recvmsg, one message per call, GRO"
+}
+
+# the sender survives every setsockopt failing; the receiver needs SO_RCVTIMEO to
+# see the end, so GRO is turned off by name there
+@test "speed: UDP_SEGMENT refused (every setsockopt ENOPROTOOPT) -> no GSO; GRO off -> none; counts agree" {
+    server env ESXPERF_ENGINE_OFF=gro
+    CLIENT_PRE="strace -f -qq --seccomp-bpf -o /dev/null -e trace=setsockopt -e inject=setsockopt:error=ENOPROTOOPT" \
+        client -t 2 -u -b 100M -l 1448
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == "UDP send: sendmmsg up to 64, no GSO"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    udp_counts_agree
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "engine: UDP receive: recvmmsg up to 64, no GRO"
+}
+
+@test "speed: UDP GSO refused at send time (EINVAL on the first sendmmsg) -> one datagram per message" {
+    server
+    CLIENT_PRE="strace -f -qq --seccomp-bpf -o /dev/null -e trace=sendmmsg -e inject=sendmmsg:error=EINVAL:when=1" \
+        client -t 2 -u -b 1G -l 1448
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"fell back to sendmmsg up to 64, no GSO"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    udp_counts_agree
+}
+
+@test "speed: UDP with the engine off (ESXPERF_ENGINE_OFF=all): one call per datagram, counts agree" {
+    server env ESXPERF_ENGINE_OFF=all
+    CLIENT_PRE="env ESXPERF_ENGINE_OFF=all" client -t 2 -u -b 100M -l 1448
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == "UDP send: send, one datagram per call"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    udp_counts_agree
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "engine: UDP receive: recv, one message per call, no GRO"
+}
+
+@test "speed: UDP to and from iperf3 3.12 with the batched engine: counts agree" {
+    iperf3 -s -1 -p "$PORT" >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    client -t 2 -u -b 200M -l 1448
+    assert_status 0
+    udp_counts_agree
+    server
+    run iperf3 -c 127.0.0.1 -p "$PORT" -t 2 -u -b 200M -l 1448 -J
+    assert_status 0
+    local sent got
+    sent=$(jq -r '.end.sum.packets' <<<"$output")
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "recvmmsg"
+    got=$(grep -E 'receiver$' "$TMP/srv.out" | grep -oE '[0-9]+/[0-9]+ ' | tail -1 | cut -d/ -f2)
+    [ "$sent" -gt 100 ] && [ "$sent" = "${got% }" ] || flunk "iperf3 sent $sent, esxperf counted $got"
+}
+
+@test "speed: paced -b 500M lands within 3 % with batch sends and few wake-ups" {
+    server
+    client -t 3 -u -b 500M -l 1448
+    assert_status 0
+    awk -v r="$(jq_c '.end.sum_sent.bits_per_second')" 'BEGIN { exit !(r > 485e6 && r < 515e6) }' ||
+        flunk "sent at $(jq_c '.end.sum_sent.bits_per_second') bit/s"
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"paced 43 datagrams per wake-up"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    # wake-ups, not datagrams, set the call count: far fewer calls than datagrams
+    local calls pk
+    calls=$(jq_c '.end.esxperf.io_calls_per_second'); pk=$(jq_c '.end.sum_sent.packets')
+    awk -v c="$calls" -v p="$pk" 'BEGIN { exit !(c * 3 < p / 10) }' || flunk "$calls calls/s for $pk datagrams"
+}
+
+# Cpus_allowed_list of every thread of PID, one per line
+cpus_of() { local t; for t in /proc/"$1"/task/*; do awk '/Cpus_allowed_list/ {print $2}' "$t/status"; done; }
+
+@test "speed: -A pins the threads (Cpus_allowed_list), -A 0-1 spreads stream threads" {
+    [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+    server
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 2 -P 2 -A 1 -V >"$TMP/cl.out" 2>&1 &
+    local pid=$! i
+    PIDS+=($pid)
+    for i in $(seq 1 20); do [ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.1; done
+    sleep 0.3
+    run cpus_of "$pid"
+    [ "${#lines[@]}" -ge 3 ] || flunk "threads: $output"
+    for i in "${lines[@]}"; do [ "$i" = 1 ] || flunk "a thread allows CPUs $i: $output"; done
+    wait "$pid" || flunk "client failed: $(cat "$TMP/cl.out")"
+    grep -c "engine: pinned to CPU 1; TCP send" "$TMP/cl.out" | grep -qx 2 || flunk "$(cat "$TMP/cl.out")"
+    server_done
+    server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -P 2 -A 0-1 -V
+    assert_status 0
+    assert_contains "engine: pinned to CPU 0; TCP send"
+    assert_contains "engine: pinned to CPU 1; TCP send"
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -A 3-1
+    assert_status 2
+    assert_contains "bad -A"
+}
+
+@test "speed: one thread per stream on both sides (-P 4: at least 5 tasks each)" {
+    server
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 2 -P 4 >/dev/null 2>&1 &
+    local pid=$! i n=0 ns=0
+    PIDS+=($pid)
+    for i in $(seq 1 30); do
+        n=$(ls /proc/$pid/task 2>/dev/null | wc -l); ns=$(ls /proc/$SRV/task 2>/dev/null | wc -l)
+        [ "$n" -ge 5 ] && [ "$ns" -ge 5 ] && break
+        sleep 0.1
+    done
+    [ "$n" -ge 5 ] || flunk "client has $n threads during a -P 4 test"
+    [ "$ns" -ge 5 ] || flunk "server has $ns threads during a -P 4 test"
+    wait "$pid"
+}
+
+@test "speed: audit: UDP and TCP engine paths stay within the syscall lists, and each optional one can fail ENOSYS" {
+    "$BIN/esxperf" -s -p "$PORT" >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    audit_syscalls "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -b 1G -l 1448
+    [[ "$AUDIT_OPTIONAL" == *sendmmsg* ]] || flunk "sendmmsg not used: $AUDIT_OPTIONAL"
+    audit_enosys "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -b 1G -l 1448
+    audit_syscalls "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -b 1G -l 1448 -R
+    [[ "$AUDIT_OPTIONAL" == *recvmmsg* ]] || flunk "recvmmsg not used: $AUDIT_OPTIONAL"
+    audit_enosys "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -b 1G -l 1448 -R
+    audit_syscalls "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -Z --skip-rx-copy -A 0
+    audit_syscalls "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -R --skip-rx-copy
+}
