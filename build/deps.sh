@@ -13,7 +13,7 @@ CACHE="$ROOT/.cache"
 # package -> what it is for (README "Dependencies" lists the same)
 PKGS="musl-tools dpkg-dev libjsmn-dev libcmocka-dev bats clang libclang-rt-14-dev
 iperf3 gdisk fdisk dosfstools mtools util-linux iproute2 nftables strace busybox
-openssl make gcc jq time shellcheck iputils-ping iputils-tracepath"
+openssl make gcc jq time shellcheck iputils-ping iputils-tracepath python3"
 
 missing=""
 for p in $PKGS; do
