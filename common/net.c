@@ -102,21 +102,15 @@ int net_bind_device(int fd, const char *ifname)
     return setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname, (socklen_t)n + 1);
 }
 
-int net_connect(int type, const union sockaddr_any *dst, const union sockaddr_any *src,
-                const char *device, int timeout_ms)
+int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms)
 {
-    int fd = socket(dst->sa.sa_family, type | SOCK_CLOEXEC, 0);
-    if (fd < 0)
+    if (timeout_ms < 0)
+        return connect(fd, &dst->sa, net_len(dst));
+    if (net_set_nonblock(fd, 1) < 0)
         return -1;
-    if (device && net_bind_device(fd, device) < 0)
-        goto fail;
-    if (src && bind(fd, &src->sa, net_len(src)) < 0)
-        goto fail;
-    if (timeout_ms >= 0 && net_set_nonblock(fd, 1) < 0)
-        goto fail;
     if (connect(fd, &dst->sa, net_len(dst)) < 0) {
-        if (errno != EINPROGRESS || timeout_ms < 0)
-            goto fail;
+        if (errno != EINPROGRESS)
+            return -1;
         struct pollfd p = { fd, POLLOUT, 0 };
         int rc;
         uint64_t deadline = mono_ns() + (uint64_t)timeout_ms * 1000000u;
@@ -125,25 +119,35 @@ int net_connect(int type, const union sockaddr_any *dst, const union sockaddr_an
         while (rc < 0 && errno == EINTR);
         if (rc == 0) {
             errno = ETIMEDOUT;
-            goto fail;
+            return -1;
         }
         int err = 0;
         socklen_t el = sizeof err;
         if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
-            goto fail;
+            return -1;
         if (err) {
             errno = err;
-            goto fail;
+            return -1;
         }
     }
-    if (timeout_ms >= 0 && net_set_nonblock(fd, 0) < 0)
-        goto fail;
+    return net_set_nonblock(fd, 0);
+}
+
+int net_connect(int type, const union sockaddr_any *dst, const union sockaddr_any *src,
+                const char *device, int timeout_ms)
+{
+    int fd = socket(dst->sa.sa_family, type | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if ((device && net_bind_device(fd, device) < 0) ||
+        (src && bind(fd, &src->sa, net_len(src)) < 0) ||
+        net_connect_fd(fd, dst, timeout_ms) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
     return fd;
-fail:;
-    int e = errno;
-    close(fd);
-    errno = e;
-    return -1;
 }
 
 int net_listen(int type, const union sockaddr_any *addr, int backlog)

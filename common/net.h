@@ -33,6 +33,10 @@ int net_bind_device(int fd, const char *ifname);
  * Returns fd or -1 with errno (ETIMEDOUT on timeout). */
 int net_connect(int type, const union sockaddr_any *dst, const union sockaddr_any *src,
                 const char *device, int timeout_ms);
+/* connect an already configured socket with a timeout (ms, <0 = blocking connect);
+ * the socket is left blocking. Returns 0, or -1 with errno (ETIMEDOUT on timeout);
+ * the caller closes fd on failure. */
+int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms);
 /* socket + SO_REUSEADDR + bind + listen (backlog) for TCP or bind for UDP;
  * IPv6 wildcard sockets accept IPv4 too. Returns fd or -1 with errno. */
 int net_listen(int type, const union sockaddr_any *addr, int backlog);

@@ -178,33 +178,10 @@ static int dial(struct client *c, int type, const struct test_params *p, uint16_
         }
     }
     int tmo = c->o->connect_timeout_ms >= 0 ? (int)c->o->connect_timeout_ms : 30000;
-    net_set_nonblock(fd, 1);
-    if (connect(fd, &c->dst.sa, net_len(&c->dst)) < 0) {
-        if (errno != EINPROGRESS) {
-            *why = NULL;
-            goto fail;
-        }
-        struct pollfd pf = { fd, POLLOUT, 0 };
-        uint64_t deadline = mono_ns() + (uint64_t)tmo * 1000000u;
-        int rc;
-        do
-            rc = poll(&pf, 1, ms_until(deadline));
-        while (rc < 0 && errno == EINTR);
-        if (rc == 0) {
-            errno = ETIMEDOUT;
-            *why = NULL;
-            goto fail;
-        }
-        int err = 0;
-        socklen_t el = sizeof err;
-        if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
-            if (err)
-                errno = err;
-            *why = NULL;
-            goto fail;
-        }
+    if (net_connect_fd(fd, &c->dst, tmo) < 0) {
+        *why = NULL;
+        goto fail;
     }
-    net_set_nonblock(fd, 0);
     return fd;
 fail:;
     int e = errno;
