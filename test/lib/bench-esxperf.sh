@@ -6,6 +6,7 @@
 # cpu_utilization_percent.host_total (client) and remote_total (server).
 # Gbit per CPU-second = received Gbit / (client + server CPU seconds).
 # Run from anywhere:  ./test/lib/bench-esxperf.sh   (or make bench)
+# ROUNDS=5 SECS=5 for steadier medians; ONLY=UDP runs the modes whose name holds it.
 # Not a timed test: nothing here passes or fails on a number.
 set -u
 cd "$(dirname "$0")/../.."
@@ -81,6 +82,7 @@ echo "esxperf: $("$ESXPERF" --version 2>&1 | head -1); iperf3: $(iperf3 --versio
 echo
 for m in "${MODES[@]}"; do
     IFS='|' read -r name eargs iargs <<<"$m"
+    [[ "$name" == *"${ONLY:-}"* ]] || continue
     : >"$TMP/e"; : >"$TMP/i"
     for r in $(seq 1 "$ROUNDS"); do
         # shellcheck disable=SC2086
