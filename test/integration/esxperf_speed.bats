@@ -155,6 +155,25 @@ udp_counts_agree() {
     assert_contains "fell back to recvmsg, one message per call, GRO"
 }
 
+@test "speed: sendmmsg and recvmmsg refusing with EINVAL (no GSO): plain send()/recvmsg(), counts agree" {
+    server strace -f -qq --seccomp-bpf -o /dev/null -e trace=recvmmsg -e inject=recvmmsg:error=EINVAL
+    CLIENT_PRE="strace -f -qq --seccomp-bpf -o /dev/null -e trace=sendmmsg -e inject=sendmmsg:error=EINVAL" \
+        client -t 2 -u -b 100M -l 1448
+    assert_status 0
+    udp_counts_agree
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "fell back to recvmsg, one message per call, GRO"
+    # without GSO the batches are several messages, so sendmmsg is tried, refused, dropped
+    server strace -f -qq --seccomp-bpf -o /dev/null -e trace=recvmmsg -e inject=recvmmsg:error=EINVAL
+    CLIENT_PRE="env ESXPERF_ENGINE_OFF=gso strace -f -qq --seccomp-bpf -o /dev/null -e trace=sendmmsg -e inject=sendmmsg:error=EINVAL" \
+        client -t 2 -u -b 100M -l 1448
+    assert_status 0
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"fell back to send, one datagram per call"* ]] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    udp_counts_agree
+}
+
 # the sender survives every setsockopt failing; the receiver needs SO_RCVTIMEO to
 # see the end, so GRO is turned off by name there
 @test "speed: UDP_SEGMENT refused (every setsockopt ENOPROTOOPT) -> no GSO; GRO off -> none; counts agree" {

@@ -115,8 +115,9 @@ int udp_tx_send(struct udp_tx *t, int n, uint64_t first_seq)
         int nmsg = (n + g - 1) / g;
         if (nmsg > BATCH_MAX)
             nmsg = BATCH_MAX;
-        int rc;
+        int rc, via_mmsg = 0;
         if (t->mmsg && nmsg > 1) {
+            via_mmsg = 1;
             for (int m = 0; m < nmsg; m++) {
                 int first = m * g, cnt = n - first < g ? n - first : g;
                 t->iov[m].iov_base = t->slab + (size_t)first * t->blk;
@@ -155,6 +156,14 @@ int udp_tx_send(struct udp_tx *t, int n, uint64_t first_seq)
         }
         if (rc < 0 && t->gso > 1 && (is_missing(errno) || errno == EIO || errno == EMSGSIZE)) {
             gso_off(t);
+            if (n > t->max)
+                n = t->max;
+            continue;
+        }
+        if (rc < 0 && via_mmsg && is_missing(errno)) {
+            /* a sendmmsg that exists but refuses (flags, an emulation): plain
+             * sends; a real EINVAL comes back from send() as well */
+            tx_sendmmsg_off(t);
             if (n > t->max)
                 n = t->max;
             continue;
@@ -228,7 +237,8 @@ int udp_rxb_recv(struct udp_rxb *r, int flags)
             rx_prepare(r, r->max);
             r->calls++;
             int rc = recvmmsg(r->fd, r->msgs, (unsigned)r->max, flags | MSG_WAITFORONE, NULL);
-            if (rc < 0 && errno == ENOSYS) {
+            if (rc < 0 && is_missing(errno)) {
+                /* ENOSYS, or EINVAL/EOPNOTSUPP for MSG_WAITFORONE: one at a time */
                 r->mmsg = 0;
                 r->max = 1;
                 continue;
