@@ -271,6 +271,23 @@ cpus_of() { local t; for t in /proc/"$1"/task/*; do awk '/Cpus_allowed_list/ {pr
     assert_contains "bad -A"
 }
 
+@test "speed: -A N,S sends server_affinity: a server without -A pins its streams to CPU S" {
+    [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+    server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -P 2 -A 0,1 -V
+    assert_status 0
+    assert_contains "engine: pinned to CPU 0; TCP send"
+    server_done
+    run cat "$TMP/srv.out"
+    [ "$(grep -c 'engine: pinned to CPU 1; TCP receive' "$TMP/srv.out")" = 2 ] || flunk "server: $output"
+    # the same request reaches iperf3 3.12, which accepts it
+    iperf3 -s -1 -p "$PORT" >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -A 0,1
+    assert_status 0
+}
+
 @test "speed: one thread per stream on both sides (-P 4: at least 5 tasks each)" {
     server
     "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 2 -P 4 >/dev/null 2>&1 &

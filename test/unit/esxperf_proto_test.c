@@ -89,6 +89,7 @@ static void params_round_trip(void **state)
     p.nodelay = 1;
     p.get_server_output = 1;
     p.udp_counters_64bit = 1;
+    p.server_affinity = 1;
     snprintf(p.title, sizeof p.title, "a \"quoted\" title");
     snprintf(p.authtoken, sizeof p.authtoken, "QUJD");
     size_t n;
@@ -96,6 +97,7 @@ static void params_round_trip(void **state)
     assert_non_null(js);
     assert_non_null(strstr(js, "\"tcp\":true"));
     assert_non_null(strstr(js, "\"get_server_output\":1"));
+    assert_non_null(strstr(js, "\"server_affinity\":1"));
     assert_int_equal(params_decode(js, n, &q, &why), 0);
     free(js);
     assert_int_equal(q.parallel, 8);
@@ -104,6 +106,14 @@ static void params_round_trip(void **state)
     assert_true(q.reverse && q.nodelay && q.get_server_output && q.udp_counters_64bit);
     assert_string_equal(q.title, p.title);
     assert_string_equal(q.authtoken, "QUJD");
+    assert_int_equal(q.server_affinity, 1);
+    /* absent means none, and nothing is sent for none */
+    params_defaults(&p);
+    js = params_encode(&p, &n);
+    assert_null(strstr(js, "server_affinity"));
+    assert_int_equal(params_decode(js, n, &q, &why), 0);
+    free(js);
+    assert_int_equal(q.server_affinity, -1);
 }
 
 static int dec(const char *js)
@@ -148,6 +158,8 @@ static void params_refuse_out_of_range(void **state)
     assert_int_equal(dec("{\"tcp\":true,\"TOS\":256}"), -1);
     assert_int_equal(dec("{\"tcp\":true,\"MSS\":70000}"), -1);
     assert_int_equal(dec("{\"tcp\":true,\"num\":-5}"), -1);
+    assert_int_equal(dec("{\"tcp\":true,\"server_affinity\":1024}"), -1);
+    assert_int_equal(dec("{\"tcp\":true,\"server_affinity\":\"1\"}"), -1);
 }
 
 /* the hostile client's deep-json: 3000 nested arrays under one key */

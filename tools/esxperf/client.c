@@ -69,6 +69,7 @@ void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p
     p->udp_counters_64bit = o->udp64;
     p->zerocopy = o->zerocopy;
     p->skip_rx_copy = o->skip_rx_copy;
+    p->server_affinity = o->server_affinity;
     p->dont_fragment = o->dont_fragment;
     if (o->title)
         snprintf(p->title, sizeof p->title, "%s", o->title);

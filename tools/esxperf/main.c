@@ -80,7 +80,8 @@ static const char usage_text[] =
 "  -Z, --zerocopy           send with sendfile(): no copy from user memory\n"
 "      --skip-rx-copy       receivers count bytes without copying them (MSG_TRUNC)\n"
 "  -A, --affinity N[-M][,S] pin this side's stream threads to CPU N (or round-robin\n"
-"                           over N..M); S is the server's CPU in iperf3 (not sent)\n"
+"                           over N..M); ,S pins the server's threads to CPU S\n"
+"                           (sent as iperf3's server_affinity)\n"
 "  -T, --title STR          title sent to the server\n"
 "      --username USER      authenticate (password from IPERF3_PASSWORD, else a prompt)\n"
 "      --rsa-public-key-path FILE  the server's RSA public key (PEM), with --username\n"
@@ -292,9 +293,6 @@ int main(int argc, char **argv)
         die_usage("UDP block size (-l) must be %d..%d", UDP_LEN_MIN, UDP_LEN_MAX);
     if (o.server && (o.sweep_np || o.sweep_nw))
         die_usage("sweeps are a client feature");
-    if (o.server_affinity >= 0)
-        warnmsg("-A ...,%d: the server's CPU is not sent to the server (give the server its own -A)",
-                o.server_affinity);
     if (!o.username != !o.rsa_public_key)
         die_usage("authentication needs both --username and --rsa-public-key-path");
     if (!o.rsa_private_key != !o.authorized_users)

@@ -107,6 +107,7 @@ void params_defaults(struct test_params *p)
     p->time = 10;
     p->parallel = 1;
     p->pacing_timer = 1000;
+    p->server_affinity = -1;
 }
 
 char *params_encode(const struct test_params *p, size_t *len)
@@ -142,6 +143,8 @@ char *params_encode(const struct test_params *p, size_t *len)
         jw_int(&w, "TOS", p->tos);
     if (p->flowlabel)
         jw_int(&w, "flowlabel", p->flowlabel);
+    if (p->server_affinity >= 0)
+        jw_int(&w, "server_affinity", p->server_affinity);
     if (p->title[0])
         jw_str(&w, "title", p->title);
     if (p->extra_data[0])
@@ -193,6 +196,7 @@ static const struct num_key num_keys[] = {
     PK("burst", burst, 0, 1000),
     PK("TOS", tos, 0, 255),
     PK("flowlabel", flowlabel, 0, 0xfffff),
+    PK("server_affinity", server_affinity, -1, 1023),
 };
 struct flag_key { const char *key; size_t off; int is_bool; };
 #define FK(k, field, b) { k, offsetof(struct test_params, field), b }

@@ -40,6 +40,7 @@ struct test_params {
     int reverse, bidir, nodelay;
     int64_t omit, time, num, blockcount, parallel, len, window, mss, bandwidth;
     int64_t fqrate, pacing_timer, burst, tos, flowlabel;
+    int64_t server_affinity;  /* -A n,m: the CPU the client asks the server to use, -1 none */
     int get_server_output, udp_counters_64bit, repeating_payload, zerocopy;
     int dont_fragment, skip_rx_copy;
     char title[256];

@@ -130,18 +130,25 @@ int session_start(struct session *s)
     s->t_next_tick = iv ? now + iv : 0;
     s->t_last_tick = now;
     cpu_sample(&s->cpu_a);
-    if (s->o->naffinity > 0) {
-        /* -A: this thread on the listed CPUs, each stream thread on one of them */
+    /* -A: this thread on the listed CPUs, each stream thread on one of them; a server
+     * without its own -A takes the CPU the client asked for (-A n,m sends m) */
+    const int *cpus = s->o->affinity;
+    int ncpus = s->o->naffinity, asked = (int)s->p.server_affinity;
+    if (ncpus == 0 && !s->is_client && asked >= 0 && asked < CPU_SETSIZE) {
+        cpus = &asked;
+        ncpus = 1;
+    }
+    if (ncpus > 0) {
         cpu_set_t set;
         CPU_ZERO(&set);
-        for (int i = 0; i < s->o->naffinity; i++)
-            CPU_SET(s->o->affinity[i], &set);
+        for (int i = 0; i < ncpus; i++)
+            CPU_SET(cpus[i], &set);
         if (sched_setaffinity(0, sizeof set, &set) < 0)
             warnmsg("cannot pin to the -A CPUs: %s (is the CPU online?)", errtext(errno));
     }
     for (int i = 0; i < s->nstreams; i++) {
         s->st[i].sender = session_is_sender(s, i);
-        s->st[i].cpu = s->o->naffinity > 0 ? s->o->affinity[i % s->o->naffinity] : -1;
+        s->st[i].cpu = ncpus > 0 ? cpus[i % ncpus] : -1;
         if (stream_start(&s->st[i]) < 0)
             return -1;
     }
