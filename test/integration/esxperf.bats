@@ -227,6 +227,13 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
     [ -z "$output" ] || flunk "output not in the log file: $output"
     grep -qE 'Mbits/sec .*receiver$' "$TMP/log.txt" || flunk "$(cat "$TMP/log.txt")"
     ! grep -q 'Gbits/sec' "$TMP/log.txt"
+    # -T: every text line starts with the title, as iperf3 -T prints it
+    iperf3_server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -T host-a
+    assert_status 0
+    [ "${#lines[@]}" -ge 8 ] || flunk "$output"
+    local l
+    for l in "${lines[@]}"; do [[ "$l" == "host-a:  "* ]] || flunk "line without the title: '$l'"; done
 }
 
 # ---- iperf3 -c -> esxperf -s

@@ -355,6 +355,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     c.o = o;
     c.ctl = -1;
     rep_init(&c.rep, o->quiet ? NULL : stdout, o->json, o->format, 0);
+    c.rep.title = o->title;
     c.rep.forceflush = o->forceflush;
     int rc = 0, gai = net_resolve(o->host, o->family, o->port, 0, &c.dst, NULL);
     if (gai) {

@@ -82,7 +82,7 @@ static const char usage_text[] =
 "  -A, --affinity N[-M][,S] pin this side's stream threads to CPU N (or round-robin\n"
 "                           over N..M); ,S pins the server's threads to CPU S\n"
 "                           (sent as iperf3's server_affinity)\n"
-"  -T, --title STR          title sent to the server\n"
+"  -T, --title STR          prefix every output line with STR (and send it to the server)\n"
 "      --username USER      authenticate (password from IPERF3_PASSWORD, else a prompt)\n"
 "      --rsa-public-key-path FILE  the server's RSA public key (PEM), with --username\n"
 "      --connect-timeout MS control connection timeout\n"

@@ -38,7 +38,20 @@ void rep_printf(struct report *r, const char *fmt, ...)
     size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     r->last_sep = 0;
     if (r->out && !r->json) {
-        fputs(line, r->out);
+        if (r->title) {
+            /* as iperf3 -T: every line starts with the title */
+            for (const char *p = line; *p;) {
+                const char *nl = strchr(p, '\n');
+                size_t seg = nl ? (size_t)(nl - p) + 1 : strlen(p);
+                if (!r->mid_line)
+                    fprintf(r->out, "%s:  ", r->title);
+                fwrite(p, 1, seg, r->out);
+                r->mid_line = !nl;
+                p += seg;
+            }
+        } else {
+            fputs(line, r->out);
+        }
         if (r->forceflush)
             fflush(r->out);
     }

@@ -20,6 +20,8 @@ struct report {
     size_t caplen, capcap;
     struct jsonw jw;     /* the -J document */
     int last_sep;        /* the last line was a separator */
+    const char *title;   /* -T: prefix of every text line ("TITLE:  "), NULL = none */
+    int mid_line;        /* the last text written did not end with a newline */
 };
 void rep_init(struct report *r, FILE *out, int json, char format, int capture);
 void rep_free(struct report *r);
