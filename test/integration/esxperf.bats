@@ -344,6 +344,37 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
 
 # ---- robustness
 
+@test "client: ^C during a test sends CLIENT_TERMINATE; esxperf and iperf3 servers end the test at once" {
+    local srv kind c t0
+    for kind in esxperf iperf3; do
+        if [ "$kind" = esxperf ]; then esxperf_server; else
+            iperf3 -s -p "$PORT" >"$TMP/iperf3s.out" 2>&1 &
+            PIDS+=($!)
+            wait_port "$PORT"
+        fi
+        "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 30 >"$TMP/c.out" 2>&1 &
+        c=$!
+        sleep 1.2
+        t0=$SECONDS
+        kill -INT "$c"
+        local rc=0
+        wait "$c" || rc=$?
+        [ "$rc" = 1 ] || flunk "$kind: client exit $rc: $(cat "$TMP/c.out")"
+        [ $((SECONDS - t0)) -le 3 ] || flunk "$kind: the client took $((SECONDS - t0)) s to stop"
+        grep -q "interrupted (SIGINT): the client has terminated; the server was told" "$TMP/c.out" ||
+            flunk "$(cat "$TMP/c.out")"
+        # the server took it as CLIENT_TERMINATE (not a dropped connection) and serves again
+        if [ "$kind" = esxperf ]; then
+            sleep 0.3
+            grep -q "the client terminated the test" "$TMP/esxs.out" || flunk "$(cat "$TMP/esxs.out")"
+        fi
+        run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+        assert_status 0
+        kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
+        PORT=$((PORT + 1))
+    done
+}
+
 @test "server: a killed client does not wedge it, the next test works" {
     esxperf_server
     "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 20 >/dev/null 2>&1 &

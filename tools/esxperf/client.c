@@ -9,6 +9,8 @@
 #include "udp.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -325,10 +327,27 @@ static int wait_state(struct client *c, int want, uint64_t deadline)
     return 0;
 }
 
-static int run_test(struct client *c)
+/* ^C or kill during the test: tell the server (CLIENT_TERMINATE, as iperf3 does) so it
+ * ends the test at once instead of waiting for the control connection to drop */
+static int interrupted(struct client *c, const sigset_t *stop)
+{
+    static const struct timespec zero = { 0, 0 };
+    int sig = sigtimedwait(stop, NULL, &zero);
+    if (sig <= 0)
+        return 0;
+    signed char st = ST_CLIENT_TERMINATE;
+    net_write_full(c->ctl, &st, 1, mono_ns() + 1000000000ull);
+    return cfail(c, EXIT_CHECK, "interrupted (%s): the client has terminated; the server was told",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static int run_test(struct client *c, const sigset_t *stop)
 {
     struct session *s = &c->s;
     for (;;) {
+        int irc = interrupted(c, stop);
+        if (irc)
+            return irc;
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
         int err = session_stream_error(s);
@@ -430,13 +449,22 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     }
     if ((rc = wait_state(&c, ST_TEST_RUNNING, mono_ns() + CTL_WAIT_NS)))
         goto out;
+    /* SIGINT/SIGTERM are held from here (the stream threads inherit the mask) and
+     * taken by run_test, which ends the test cleanly */
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
     if (session_start(&c.s) < 0) {
         rc = cfail(&c, EXIT_USAGE, "cannot start stream threads: %s", errtext(errno));
         goto out;
     }
     if (!o->json && o->interval > 0)
         rep_header(&c.rep, p.udp, !p.reverse || p.bidir, 0, p.bidir);
-    if ((rc = run_test(&c)))
+    rc = run_test(&c, &stop);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc)
         goto out;
 
     session_stop_senders(&c.s);
