@@ -200,3 +200,17 @@ void jw_raw(struct jsonw *w, const char *key, const char *json)
     member(w, key);
     puts_(w, json);
 }
+
+char *jw_take(struct jsonw *w, size_t max, size_t *len)
+{
+    size_t n = w->len;
+    char *out = NULL;
+    if (n <= max) {
+        out = w->buf ? w->buf : xstrdup("");
+        w->buf = NULL;
+        if (len)
+            *len = n;
+    }
+    jw_free(w);
+    return out;
+}

@@ -43,5 +43,8 @@ void jw_bool(struct jsonw *w, const char *key, int val);
 void jw_null(struct jsonw *w, const char *key);
 /* splice already-valid JSON text as a value */
 void jw_raw(struct jsonw *w, const char *key, const char *json);
+/* hand over the text and free the writer: NULL (still freed) when longer than max;
+ * *len (if given) gets the length */
+char *jw_take(struct jsonw *w, size_t max, size_t *len);
 
 #endif

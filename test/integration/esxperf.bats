@@ -12,9 +12,7 @@ setup() {
 }
 
 teardown() {
-    local p
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    stop_pids
     if [ -n "$NS" ]; then
         ip netns pids "${NS}b" 2>/dev/null | xargs -r kill 2>/dev/null || true
         ip netns pids "${NS}a" 2>/dev/null | xargs -r kill 2>/dev/null || true
@@ -22,20 +20,6 @@ teardown() {
         ip netns del "${NS}b" 2>/dev/null || true
     fi
     rm -rf "$TMP"
-}
-
-# wait (bounded, 5 s) until something listens on TCP port $1 [in netns $2]
-wait_port() {
-    local i
-    for i in $(seq 1 50); do
-        if [ -n "${2:-}" ]; then
-            ip netns exec "$2" ss -ltnH "sport = :$1" | grep -q . && return 0
-        else
-            ss -ltnH "sport = :$1" | grep -q . && return 0
-        fi
-        sleep 0.1
-    done
-    flunk "nothing listens on port $1"
 }
 
 iperf3_server() {   # iperf3 -s on $PORT, JSON per test into $TMP/iperf3s.json

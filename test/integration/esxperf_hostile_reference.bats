@@ -17,19 +17,8 @@ setup() {
 }
 
 teardown() {
-    local p
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    stop_pids
     rm -rf "$TMP"
-}
-
-wait_port() {   # bounded: 5 s
-    local i
-    for i in $(seq 1 50); do
-        ss -ltnH "sport = :$1" | grep -q . && return 0
-        sleep 0.1
-    done
-    flunk "nothing listens on port $1"
 }
 
 iperf3_server() {

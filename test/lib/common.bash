@@ -13,3 +13,24 @@ assert_contains() { [[ "$output" == *"$1"* ]] || flunk "output lacks '$1': $outp
 assert_not_contains() { [[ "$output" != *"$1"* ]] || flunk "output has '$1': $output"; }
 # skip unless root (namespaces, raw sockets)
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+
+# wait (bounded, 5 s) until something listens on TCP port $1 [inside netns $2]
+wait_port() {
+    local i
+    for i in $(seq 1 50); do
+        if [ -n "${2:-}" ]; then
+            ip netns exec "$2" ss -ltnH "sport = :$1" | grep -q . && return 0
+        else
+            ss -ltnH "sport = :$1" | grep -q . && return 0
+        fi
+        sleep 0.1
+    done
+    flunk "nothing listens on port $1"
+}
+
+# kill every process in the PIDS array and reap it (for teardown)
+stop_pids() {
+    local p
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+}

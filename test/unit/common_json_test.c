@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -35,6 +36,27 @@ static void writes_compact_objects_in_call_order(void **state)
         "{\"b\":\"x\\\"y\\\\\\n\\u0001\",\"a\":-5,\"u\":18446744073709551615,\"d\":2.0,"
         "\"t\":true,\"n\":null,\"e\":[],\"l\":[1,{}]}");
     jw_free(&w);
+}
+
+static void take_hands_over_the_text_within_a_limit(void **state)
+{
+    (void)state;
+    struct jsonw w;
+    size_t n = 0;
+    jw_init(&w, 0);
+    jw_obj(&w, NULL);
+    jw_int(&w, "a", 1);
+    jw_end(&w);
+    char *s = jw_take(&w, 7, &n);
+    assert_non_null(s);
+    assert_string_equal(s, "{\"a\":1}");
+    assert_int_equal(n, 7);
+    free(s);
+    jw_init(&w, 0);
+    jw_obj(&w, NULL);
+    jw_int(&w, "a", 1);
+    jw_end(&w);
+    assert_null(jw_take(&w, 6, &n));      /* one byte over: refused, writer freed */
 }
 
 static void writes_pretty_output(void **state)
@@ -180,6 +202,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writes_compact_objects_in_call_order),
+        cmocka_unit_test(take_hands_over_the_text_within_a_limit),
         cmocka_unit_test(writes_pretty_output),
         cmocka_unit_test(non_finite_doubles_become_null),
         cmocka_unit_test(reads_typed_values),

@@ -167,16 +167,7 @@ char *params_encode(const struct test_params *p, size_t *len)
         jw_str(&w, "authtoken", p->authtoken);
     jw_str(&w, "client_version", p->client_version[0] ? p->client_version : "3.12");
     jw_end(&w);
-    size_t n = jw_len(&w);
-    if (n > PARAMS_MAX) {
-        jw_free(&w);
-        return NULL;
-    }
-    char *out = xstrdup(jw_text(&w));
-    jw_free(&w);
-    if (len)
-        *len = n;
-    return out;
+    return jw_take(&w, PARAMS_MAX, len);
 }
 
 struct num_key { const char *key; size_t off; int64_t min, max; };
@@ -358,16 +349,7 @@ char *results_encode(const struct test_results *r, size_t *len)
     if (r->server_output_text)
         jw_str(&w, "server_output_text", r->server_output_text);
     jw_end(&w);
-    size_t n = jw_len(&w);
-    if (n > RESULTS_MAX) {
-        jw_free(&w);
-        return NULL;
-    }
-    char *out = xstrdup(jw_text(&w));
-    jw_free(&w);
-    if (len)
-        *len = n;
-    return out;
+    return jw_take(&w, RESULTS_MAX, len);
 }
 
 void results_free(struct test_results *r)
