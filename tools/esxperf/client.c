@@ -260,19 +260,7 @@ static int create_streams(struct client *c, const struct test_params *p)
 
 static void print_connected(struct client *c)
 {
-    for (int i = 0; i < c->s.nstreams; i++) {
-        union sockaddr_any la, ra;
-        socklen_t ll = sizeof la, rl = sizeof ra;
-        char lh[64], rh[64];
-        memset(&la, 0, sizeof la);
-        memset(&ra, 0, sizeof ra);
-        getsockname(c->s.st[i].fd, &la.sa, &ll);
-        getpeername(c->s.st[i].fd, &ra.sa, &rl);
-        rep_addr(&la, lh, sizeof lh);
-        rep_addr(&ra, rh, sizeof rh);
-        rep_printf(&c->rep, "[%3d] local %s port %u connected to %s port %u\n", c->s.st[i].fd, lh,
-                   net_port(&la), rh, net_port(&ra));
-    }
+    session_print_connected(&c->s, &c->rep);
     if (c->s.p.reverse)
         rep_printf(&c->rep, "Reverse mode, remote host %s is sending\n", c->host);
     if (c->o->verbose) {

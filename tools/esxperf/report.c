@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 void rep_init(struct report *r, FILE *out, int json, char format, int capture)
 {
@@ -151,7 +152,7 @@ void rep_row(struct report *r, const struct row *row, enum row_kind kind)
     }
 }
 
-void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval)
+void rep_row_json_open(struct jsonw *w, const char *key, const struct row *row)
 {
     jw_obj(w, key);
     if (row->sock >= 0)
@@ -161,6 +162,11 @@ void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int i
     jw_double(w, "seconds", row->end - row->start);
     jw_uint(w, "bytes", row->bytes);
     jw_double(w, "bits_per_second", row_bps(row));
+}
+
+void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval)
+{
+    rep_row_json_open(w, key, row);
     if (row->udp) {
         if (!(interval && row->sender)) {
             jw_double(w, "jitter_ms", row->jitter_ms);
@@ -193,4 +199,18 @@ void rep_addr(const union sockaddr_any *a, char *buf, size_t len)
     net_ntop(a, buf, len);
     if (!strncmp(buf, "::ffff:", 7) && strchr(buf + 7, '.'))
         memmove(buf, buf + 7, strlen(buf + 7) + 1);
+}
+
+void rep_ends(int fd, struct rep_ends *e)
+{
+    union sockaddr_any la, ra;
+    socklen_t ll = sizeof la, rl = sizeof ra;
+    memset(&la, 0, sizeof la);
+    memset(&ra, 0, sizeof ra);
+    getsockname(fd, &la.sa, &ll);
+    getpeername(fd, &ra.sa, &rl);
+    rep_addr(&la, e->lhost, sizeof e->lhost);
+    rep_addr(&ra, e->rhost, sizeof e->rhost);
+    e->lport = net_port(&la);
+    e->rport = net_port(&ra);
 }

@@ -48,11 +48,20 @@ enum row_kind {
 void rep_header(struct report *r, int udp, int sender, int summary, int bidir);
 void rep_row(struct report *r, const struct row *row, enum row_kind kind);
 void rep_separator(struct report *r);
+/* opens the row's object (key NULL inside an array) with socket, start, end,
+ * seconds, bytes and bits_per_second; the caller adds fields and jw_end()s it */
+void rep_row_json_open(struct jsonw *w, const char *key, const struct row *row);
 /* JSON object for a row (key NULL inside arrays) */
 void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval);
 
 double row_bps(const struct row *row);
 /* address text as iperf3 prints it: IPv4-mapped IPv6 shown as plain IPv4 */
 void rep_addr(const union sockaddr_any *a, char *buf, size_t len);
+/* both ends of a connected socket, as rep_addr prints them ("?" port 0 if unknown) */
+struct rep_ends {
+    char lhost[64], rhost[64];
+    unsigned lport, rport;
+};
+void rep_ends(int fd, struct rep_ends *e);
 
 #endif

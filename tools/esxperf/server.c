@@ -311,19 +311,7 @@ static void print_accepted(struct server *sv, const union sockaddr_any *peer)
     char h[64];
     rep_addr(peer, h, sizeof h);
     rep_printf(&sv->rep, "Accepted connection from %s, port %u\n", h, net_port(peer));
-    for (int i = 0; i < sv->s.nstreams; i++) {
-        union sockaddr_any la, ra;
-        socklen_t ll = sizeof la, rl = sizeof ra;
-        char lh[64], rh[64];
-        memset(&la, 0, sizeof la);
-        memset(&ra, 0, sizeof ra);
-        getsockname(sv->s.st[i].fd, &la.sa, &ll);
-        getpeername(sv->s.st[i].fd, &ra.sa, &rl);
-        rep_addr(&la, lh, sizeof lh);
-        rep_addr(&ra, rh, sizeof rh);
-        rep_printf(&sv->rep, "[%3d] local %s port %u connected to %s port %u\n", sv->s.st[i].fd, lh,
-                   net_port(&la), rh, net_port(&ra));
-    }
+    session_print_connected(&sv->s, &sv->rep);
 }
 
 static uint64_t bytes_moved(const struct session *s)

@@ -64,6 +64,16 @@ int session_is_sender(const struct session *s, int index)
     return s->is_client ? !s->p.reverse : s->p.reverse;
 }
 
+void session_print_connected(const struct session *s, struct report *rep)
+{
+    for (int i = 0; i < s->nstreams; i++) {
+        struct rep_ends e;
+        rep_ends(s->st[i].fd, &e);
+        rep_printf(rep, "[%3d] local %s port %u connected to %s port %u\n", s->st[i].fd, e.lhost,
+                   e.lport, e.rhost, e.rport);
+    }
+}
+
 /* direction group: 0 = the client's sending direction (or -R's), 1 = bidir reverse */
 static int group_of(const struct session *s, int i)
 {
@@ -551,13 +561,7 @@ static void json_stream_end(struct jsonw *w, struct session *s, int i, const str
             u = *snd;
         else if (have_snd)
             u.bytes = snd->bytes;
-        jw_obj(w, "udp");
-        jw_int(w, "socket", u.sock);
-        jw_double(w, "start", u.start);
-        jw_double(w, "end", u.end);
-        jw_double(w, "seconds", u.end - u.start);
-        jw_uint(w, "bytes", u.bytes);
-        jw_double(w, "bits_per_second", row_bps(&u));
+        rep_row_json_open(w, "udp", &u);
         jw_double(w, "jitter_ms", u.jitter_ms);
         jw_int(w, "lost_packets", u.lost);
         jw_int(w, "packets", u.packets);
@@ -568,36 +572,20 @@ static void json_stream_end(struct jsonw *w, struct session *s, int i, const str
         jw_end(w);
     } else {
         if (have_snd) {
-            struct row x = *snd;
-            x.sender = s->st[i].sender;
-            jw_obj(w, "sender");
-            jw_int(w, "socket", x.sock);
-            jw_double(w, "start", x.start);
-            jw_double(w, "end", x.end);
-            jw_double(w, "seconds", x.end - x.start);
-            jw_uint(w, "bytes", x.bytes);
-            jw_double(w, "bits_per_second", row_bps(&x));
-            jw_int(w, "retransmits", x.retrans);
+            rep_row_json_open(w, "sender", snd);
+            jw_int(w, "retransmits", snd->retrans);
             if (s->st[i].sender) {
                 jw_int(w, "max_snd_cwnd", b->tcpinfo_ok ? b->max_cwnd : -1);
                 jw_int(w, "max_rtt", b->tcpinfo_ok ? b->max_rtt : -1);
                 jw_int(w, "min_rtt", b->tcpinfo_ok ? b->min_rtt : -1);
                 jw_int(w, "mean_rtt", b->n_rtt ? b->sum_rtt / b->n_rtt : -1);
             }
-            jw_bool(w, "sender", x.sender);
+            jw_bool(w, "sender", s->st[i].sender);
             jw_end(w);
         }
         if (have_rcv) {
-            struct row x = *rcv;
-            x.sender = s->st[i].sender;
-            jw_obj(w, "receiver");
-            jw_int(w, "socket", x.sock);
-            jw_double(w, "start", x.start);
-            jw_double(w, "end", x.end);
-            jw_double(w, "seconds", x.end - x.start);
-            jw_uint(w, "bytes", x.bytes);
-            jw_double(w, "bits_per_second", row_bps(&x));
-            jw_bool(w, "sender", x.sender);
+            rep_row_json_open(w, "receiver", rcv);
+            jw_bool(w, "sender", s->st[i].sender);
             jw_end(w);
         }
     }
@@ -792,21 +780,14 @@ void session_json_start(struct session *s, const char *local, uint16_t lport, co
     jw_obj(w, "start");
     jw_arr(w, "connected");
     for (int i = 0; i < s->nstreams; i++) {
-        union sockaddr_any la, ra;
-        socklen_t ll = sizeof la, rl = sizeof ra;
-        char lh[64] = "", rh[64] = "";
-        memset(&la, 0, sizeof la);
-        memset(&ra, 0, sizeof ra);
-        getsockname(s->st[i].fd, &la.sa, &ll);
-        getpeername(s->st[i].fd, &ra.sa, &rl);
-        rep_addr(&la, lh, sizeof lh);
-        rep_addr(&ra, rh, sizeof rh);
+        struct rep_ends e;
+        rep_ends(s->st[i].fd, &e);
         jw_obj(w, NULL);
         jw_int(w, "socket", s->st[i].fd);
-        jw_str(w, "local_host", lh);
-        jw_int(w, "local_port", net_port(&la));
-        jw_str(w, "remote_host", rh);
-        jw_int(w, "remote_port", net_port(&ra));
+        jw_str(w, "local_host", e.lhost);
+        jw_int(w, "local_port", e.lport);
+        jw_str(w, "remote_host", e.rhost);
+        jw_int(w, "remote_port", e.rport);
         jw_end(w);
     }
     jw_end(w);

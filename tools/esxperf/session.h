@@ -67,6 +67,8 @@ struct stream *session_add(struct session *s, int fd, int sender);
 int session_stream_id(int index);
 /* role of stream i from this side: 1 sends */
 int session_is_sender(const struct session *s, int index);
+/* "[  5] local A port P connected to B port Q" for every stream */
+void session_print_connected(const struct session *s, struct report *rep);
 
 int session_start(struct session *s);                 /* threads + clock */
 /* call often: handles omit end and interval ticks; returns ms until next event */
