@@ -226,7 +226,7 @@ static void addr_bytes(const union sockaddr_any *a, uint8_t out[16], int *len)
     }
 }
 
-static int same_addr(const union sockaddr_any *a, const union sockaddr_any *b)
+int probe_same_addr(const union sockaddr_any *a, const union sockaddr_any *b)
 {
     if (a->sa.sa_family != b->sa.sa_family)
         return 0;
@@ -330,7 +330,7 @@ static void drain_errqueue(struct batch *b, int fi, struct probe *just_sent)
             continue;
         if (p->method[fi] != METHOD_DGRAM && r.id != p->id)
             continue;
-        if (name.sa.sa_family == family && !same_addr(&name, pr->dst))
+        if (name.sa.sa_family == family && !probe_same_addr(&name, pr->dst))
             continue;
         set_error(pr, classify(family, ee->ee_type, ee->ee_code), ee->ee_type, ee->ee_code,
                   ee->ee_info, off.sa.sa_family == family ? &off : NULL);
@@ -370,7 +370,7 @@ static void drain_packets(struct batch *b, int fi)
             memcpy(&from.in4.sin_addr, r.src, 4);
         }
         if (m == PM_FULL || m == PM_SHORT) {
-            if (!same_addr(&from, pr->dst))
+            if (!probe_same_addr(&from, pr->dst))
                 continue;
             if (pr->res == PR_PENDING || (pr->res == PR_SHORT && m == PM_FULL)) {
                 pr->res = m == PM_FULL ? PR_REPLY : PR_SHORT;

@@ -82,5 +82,7 @@ int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns
 
 /* data bytes for a given MTU */
 uint32_t probe_data_len(int family, uint32_t mtu);
+/* same family and address (ports and scope ignored); trace.c uses it too */
+int probe_same_addr(const union sockaddr_any *a, const union sockaddr_any *b);
 
 #endif

@@ -12,15 +12,6 @@ const char *trace_kind_name(int kind)
     return kind >= 0 && kind <= TR_UNKNOWN ? n[kind] : "?";
 }
 
-static int is_dst(const union sockaddr_any *a, const union sockaddr_any *dst)
-{
-    if (a->sa.sa_family != dst->sa.sa_family)
-        return 0;
-    if (a->sa.sa_family == AF_INET6)
-        return memcmp(&a->in6.sin6_addr, &dst->in6.sin6_addr, 16) == 0;
-    return a->in4.sin_addr.s_addr == dst->in4.sin_addr.s_addr;
-}
-
 static int answered(int res) { return res != PR_LOST && res != PR_PENDING; }
 static int big_passed(int res) { return res == PR_TTL || res == PR_REPLY; }
 
@@ -33,8 +24,8 @@ void trace_analyze(struct trace_report *t, const union sockaddr_any *dst)
         const struct trace_hop *x = &t->hop[h];
         if (answered(x->small_res) || answered(x->big_res))
             last = h;
-        if ((x->small_res == PR_REPLY && is_dst(&x->small_from, dst)) ||
-            (x->big_res == PR_REPLY && is_dst(&x->big_from, dst))) {
+        if ((x->small_res == PR_REPLY && probe_same_addr(&x->small_from, dst)) ||
+            (x->big_res == PR_REPLY && probe_same_addr(&x->big_from, dst))) {
             t->dest_hop = h;
             break;
         }
@@ -58,7 +49,7 @@ void trace_analyze(struct trace_report *t, const union sockaddr_any *dst)
             /* a router checks the TTL before the MTU: the refusal for TTL h often
              * comes from the hop before; name the hop that answers from there */
             for (int k = 1; k < h && x->big_from_set; k++)
-                if (t->hop[k].small_from_set && is_dst(&t->hop[k].small_from, &x->big_from)) {
+                if (t->hop[k].small_from_set && probe_same_addr(&t->hop[k].small_from, &x->big_from)) {
                     t->limit_hop = k;
                     break;
                 }
