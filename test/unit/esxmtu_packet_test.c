@@ -249,6 +249,47 @@ static void parses_ipv6_packet_too_big(void **state)
     assert_int_equal(pkt_match(&r, &x), PM_FULL);
 }
 
+/* which types count as echo or error is per family: the other family's numbers
+ * must not leak across (ICMP type 2 is not "too big", ICMPv6 type 8 is not echo) */
+static void icmp_types_per_family(void **state)
+{
+    (void)state;
+    static const struct { int layer; uint8_t type, code; int kind; uint32_t mtu; } c[] = {
+        { PKT_ICMP4, 0, 0, PK_ECHO_REPLY, 0 },    { PKT_ICMP4, 8, 0, PK_ECHO_REQUEST, 0 },
+        { PKT_ICMP4, 3, 1, PK_ERROR, 0 },         { PKT_ICMP4, 3, 4, PK_ERROR, 0x0304 },
+        { PKT_ICMP4, 11, 0, PK_ERROR, 0 },        { PKT_ICMP4, 12, 0, PK_ERROR, 0 },
+        { PKT_ICMP4, 2, 0, PK_OTHER, 0 },         { PKT_ICMP4, 5, 0, PK_OTHER, 0 },
+        { PKT_ICMP4, 128, 0, PK_OTHER, 0 },       { PKT_ICMP4, 129, 0, PK_OTHER, 0 },
+        { PKT_ICMP6, 129, 0, PK_ECHO_REPLY, 0 },  { PKT_ICMP6, 128, 0, PK_ECHO_REQUEST, 0 },
+        { PKT_ICMP6, 1, 4, PK_ERROR, 0 },         { PKT_ICMP6, 2, 0, PK_ERROR, 0x01020304 },
+        { PKT_ICMP6, 3, 0, PK_ERROR, 0 },         { PKT_ICMP6, 4, 0, PK_ERROR, 0 },
+        { PKT_ICMP6, 0, 0, PK_OTHER, 0 },         { PKT_ICMP6, 8, 0, PK_OTHER, 0 },
+        { PKT_ICMP6, 11, 0, PK_OTHER, 0 },        { PKT_ICMP6, 135, 0, PK_OTHER, 0 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        uint8_t b[8] = { c[i].type, c[i].code, 0, 0, 1, 2, 3, 4 };
+        struct pkt_info r;
+        assert_int_equal(pkt_parse(c[i].layer, b, sizeof b, &r, NULL), 0);
+        assert_int_equal(r.type, c[i].type);
+        assert_int_equal(r.code, c[i].code);
+        assert_int_equal(r.kind, c[i].kind);
+        assert_int_equal(r.mtu, c[i].mtu);
+        assert_int_equal(r.has_orig, 0);
+        if (c[i].kind == PK_ECHO_REPLY || c[i].kind == PK_ECHO_REQUEST) {
+            assert_int_equal(r.id, 0x0102);
+            assert_int_equal(r.seq, 0x0304);
+            assert_int_equal(r.data_len, 0);
+        }
+    }
+    const char *why = NULL;
+    struct pkt_info r;
+    uint8_t b[8] = { 0 };
+    assert_int_equal(pkt_parse(PKT_ICMP4, b, 7, &r, &why), -1);
+    assert_string_equal(why, "ICMP message shorter than its 8-byte header");
+    assert_int_equal(pkt_parse(PKT_ICMP6, b, 7, &r, &why), -1);
+    assert_string_equal(why, "ICMPv6 message shorter than its 8-byte header");
+}
+
 static void rejects_malformed(void **state)
 {
     (void)state;
@@ -284,6 +325,7 @@ int main(void)
         cmocka_unit_test(tiny_and_zero_data),
         cmocka_unit_test(parses_frag_needed_with_quoted_probe),
         cmocka_unit_test(parses_ipv6_packet_too_big),
+        cmocka_unit_test(icmp_types_per_family),
         cmocka_unit_test(rejects_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -134,65 +134,45 @@ static void parse_orig6(const uint8_t *p, size_t len, struct pkt_info *o)
     o->has_orig = 1;
 }
 
-static int parse_icmp4(const uint8_t *p, size_t len, struct pkt_info *o, const char **why)
-{
-    if (len < 8) {
-        *why = "ICMP message shorter than its 8-byte header";
-        return -1;
-    }
-    o->type = p[0];
-    o->code = p[1];
-    switch (p[0]) {
-    case ICMP4_ECHO_REPLY:
-    case ICMP4_ECHO:
-        o->kind = p[0] == ICMP4_ECHO ? PK_ECHO_REQUEST : PK_ECHO_REPLY;
-        o->id = get16(p + 4);
-        o->seq = get16(p + 6);
-        o->data = p + 8;
-        o->data_len = len - 8;
-        return 0;
-    case ICMP4_UNREACH:
-    case ICMP4_TIME_EXCEEDED:
-    case ICMP4_PARAM:
-        o->kind = PK_ERROR;
-        if (p[0] == ICMP4_UNREACH && p[1] == ICMP4_FRAG_NEEDED_CODE)
-            o->mtu = get16(p + 6);
-        parse_orig4(p + 8, len - 8, o);
-        return 0;
-    default:
-        return 0;
-    }
-}
+/* what differs between ICMP and ICMPv6 for the messages we read */
+static const struct icmp_family {
+    uint8_t echo, echo_reply;
+    uint8_t err[4];                     /* error types whose payload quotes our packet */
+    const char *short_msg;
+    void (*orig)(const uint8_t *p, size_t len, struct pkt_info *o);
+} icmp_fam[2] = {
+    { ICMP4_ECHO, ICMP4_ECHO_REPLY, { ICMP4_UNREACH, ICMP4_TIME_EXCEEDED, ICMP4_PARAM, ICMP4_PARAM /* filler */ },
+      "ICMP message shorter than its 8-byte header", parse_orig4 },
+    { ICMP6_ECHO, ICMP6_ECHO_REPLY, { ICMP6_UNREACH, ICMP6_TOO_BIG, ICMP6_TIME_EXCEEDED, ICMP6_PARAM },
+      "ICMPv6 message shorter than its 8-byte header", parse_orig6 },
+};
 
-static int parse_icmp6(const uint8_t *p, size_t len, struct pkt_info *o, const char **why)
+static int parse_icmp(int v6, const uint8_t *p, size_t len, struct pkt_info *o, const char **why)
 {
+    const struct icmp_family *f = &icmp_fam[v6];
     if (len < 8) {
-        *why = "ICMPv6 message shorter than its 8-byte header";
+        *why = f->short_msg;
         return -1;
     }
     o->type = p[0];
     o->code = p[1];
-    switch (p[0]) {
-    case ICMP6_ECHO_REPLY:
-    case ICMP6_ECHO:
-        o->kind = p[0] == ICMP6_ECHO ? PK_ECHO_REQUEST : PK_ECHO_REPLY;
+    if (p[0] == f->echo || p[0] == f->echo_reply) {
+        o->kind = p[0] == f->echo ? PK_ECHO_REQUEST : PK_ECHO_REPLY;
         o->id = get16(p + 4);
         o->seq = get16(p + 6);
         o->data = p + 8;
         o->data_len = len - 8;
         return 0;
-    case ICMP6_UNREACH:
-    case ICMP6_TOO_BIG:
-    case ICMP6_TIME_EXCEEDED:
-    case ICMP6_PARAM:
-        o->kind = PK_ERROR;
-        if (p[0] == ICMP6_TOO_BIG)
-            o->mtu = get32(p + 4);
-        parse_orig6(p + 8, len - 8, o);
-        return 0;
-    default:
-        return 0;
     }
+    if (!memchr(f->err, p[0], sizeof f->err))
+        return 0;
+    o->kind = PK_ERROR;
+    if (v6 && p[0] == ICMP6_TOO_BIG)
+        o->mtu = get32(p + 4);
+    else if (!v6 && p[0] == ICMP4_UNREACH && p[1] == ICMP4_FRAG_NEEDED_CODE)
+        o->mtu = get16(p + 6);
+    f->orig(p + 8, len - 8, o);
+    return 0;
 }
 
 int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
@@ -207,10 +187,8 @@ int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
         *why = "no buffer";
         return -1;
     }
-    if (layer == PKT_ICMP4)
-        return parse_icmp4(buf, len, out, why);
-    if (layer == PKT_ICMP6)
-        return parse_icmp6(buf, len, out, why);
+    if (layer == PKT_ICMP4 || layer == PKT_ICMP6)
+        return parse_icmp(layer == PKT_ICMP6, buf, len, out, why);
     if (layer != PKT_IP4) {
         *why = "unknown layer";
         return -1;
@@ -238,11 +216,7 @@ int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
         *why = "IPv4 fragment";
         return -1;
     }
-    int rc = parse_icmp4(buf + ihl, tot - ihl, out, why);
-    memcpy(out->src, buf + 12, 4);
-    out->has_src = 1;
-    out->ttl = buf[8];
-    return rc;
+    return parse_icmp(0, buf + ihl, tot - ihl, out, why);   /* src and ttl stay as set above */
 }
 
 /* ---- match */
