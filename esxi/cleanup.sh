@@ -34,10 +34,6 @@ TXT
 
 PROG=cleanup.sh
 here=$(cd "$(dirname "$0")" && pwd -P) || exit 2
-kit=$(dirname "$here")
-state="$kit/esxdiag.state"
-fwdir=${ESXDIAG_FIREWALL_DIR:-/etc/vmware/firewall}
-rsid=esxdiag
 # shellcheck source=hostcli.sh
 . "$here/hostcli.sh" || exit 2
 

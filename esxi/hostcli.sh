@@ -1,13 +1,22 @@
-# shellcheck shell=sh disable=SC2034  # QRC, PROG: shared with the scripts that source this file
+# shellcheck shell=sh disable=SC2034  # QRC, PROG, state, fwdir, rsid: shared with the scripts that source this file
 # hostcli.sh: sourced by prepare.sh and cleanup.sh. How they call esxcli, print
 # every command, honour --dry-run and read esxcli's answers. POSIX sh: it runs
 # under the ESXi shell (busybox ash).
 #
+# The sourcing script sets PROG and here (its own folder) first.
 # Globals set here (the two scripts have no other shared state):
+#   kit      the unpacked kit folder (parent of esxi/)
+#   state    <kit>/esxdiag.state, written by prepare.sh, read by cleanup.sh
+#   fwdir    firewall ruleset folder (ESXDIAG_FIREWALL_DIR overrides, for tests)
+#   rsid     the custom firewall ruleset id
 #   CLI      esxcli, or localcli when esxcli is absent
 #   DRY      1 under --dry-run
 #   QOUT QRC output and exit code of the last query
 
+kit=$(dirname "${here:?}")
+state="$kit/esxdiag.state"
+fwdir=${ESXDIAG_FIREWALL_DIR:-/etc/vmware/firewall}
+rsid=esxdiag
 DRY=0
 CLI=''
 PROG=${PROG:-esxdiag}

@@ -49,6 +49,12 @@ prepare() { run env PATH="$HOSTPATH" busybox sh "$KIT/esxi/prepare.sh" "$@"; }
 cleanup() { run env PATH="$HOSTPATH" busybox sh "$KIT/esxi/cleanup.sh" "$@"; }
 # commands that change the host, as the stand-in logged them
 changing_calls() { grep -E ' (set|add|remove|refresh)( |$)' "$FAKE_ESXI/log" || true; }
+# the host as setup left it: same state, no changing call logged, no state file
+assert_host_untouched() {
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
+    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file written"
+    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+}
 # every logged esxcli call must appear in the output as "+ esxcli ARGS"
 assert_all_printed() {
     local line
@@ -76,9 +82,7 @@ assert_all_printed() {
     assert_contains "rerun with --allow-exec"
     assert_contains "firewall enabled: true"
     assert_contains "nothing was changed"
-    [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
-    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file written"
-    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+    assert_host_untouched
 }
 
 @test "esxi: prepare --dry-run prints the changes and makes none" {
@@ -89,14 +93,11 @@ assert_all_printed() {
     assert_contains "(dry run, not run) esxcli network firewall refresh"
     assert_contains "(dry run, not run) esxcli network firewall ruleset allowedip add --ruleset-id esxdiag --ip-address 198.18.0.0/15"
     assert_contains "dry run: nothing was changed"
-    [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
-    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file written"
-    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+    assert_host_untouched
     prepare --disable-firewall --dry-run
     assert_status 0
     assert_contains "(dry run, not run) esxcli network firewall set --enabled false"
-    [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
-    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+    assert_host_untouched
 }
 
 @test "esxi: prepare --allow-exec sets 0, cleanup restores 1 and removes the kit" {
@@ -206,9 +207,7 @@ EOT
     assert_status 1
     assert_contains "THIS HOST CANNOT RUN COPIED BINARIES"
     assert_contains "enforced by the TPM"
-    [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
-    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file left"
-    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+    assert_host_untouched
     # even without --allow-exec the answer is the same
     prepare
     assert_status 1
