@@ -200,24 +200,39 @@ static void deny_pending(struct server *sv)
     }
 }
 
+/* stream setup: wait until fd is readable (1), a signal interrupted (0), or
+ * the step deadline passed (-1, *why = late) or the control connection
+ * closed (-1) */
+static int setup_wait(struct server *sv, int fd, uint64_t deadline, const char *late,
+                      const char **why)
+{
+    struct pollfd pf[2] = { { fd, POLLIN, 0 }, { sv->ctl, POLLIN, 0 } };
+    int rc = poll(pf, 2, ms_until(deadline));
+    if (rc < 0 && errno == EINTR)
+        return 0;
+    if (rc <= 0) {
+        *why = late;
+        return -1;
+    }
+    if (pf[1].revents) {
+        *why = "the client closed the control connection during stream setup";
+        return -1;
+    }
+    return 1;
+}
+
 /* TCP data streams: accept until n arrived with our cookie */
 static int accept_tcp_streams(struct server *sv, int n, const char **why)
 {
     uint64_t deadline = ctl_deadline(sv);
     int got = 0;
     while (got < n) {
-        struct pollfd pf[2] = { { sv->lfd, POLLIN, 0 }, { sv->ctl, POLLIN, 0 } };
-        int rc = poll(pf, 2, ms_until(deadline));
-        if (rc < 0 && errno == EINTR)
+        int rc = setup_wait(sv, sv->lfd, deadline,
+            "the client did not open its data streams within --control-timeout", why);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
             continue;
-        if (rc <= 0) {
-            *why = "the client did not open its data streams within --control-timeout";
-            return -1;
-        }
-        if (pf[1].revents) {
-            *why = "the client closed the control connection during stream setup";
-            return -1;
-        }
         int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             continue;
@@ -260,18 +275,12 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
     uint64_t deadline = ctl_deadline(sv);
     int got = 0;
     while (got < n) {
-        struct pollfd pf[2] = { { sv->ufd, POLLIN, 0 }, { sv->ctl, POLLIN, 0 } };
-        int rc = poll(pf, 2, ms_until(deadline));
-        if (rc < 0 && errno == EINTR)
+        int rc = setup_wait(sv, sv->ufd, deadline,
+            "the client did not open its UDP streams within --control-timeout", why);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
             continue;
-        if (rc <= 0) {
-            *why = "the client did not open its UDP streams within --control-timeout";
-            return -1;
-        }
-        if (pf[1].revents) {
-            *why = "the client closed the control connection during stream setup";
-            return -1;
-        }
         unsigned char msg[64];
         union sockaddr_any from;
         socklen_t fl = sizeof from;
