@@ -24,6 +24,22 @@ static const struct tpart esxi7[] = {
 };
 #define ESXI7_SIZE (160ull << 30)
 static const struct tpart small[] = { { 1, 2048, 1050623, G_BASIC }, { 2, 1050624, 2097118, G_VMFS } };
+#define SMALL_LAST ((1ull << 30) / 512 - 1)   /* the backup header's LBA */
+
+/* a 1 GiB image with the two-partition "small" GPT, primary and backup intact */
+static struct img *small_gpt(void)
+{
+    struct img *im = img_new(1ull << 30, 512);
+    img_gpt(im, small, 2, 128, 128);
+    return im;
+}
+
+/* set one header field in both the primary (LBA 1) and the backup header */
+static void set_both_headers(struct img *im, unsigned field, uint64_t v, int width)
+{
+    img_gpt_set(im, 1, field, v, width);
+    img_gpt_set(im, SMALL_LAST, field, v, width);
+}
 
 static struct ptable *probe(struct img *im, unsigned force)
 {
@@ -81,8 +97,7 @@ static void sorts_esxi6_by_start(void **state)
 static void damaged_primary_uses_backup(void **state)
 {
     (void)state;
-    struct img *im = img_new(1ull << 30, 512);
-    img_gpt(im, small, 2, 128, 128);
+    struct img *im = small_gpt();
     unsigned char zero[512] = { 0 };
     img_write(im, 512, zero, sizeof zero);
     struct ptable *t = probe(im, 0);
@@ -102,12 +117,10 @@ static void damaged_primary_uses_backup(void **state)
 static void bad_entries_crc_in_both_copies(void **state)
 {
     (void)state;
-    struct img *im = img_new(1ull << 30, 512);
-    img_gpt(im, small, 2, 128, 128);
+    struct img *im = small_gpt();
     unsigned char x = 0x41;
-    uint64_t last = (1ull << 30) / 512 - 1;
     img_write(im, 2 * 512 + 100 * 128 + 70, &x, 1);
-    img_write(im, (last - 32) * 512 + 100 * 128 + 70, &x, 1);
+    img_write(im, (SMALL_LAST - 32) * 512 + 100 * 128 + 70, &x, 1);
     struct ptable *t = probe(im, 0);
     assert_int_equal(t->kind, PT_GPT);
     assert_true(has_finding(t, SEV_ERROR, "entry array CRC32 mismatch"));
@@ -119,8 +132,7 @@ static void bad_entries_crc_in_both_copies(void **state)
 static void header_crc_mismatch(void **state)
 {
     (void)state;
-    struct img *im = img_new(1ull << 30, 512);
-    img_gpt(im, small, 2, 128, 128);
+    struct img *im = small_gpt();
     unsigned char x = 0x99;
     img_write(im, 512 + 60, &x, 1);   /* disk GUID byte, CRC not fixed */
     struct ptable *t = probe(im, 0);
@@ -133,11 +145,8 @@ static void header_crc_mismatch(void **state)
 static void refuses_entry_count_ffffffff(void **state)
 {
     (void)state;
-    struct img *im = img_new(1ull << 30, 512);
-    img_gpt(im, small, 2, 128, 128);
-    uint64_t last = (1ull << 30) / 512 - 1;
-    img_gpt_set(im, 1, 80, 0xFFFFFFFFu, 4);
-    img_gpt_set(im, last, 80, 0xFFFFFFFFu, 4);
+    struct img *im = small_gpt();
+    set_both_headers(im, 80, 0xFFFFFFFFu, 4);
     struct ptable *t = probe(im, 0);
     assert_int_equal(t->kind, PT_GPT);
     assert_int_equal(t->nparts, 0);
@@ -149,11 +158,8 @@ static void refuses_entry_count_ffffffff(void **state)
 static void refuses_entry_size_zero(void **state)
 {
     (void)state;
-    struct img *im = img_new(1ull << 30, 512);
-    img_gpt(im, small, 2, 128, 128);
-    uint64_t last = (1ull << 30) / 512 - 1;
-    img_gpt_set(im, 1, 84, 0, 4);
-    img_gpt_set(im, last, 84, 0, 4);
+    struct img *im = small_gpt();
+    set_both_headers(im, 84, 0, 4);
     struct ptable *t = probe(im, 0);
     assert_int_equal(t->nparts, 0);
     assert_true(has_finding(t, SEV_ERROR, "entry size 0 invalid"));
@@ -177,10 +183,8 @@ static void accepts_larger_entry_size(void **state)
 static void entry_array_outside_disk(void **state)
 {
     (void)state;
-    struct img *im = img_new(1ull << 30, 512);
-    img_gpt(im, small, 2, 128, 128);
-    uint64_t last = (1ull << 30) / 512 - 1;
-    img_gpt_set(im, 1, 72, last - 2, 8);
+    struct img *im = small_gpt();
+    img_gpt_set(im, 1, 72, SMALL_LAST - 2, 8);
     struct ptable *t = probe(im, 0);
     assert_true(has_finding(t, SEV_ERROR, "lies outside the disk"));
     assert_true(t->gpt_backup_used);
@@ -207,10 +211,8 @@ static void finds_overlap_and_out_of_range(void **state)
 static void backup_that_differs(void **state)
 {
     (void)state;
-    struct img *im = img_new(1ull << 30, 512);
-    img_gpt(im, small, 2, 128, 128);
-    uint64_t last = (1ull << 30) / 512 - 1;
-    img_gpt_set(im, last, 48, (1ull << 30) / 512 - 100, 8);   /* other last usable */
+    struct img *im = small_gpt();
+    img_gpt_set(im, SMALL_LAST, 48, SMALL_LAST - 99, 8);   /* other last usable */
     struct ptable *t = probe(im, 0);
     assert_false(t->gpt_backup_used);
     assert_true(has_finding(t, SEV_ERROR, "backup GPT does not match the primary: usable range"));
