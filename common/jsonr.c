@@ -218,6 +218,20 @@ static int hexval(char c)
     return -1;
 }
 
+/* four hex digits (the caller checked they are there) */
+static int hex4(const char *s, unsigned *out)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        int h = hexval(s[k]);
+        if (h < 0)
+            return -1;
+        v = v << 4 | (unsigned)h;
+    }
+    *out = v;
+    return 0;
+}
+
 int jr_str(const struct jsonr *r, int i, char *out, size_t outlen)
 {
     if (i < 0 || i >= r->ntok || r->tok[i].type != JSMN_STRING || outlen == 0)
@@ -243,27 +257,14 @@ int jr_str(const struct jsonr *r, int i, char *out, size_t outlen)
         case 'r': cp = '\r'; break;
         case 't': cp = '\t'; break;
         case 'u': {
-            if (e - s < 4) return -1;
-            cp = 0;
-            for (int k = 0; k < 4; k++) {
-                int h = hexval(s[k]);
-                if (h < 0) return -1;
-                cp = cp << 4 | (unsigned)h;
-            }
+            if (e - s < 4 || hex4(s, &cp) < 0) return -1;
             s += 4;
             /* surrogate pair -> one code point; a lone surrogate becomes U+FFFD */
-            if (cp >= 0xd800 && cp < 0xdc00 && e - s >= 6 && s[0] == '\\' && s[1] == 'u') {
-                unsigned lo = 0;
-                int okh = 1;
-                for (int k = 0; k < 4; k++) {
-                    int h = hexval(s[2 + k]);
-                    if (h < 0) { okh = 0; break; }
-                    lo = lo << 4 | (unsigned)h;
-                }
-                if (okh && lo >= 0xdc00 && lo < 0xe000) {
-                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                    s += 6;
-                }
+            unsigned lo;
+            if (cp >= 0xd800 && cp < 0xdc00 && e - s >= 6 && s[0] == '\\' && s[1] == 'u' &&
+                hex4(s + 2, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                s += 6;
             }
             if (cp >= 0xd800 && cp < 0xe000)
                 cp = 0xfffd;

@@ -102,6 +102,22 @@ int net_bind_device(int fd, const char *ifname)
     return setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname, (socklen_t)n + 1);
 }
 
+static int wait_fd(int fd, short ev, uint64_t deadline_ns)
+{
+    struct pollfd p = { fd, ev, 0 };
+    for (;;) {
+        int rc = poll(&p, 1, ms_until(deadline_ns));
+        if (rc > 0)
+            return 0;
+        if (rc == 0) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        if (errno != EINTR)
+            return -1;
+    }
+}
+
 int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms)
 {
     if (timeout_ms < 0)
@@ -109,21 +125,12 @@ int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms)
     if (net_set_nonblock(fd, 1) < 0)
         return -1;
     if (connect(fd, &dst->sa, net_len(dst)) < 0) {
-        if (errno != EINPROGRESS)
+        if (errno != EINPROGRESS ||
+            wait_fd(fd, POLLOUT, mono_ns() + (uint64_t)timeout_ms * 1000000u) < 0)
             return -1;
-        struct pollfd p = { fd, POLLOUT, 0 };
-        int rc;
-        uint64_t deadline = mono_ns() + (uint64_t)timeout_ms * 1000000u;
-        do
-            rc = poll(&p, 1, ms_until(deadline));
-        while (rc < 0 && errno == EINTR);
-        if (rc == 0) {
-            errno = ETIMEDOUT;
-            return -1;
-        }
         int err = 0;
         socklen_t el = sizeof err;
-        if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
             return -1;
         if (err) {
             errno = err;
@@ -169,35 +176,20 @@ int net_listen(int type, const union sockaddr_any *addr, int backlog)
     return fd;
 }
 
-static int wait_fd(int fd, short ev, uint64_t deadline_ns)
+/* move exactly n bytes in one direction, waiting with poll() up to the deadline */
+static int transfer(int fd, char *p, size_t n, uint64_t deadline_ns, int out)
 {
-    struct pollfd p = { fd, ev, 0 };
-    for (;;) {
-        int rc = poll(&p, 1, ms_until(deadline_ns));
-        if (rc > 0)
-            return 0;
-        if (rc == 0) {
-            errno = ETIMEDOUT;
-            return -1;
-        }
-        if (errno != EINTR)
-            return -1;
-    }
-}
-
-int net_read_full(int fd, void *buf, size_t n, uint64_t deadline_ns)
-{
-    char *p = buf;
     while (n) {
-        if (wait_fd(fd, POLLIN, deadline_ns) < 0)
+        if (wait_fd(fd, out ? POLLOUT : POLLIN, deadline_ns) < 0)
             return -1;
-        ssize_t r = recv(fd, p, n, MSG_DONTWAIT);
+        ssize_t r = out ? send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL)
+                        : recv(fd, p, n, MSG_DONTWAIT);
         if (r < 0) {
             if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
                 continue;
             return -1;
         }
-        if (r == 0) {
+        if (r == 0 && !out) {
             errno = ECONNRESET;
             return -1;
         }
@@ -207,20 +199,12 @@ int net_read_full(int fd, void *buf, size_t n, uint64_t deadline_ns)
     return 0;
 }
 
+int net_read_full(int fd, void *buf, size_t n, uint64_t deadline_ns)
+{
+    return transfer(fd, buf, n, deadline_ns, 0);
+}
+
 int net_write_full(int fd, const void *buf, size_t n, uint64_t deadline_ns)
 {
-    const char *p = buf;
-    while (n) {
-        if (wait_fd(fd, POLLOUT, deadline_ns) < 0)
-            return -1;
-        ssize_t r = send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (r < 0) {
-            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-                continue;
-            return -1;
-        }
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
+    return transfer(fd, (char *)buf, n, deadline_ns, 1);
 }

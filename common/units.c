@@ -27,7 +27,6 @@ void fmt_unit(char *buf, size_t len, double value, char fmtchar, int is_bits)
 {
     static const char *bitname[] = { "bits", "Kbits", "Mbits", "Gbits", "Tbits" };
     static const char *bytename[] = { "Bytes", "KBytes", "MBytes", "GBytes", "TBytes" };
-    double base = 1024.0;
     int bits = is_bits, idx = 0;
 
     switch (fmtchar) {
@@ -46,7 +45,7 @@ void fmt_unit(char *buf, size_t len, double value, char fmtchar, int is_bits)
         value *= 8.0;
     else if (!bits && is_bits)
         value /= 8.0;
-    base = bits ? 1000.0 : 1024.0;
+    double base = bits ? 1000.0 : 1024.0;
     if (idx < 0) {
         idx = 0;
         while (value >= base && idx < 4) {

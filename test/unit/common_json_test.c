@@ -117,6 +117,15 @@ static void reads_typed_values(void **state)
     assert_string_equal(s, "a\xc3\xa9\n");
     assert_int_equal(jr_str(&r, jr_find(&r, 0, "title"), s, 3), -1); /* too small */
     assert_true(jr_is_null(&r, jr_find(&r, 0, "n")));
+    /* a surrogate pair is one code point; a lone surrogate becomes U+FFFD */
+    jsmntok_t t2[8];
+    struct jsonr r2;
+    const char *sp = "{\"p\":\"\\ud83d\\ude00\",\"l\":\"\\ud83dx\"}";
+    assert_int_equal(jr_parse(&r2, sp, strlen(sp), t2, 8), JR_OK);
+    assert_int_equal(jr_str(&r2, jr_find(&r2, 0, "p"), s, sizeof s), 0);
+    assert_string_equal(s, "\xf0\x9f\x98\x80");
+    assert_int_equal(jr_str(&r2, jr_find(&r2, 0, "l"), s, sizeof s), 0);
+    assert_string_equal(s, "\xef\xbf\xbdx");
     /* keys after nested containers are still found */
     assert_int_equal(jr_int(&r, jr_find(&r, 0, "z"), &i), 0);
     assert_int_equal(i, 0);
