@@ -48,8 +48,8 @@ fi
 
 src=$(ls -d "$CACHE"/src/mbedtls-2.28.*/ 2>/dev/null | head -n1 || true)
 if [ -z "$src" ]; then
-    if ! apt-get source --print-uris mbedtls >/dev/null 2>&1 ||
-       [ -z "$(apt-get source --print-uris mbedtls 2>/dev/null | grep "'")" ]; then
+    # without deb-src entries apt prints no download addresses (quoted URIs)
+    if ! apt-get source --print-uris mbedtls 2>/dev/null | grep -q "'"; then
         [ "$(id -u)" = 0 ] || { echo "deps: no deb-src entries: run make as root once" >&2; exit 2; }
         # enable source packages from the machine's own configured mirrors
         echo "deps: enabling deb-src for apt"
