@@ -49,7 +49,7 @@ FUZZ_CFLAGS := $(DEFS) -Wall -Wextra -Werror -Wno-unused-command-line-argument -
 GIT_COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY   := $(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-.PHONY: all deps test unit demo dist bench fuzz clean check-bins
+.PHONY: all deps test unit fuzz-bins demo dist bench fuzz clean FORCE
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(OUT)/bin/,$(TOOLS))

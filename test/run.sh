@@ -3,7 +3,7 @@
 # static binaries), fuzz smoke runs (each libFuzzer target briefly on its corpus).
 # Ends with one line "N passed, N failed" and exits non-zero on any failure.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
 export ESXDIAG_ROOT=$ROOT ESXDIAG_BIN=$ROOT/out/bin
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
@@ -50,25 +50,19 @@ for f in test/integration/*.bats; do
 done
 
 echo "== fuzz smoke runs (libFuzzer, corpus + 20 s each)"
-for t in out/test/fuzz/*_fuzz; do
-    [ -x "$t" ] || continue
-    name=$(basename "$t")
-    corpus="test/fuzz/corpus/${name%_fuzz}"
-    work=$(mktemp -d)
-    [ -d "$corpus" ] && cp -r "$corpus/." "$work/"
-    (cd "$work" && timeout 120 "$ROOT/$t" -max_total_time=20 -rss_limit_mb=2048 \
-        -malloc_limit_mb=256 -timeout=10 -print_final_stats=1 "$work" ) > "$LOG/$name.log" 2>&1
-    rc=$?
-    rm -rf "$work"
-    execs=$(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$LOG/$name.log" | grep -oE '[0-9]+$')
-    cov=$(grep -oE 'cov: [0-9]+' "$LOG/$name.log" | tail -1)
-    if [ "$rc" -eq 0 ]; then
-        passed=$((passed + 1)); printf '   %-32s ok (%s execs, %s)\n' "$name" "${execs:-?}" "${cov:-cov: ?}"
+fuzzroot=$(mktemp -d)
+test/lib/fuzz.sh 20 "$fuzzroot" > "$LOG/fuzz.txt"
+while read -r name execs cov _ res _; do
+    [ "$name" = target ] && continue
+    cp "$fuzzroot/$name/last.log" "$LOG/$name.log" 2>/dev/null
+    if [ "$res" = ok ]; then
+        passed=$((passed + 1)); printf '   %-32s ok (%s execs, cov: %s)\n' "$name" "$execs" "$cov"
     else
-        failed=$((failed + 1)); failures+=("$name: libFuzzer exited $rc (see $LOG/$name.log)")
-        printf '   %-32s FAILED (exit %s)\n' "$name" "$rc"
+        failed=$((failed + 1)); failures+=("$name: libFuzzer failed (see $LOG/$name.log)")
+        printf '   %-32s FAILED\n' "$name"
     fi
-done
+done < "$LOG/fuzz.txt"
+rm -rf "$fuzzroot"
 
 if [ ${#failures[@]} -gt 0 ]; then
     echo "== failures"

@@ -6,6 +6,7 @@
 #                                lists; leaves the optional ones it used in $AUDIT_OPTIONAL
 #   audit_enosys CMD ARGS...     run again once per optional syscall used, injecting
 #                                ENOSYS into it; the command must exit as it did before
+#                                (audits CMD first unless the last audit_syscalls was CMD)
 ESXDIAG_ROOT=${ESXDIAG_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
 _audit_lists() {
@@ -17,6 +18,7 @@ audit_syscalls() {
     local rc=0
     strace -f -qq -o "$trace" "$@" >/dev/null 2>&1 || rc=$?
     AUDIT_RC=$rc
+    AUDIT_CMD="$*"
     if [ ! -s "$trace" ]; then
         rm -f "$trace"
         echo "strace produced no trace (did it start?): $*" >&2
@@ -35,7 +37,9 @@ audit_syscalls() {
 }
 
 audit_enosys() {
-    [ -n "${AUDIT_OPTIONAL// /}" ] || { audit_syscalls "$@" || return 1; }
+    # the optional syscalls and exit code of this very command: reuse the audit just
+    # made of it, else make one (a list from another command would test the wrong thing)
+    [ "${AUDIT_CMD:-}" = "$*" ] || audit_syscalls "$@" || return 1
     local want=$AUDIT_RC sc rc
     for sc in $AUDIT_OPTIONAL; do
         rc=0
