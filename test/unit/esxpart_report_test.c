@@ -16,6 +16,21 @@ struct cap { char *buf; size_t len; FILE *f; };
 static FILE *cap_open(struct cap *c) { c->buf = NULL; c->len = 0; return c->f = open_memstream(&c->buf, &c->len); }
 static const char *cap_text(struct cap *c) { fclose(c->f); return c->buf; }
 
+/* partedUtil getptbl and getUsableSectors output of t are exactly these
+ * (usable NULL: not checked) */
+static void assert_parted(const struct ptable *t, const char *getptbl, const char *usable)
+{
+    struct cap c;
+    report_partedutil(cap_open(&c), t);
+    assert_string_equal(cap_text(&c), getptbl);
+    free(c.buf);
+    if (!usable)
+        return;
+    report_usable(cap_open(&c), t);
+    assert_string_equal(cap_text(&c), usable);
+    free(c.buf);
+}
+
 static struct ptable *nvme(struct img **imp)
 {
     static const struct tpart p[] = {
@@ -35,17 +50,12 @@ static void prints_the_nvme_example_exactly(void **state)
     (void)state;
     struct img *im;
     struct ptable *t = nvme(&im);
-    struct cap c;
-    report_partedutil(cap_open(&c), t);
-    assert_string_equal(cap_text(&c),
+    assert_parted(t,
         "gpt\n"
         "62260 255 63 1000215216\n"
         "7 2048 268435455 4EB2EA3978554790A79EFAE495E21F8D vmfsl 0\n"
-        "8 268435456 1000212480 AA31E02A400F11DB9590000C2911D1B8 vmfs 0\n");
-    free(c.buf);
-    report_usable(cap_open(&c), t);
-    assert_string_equal(cap_text(&c), "34 1000215182\n");
-    free(c.buf);
+        "8 268435456 1000212480 AA31E02A400F11DB9590000C2911D1B8 vmfs 0\n",
+        "34 1000215182\n");
     free(t);
     img_free(im);
 }
@@ -64,20 +74,12 @@ static void prints_msdos_and_unknown(void **state)
     img_write(im, 0, s0, 512);
     struct ptable *t = calloc(1, sizeof *t);
     pt_probe(&im->d, t, 0);
-    struct cap c;
-    report_partedutil(cap_open(&c), t);
-    assert_string_equal(cap_text(&c), "msdos\n1305 255 63 20971520\n1 2048 20971519 251 vmfs 128\n");
-    free(c.buf);
+    assert_parted(t, "msdos\n1305 255 63 20971520\n1 2048 20971519 251 vmfs 128\n", NULL);
     img_free(im);
 
     im = img_new(1ull << 30, 512);
     pt_probe(&im->d, t, 0);
-    report_partedutil(cap_open(&c), t);
-    assert_string_equal(cap_text(&c), "unknown\n130 255 63 2097152\n");
-    free(c.buf);
-    report_usable(cap_open(&c), t);
-    assert_string_equal(cap_text(&c), "34 2097118\n");
-    free(c.buf);
+    assert_parted(t, "unknown\n130 255 63 2097152\n", "34 2097118\n");
     free(t);
     img_free(im);
 }
