@@ -24,6 +24,7 @@ Examples:
     hostile_client.py -p 5299 -t 3 all
 """
 import argparse
+import contextlib
 import ipaddress
 import json
 import os
@@ -134,11 +135,7 @@ class Conn:
 
     def expect_close(self):
         """wait for the server to drop us; report how"""
-        try:
-            data = self.recv_exact(1)
-        except Answer as a:
-            raise a
-        st = struct.unpack("b", data)[0]
+        st = struct.unpack("b", self.recv_exact(1))[0]
         raise Answer(f"state:{STATES.get(st, st)}")
 
     def abort(self):
@@ -169,85 +166,81 @@ def send_json(c, body):
     c.send(struct.pack(">I", len(body)) + body)
 
 
+def expect(c, want):
+    """read one state byte; any other than want is the mode's answer"""
+    st, name = c.state()
+    if st != want:
+        raise Answer(f"state:{name}")
+
+
 def hello(c):
     """cookie, then expect PARAM_EXCHANGE; returns the cookie"""
     ck = cookie()
     c.send(ck)
-    st, name = c.state()
-    if st != 9:
-        raise Answer(f"state:{name}")
+    expect(c, 9)
     return ck
+
+
+@contextlib.contextmanager
+def control(a, end="close"):
+    """the control connection and a list for data streams; on the way out the
+    time is noted and all are ended by end ("close", or "abort" for RST)"""
+    c = Conn(a.host, a.port, a.timeout)
+    streams = []
+    try:
+        yield c, streams
+    finally:
+        a.elapsed = c.elapsed()
+        for d in streams:
+            getattr(d, end)()
+        getattr(c, end)()
 
 
 # ---------------------------------------------------------------- modes
 
 def m_silent(a):
-    c = Conn(a.host, a.port, a.timeout)
-    try:
+    with control(a) as (c, _):
         c.expect_close()
-    finally:
-        a.elapsed = c.elapsed()
-        c.close()
 
 
 def m_mid_cookie(a):
-    c = Conn(a.host, a.port, a.timeout)
-    try:
+    with control(a) as (c, _):
         c.send(cookie()[:12])
         c.expect_close()
-    finally:
-        a.elapsed = c.elapsed()
-        c.close()
 
 
 def m_mid_length(a):
-    c = Conn(a.host, a.port, a.timeout)
-    try:
+    with control(a) as (c, _):
         hello(c)
         c.send(b"\0\0")
         c.expect_close()
-    finally:
-        a.elapsed = c.elapsed()
-        c.close()
 
 
 def m_mid_json(a):
-    c = Conn(a.host, a.port, a.timeout)
-    try:
+    with control(a) as (c, _):
         hello(c)
         body = params()
         c.send(struct.pack(">I", len(body)) + body[:len(body) // 2])
         c.expect_close()
-    finally:
-        a.elapsed = c.elapsed()
-        c.close()
 
 
 def m_garbage_cookie(a):
-    c = Conn(a.host, a.port, a.timeout)
-    try:
+    with control(a) as (c, _):
         c.send(bytes(range(200, 237)))
         st, name = c.state()
         if st == 9:        # the server took it as a cookie: then garbage params
             c.send(b"\xff" * 64)
             c.expect_close()
         raise Answer(f"state:{name}")
-    finally:
-        a.elapsed = c.elapsed()
-        c.close()
 
 
 def bad_params(raw_len, body):
     def run(a):
-        c = Conn(a.host, a.port, a.timeout)
-        try:
+        with control(a) as (c, _):
             hello(c)
             c.send(struct.pack(">I", raw_len if raw_len is not None else len(body)) + body)
             st, name = c.state()
             raise Answer(f"state:{name}")
-        finally:
-            a.elapsed = c.elapsed()
-            c.close()
     return run
 
 
@@ -287,12 +280,13 @@ def m_flood(a):
     raise Answer("flood " + " ".join(f"{k}={v}" for k, v in sorted(answers.items())))
 
 
-def start_test(a, c, parallel=1, duration=2):
-    hello(c)
-    send_json(c, params(parallel=parallel, time=duration))
-    st, name = c.state()
-    if st != 10:
-        raise Answer(f"state:{name}")
+def start_test(c, **over):
+    """hello and parameters (over: changes to them), then expect CREATE_STREAMS;
+    returns the cookie"""
+    ck = hello(c)
+    send_json(c, params(**over))
+    expect(c, 10)
+    return ck
 
 
 def data_stream(a, ck):
@@ -302,9 +296,8 @@ def data_stream(a, ck):
 
 
 def m_bad_stream_cookie(a):
-    c = Conn(a.host, a.port, a.timeout)
-    try:
-        start_test(a, c)
+    with control(a, "abort") as (c, _):
+        start_test(c, parallel=1, time=2)
         d = data_stream(a, cookie())        # not the control connection's cookie
         try:
             st, name = d.state()
@@ -313,20 +306,11 @@ def m_bad_stream_cookie(a):
             raise Answer(ans.text if ans.text.startswith("stream:") else "stream:" + ans.text)
         finally:
             d.close()
-    finally:
-        a.elapsed = c.elapsed()
-        c.abort()
 
 
 def m_extra_streams(a):
-    c = Conn(a.host, a.port, a.timeout)
-    streams = []
-    try:
-        ck = hello(c)
-        send_json(c, params(parallel=1, time=2))
-        st, name = c.state()
-        if st != 10:
-            raise Answer(f"state:{name}")
+    with control(a, "abort") as (c, streams):
+        ck = start_test(c, parallel=1, time=2)
         streams.append(data_stream(a, ck))
         st, name = c.state()               # TEST_START after the one agreed stream
         extra = data_stream(a, ck)
@@ -338,35 +322,17 @@ def m_extra_streams(a):
             if ans.text.startswith("extra-stream:"):
                 raise
             raise Answer(f"extra-stream:{ans.text} (control got {name})")
-    finally:
-        a.elapsed = c.elapsed()
-        for s in streams:
-            s.abort()
-        c.abort()
 
 
 def m_stall_bytes(a):
     """an -n test (1 TiB to send) whose client then sends nothing on any connection"""
-    c = Conn(a.host, a.port, a.timeout)
-    d = None
-    try:
-        ck = hello(c)
-        send_json(c, params(time=0, num=1 << 40))
-        st, name = c.state()
-        if st != 10:
-            raise Answer(f"state:{name}")
-        d = data_stream(a, ck)
-        for want in (1, 2):
-            st, name = c.state()
-            if st != want:
-                raise Answer(f"state:{name}")
+    with control(a, "abort") as (c, streams):
+        ck = start_test(c, time=0, num=1 << 40)
+        streams.append(data_stream(a, ck))
+        expect(c, 1)
+        expect(c, 2)
         st, name = c.state()               # what the server does about the silence
         raise Answer(f"state:{name}")
-    finally:
-        a.elapsed = c.elapsed()
-        if d:
-            d.abort()
-        c.abort()
 
 
 def results_json(nstreams, nbytes):
@@ -381,9 +347,7 @@ def results_json(nstreams, nbytes):
 
 def full_test(a, stop_at=None):
     """a complete TCP test (1 stream, 1 s); stop_at = the point where we die"""
-    c = Conn(a.host, a.port, a.timeout)
-    d = None
-    try:
+    with control(a) as (c, streams):
         if stop_at == "cookie":
             c.send(cookie()[:20])
             c.abort()
@@ -393,19 +357,14 @@ def full_test(a, stop_at=None):
             c.abort()
             raise Answer("aborted at PARAM_EXCHANGE")
         send_json(c, params(time=1))
-        st, name = c.state()
-        if st != 10:
-            raise Answer(f"state:{name}")
+        expect(c, 10)
         if stop_at == "create":
             c.abort()
             raise Answer("aborted at CREATE_STREAMS")
         d = data_stream(a, ck)
-        st, name = c.state()
-        if st != 1:
-            raise Answer(f"state:{name}")
-        st, name = c.state()
-        if st != 2:
-            raise Answer(f"state:{name}")
+        streams.append(d)
+        expect(c, 1)
+        expect(c, 2)
         if stop_at == "running":
             d.abort()
             c.abort()
@@ -418,9 +377,7 @@ def full_test(a, stop_at=None):
             d.s.sendall(block)
             sent += len(block)
         c.send(bytes([4]))                        # TEST_END
-        st, name = c.state()
-        if st != 13:
-            raise Answer(f"state:{name}")
+        expect(c, 13)
         if stop_at == "results":
             d.abort()
             c.abort()
@@ -430,16 +387,9 @@ def full_test(a, stop_at=None):
         if n > 1 << 20:
             raise Answer(f"server results length {n} is absurd")
         json.loads(c.recv_exact(n))
-        st, name = c.state()
-        if st != 14:
-            raise Answer(f"state:{name}")
+        expect(c, 14)
         c.send(bytes([16]))                       # IPERF_DONE
         raise Answer(f"completed {sent} bytes")
-    finally:
-        a.elapsed = c.elapsed()
-        if d:
-            d.close()
-        c.close()
 
 
 MODES = {
