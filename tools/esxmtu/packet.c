@@ -178,7 +178,7 @@ static int parse_icmp(int v6, const uint8_t *p, size_t len, struct pkt_info *o, 
 int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
               const char **why)
 {
-    static const char *dummy;
+    const char *dummy;     /* a local: no mutable static state */
     if (!why)
         why = &dummy;
     memset(out, 0, sizeof *out);
