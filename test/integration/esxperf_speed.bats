@@ -36,6 +36,16 @@ client() {
     printf '%s\n' "$output" | sed -n '/^{/,$p' >"$TMP/c.json"
 }
 jq_c() { jq -r "$1" "$TMP/c.json"; }
+# the first line of the client's JSON esxperf.engine matches the glob $1
+engine_is() {
+    [[ "$(jq_c '.end.esxperf.engine[0]')" == $1 ]] || flunk "$(jq_c '.end.esxperf.engine')"
+}
+# the -1 server finished and its text holds $1 (the text is left in $output)
+server_says() {
+    server_done
+    run cat "$TMP/srv.out"
+    assert_contains "$1"
+}
 
 # UDP: the receiver's count equals what the sender sent, loss under 5 %
 udp_counts_agree() {
@@ -54,9 +64,7 @@ udp_counts_agree() {
     run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -V
     assert_status 0
     assert_contains "engine: TCP send: send() 131072-byte writes"
-    server_done
-    run cat "$TMP/srv.out"
-    assert_contains "engine: TCP receive: recv(copy) 131072-byte reads, SO_RCVLOWAT 98304"
+    server_says "engine: TCP receive: recv(copy) 131072-byte reads, SO_RCVLOWAT 98304"
 }
 
 @test "speed: --skip-rx-copy: the server receives with MSG_TRUNC and counts what was sent" {
@@ -67,9 +75,7 @@ udp_counts_agree() {
     s=$(jq_c '.end.sum_sent.bytes'); r=$(jq_c '.end.sum_received.bytes')
     [ "$s" -gt 1000000 ] || flunk "only $s bytes"
     [ "$s" = "$r" ] || flunk "sent $s, the receiver counted $r"
-    server_done
-    run cat "$TMP/srv.out"
-    assert_contains "recv(MSG_TRUNC, no copy)"
+    server_says "recv(MSG_TRUNC, no copy)"
     grep -q 'MSG_TRUNC' "$TMP/srv.trace" || flunk "no recvfrom with MSG_TRUNC in the trace"
 }
 
@@ -77,7 +83,7 @@ udp_counts_agree() {
     server
     client -t 1 -R --skip-rx-copy
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"MSG_TRUNC"* ]] || flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is '*MSG_TRUNC*'
     [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "bytes differ"
     # an iperf3 3.12 server does not know skip_rx_copy: the test still runs
     iperf3 -s -1 -p "$((PORT + 1))" >/dev/null 2>&1 &
@@ -92,42 +98,34 @@ udp_counts_agree() {
     client -t 1 --skip-rx-copy
     assert_status 0
     [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "bytes differ"
-    server_done
-    run cat "$TMP/srv.out"
-    assert_contains "TCP receive: recv(copy) 131072-byte reads, no SO_RCVLOWAT"
+    server_says "TCP receive: recv(copy) 131072-byte reads, no SO_RCVLOWAT"
 }
 
 @test "speed: -Z uses sendfile; sendfile failing (EINVAL injected) or off falls back to send()" {
     server
     client -t 1 -Z
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == "TCP send: sendfile() 131072 bytes per call"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is 'TCP send: sendfile() 131072 bytes per call*'
     server_done
     server
     CLIENT_PRE="strace -f -qq -o /dev/null -e trace=sendfile -e inject=sendfile:error=EINVAL" client -t 1 -Z
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"sendfile failed (Invalid argument): send() copies"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is '*sendfile failed (Invalid argument): send() copies*'
     [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "bytes differ"
     server_done
     server
     CLIENT_PRE="env ESXPERF_ENGINE_OFF=sendfile" client -t 1 -Z
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == "-Z without sendfile (turned off); TCP send: send()"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is '-Z without sendfile (turned off); TCP send: send()*'
 }
 
 @test "speed: UDP -V: sendmmsg with GSO, recvmmsg with GRO; counts agree" {
     server
     client -t 2 -u -b 300M -l 1448
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == "UDP send: sendmmsg, GSO 44 datagrams/send, paced"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is 'UDP send: sendmmsg, GSO 44 datagrams/send, paced*'
     udp_counts_agree
-    server_done
-    run cat "$TMP/srv.out"
-    assert_contains "engine: UDP receive: recvmmsg up to 16, GRO"
+    server_says "engine: UDP receive: recvmmsg up to 16, GRO"
 }
 
 # at 1 Gbit/s a batch (64 datagrams) is two GSO sends, so sendmmsg is tried first
@@ -136,12 +134,9 @@ udp_counts_agree() {
     CLIENT_PRE="strace -f -qq --seccomp-bpf -o /dev/null -e trace=sendmmsg -e inject=sendmmsg:error=ENOSYS" \
         client -t 2 -u -b 1G -l 1448
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"fell back to send, GSO 44 datagrams/send"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is '*fell back to send, GSO 44 datagrams/send*'
     udp_counts_agree
-    server_done
-    run cat "$TMP/srv.out"
-    assert_contains "fell back to recvmsg, one message per call, GRO"
+    server_says "fell back to recvmsg, one message per call, GRO"
 }
 
 @test "speed: sendmmsg and recvmmsg refusing with EINVAL (no GSO): plain send()/recvmsg(), counts agree" {
@@ -150,16 +145,13 @@ udp_counts_agree() {
         client -t 2 -u -b 100M -l 1448
     assert_status 0
     udp_counts_agree
-    server_done
-    run cat "$TMP/srv.out"
-    assert_contains "fell back to recvmsg, one message per call, GRO"
+    server_says "fell back to recvmsg, one message per call, GRO"
     # without GSO the batches are several messages, so sendmmsg is tried, refused, dropped
     server strace -f -qq --seccomp-bpf -o /dev/null -e trace=recvmmsg -e inject=recvmmsg:error=EINVAL
     CLIENT_PRE="env ESXPERF_ENGINE_OFF=gso strace -f -qq --seccomp-bpf -o /dev/null -e trace=sendmmsg -e inject=sendmmsg:error=EINVAL" \
         client -t 2 -u -b 100M -l 1448
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"fell back to send, one datagram per call"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is '*fell back to send, one datagram per call*'
     udp_counts_agree
 }
 
@@ -170,12 +162,9 @@ udp_counts_agree() {
     CLIENT_PRE="strace -f -qq --seccomp-bpf -o /dev/null -e trace=setsockopt -e inject=setsockopt:error=ENOPROTOOPT" \
         client -t 2 -u -b 100M -l 1448
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == "UDP send: sendmmsg up to 64, no GSO"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is 'UDP send: sendmmsg up to 64, no GSO*'
     udp_counts_agree
-    server_done
-    run cat "$TMP/srv.out"
-    assert_contains "engine: UDP receive: recvmmsg up to 64, no GRO"
+    server_says "engine: UDP receive: recvmmsg up to 64, no GRO"
 }
 
 @test "speed: UDP GSO refused at send time (EINVAL on the first sendmmsg) -> one datagram per message" {
@@ -183,8 +172,7 @@ udp_counts_agree() {
     CLIENT_PRE="strace -f -qq --seccomp-bpf -o /dev/null -e trace=sendmmsg -e inject=sendmmsg:error=EINVAL:when=1" \
         client -t 2 -u -b 1G -l 1448
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"fell back to sendmmsg up to 64, no GSO"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is '*fell back to sendmmsg up to 64, no GSO*'
     udp_counts_agree
 }
 
@@ -192,12 +180,9 @@ udp_counts_agree() {
     server env ESXPERF_ENGINE_OFF=all
     CLIENT_PRE="env ESXPERF_ENGINE_OFF=all" client -t 2 -u -b 100M -l 1448
     assert_status 0
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == "UDP send: send, one datagram per call"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is 'UDP send: send, one datagram per call*'
     udp_counts_agree
-    server_done
-    run cat "$TMP/srv.out"
-    assert_contains "engine: UDP receive: recv, one message per call, no GRO"
+    server_says "engine: UDP receive: recv, one message per call, no GRO"
 }
 
 @test "speed: UDP to and from iperf3 3.12 with the batched engine: counts agree" {
@@ -212,9 +197,7 @@ udp_counts_agree() {
     assert_status 0
     local sent got
     sent=$(jq -r '.end.sum.packets' <<<"$output")
-    server_done
-    run cat "$TMP/srv.out"
-    assert_contains "recvmmsg"
+    server_says "recvmmsg"
     got=$(grep -E 'receiver$' "$TMP/srv.out" | grep -oE '[0-9]+/[0-9]+ ' | tail -1 | cut -d/ -f2)
     [ "$sent" -gt 100 ] && [ "$sent" = "${got% }" ] || flunk "iperf3 sent $sent, esxperf counted $got"
 }
@@ -225,8 +208,7 @@ udp_counts_agree() {
     assert_status 0
     awk -v r="$(jq_c '.end.sum_sent.bits_per_second')" 'BEGIN { exit !(r > 485e6 && r < 515e6) }' ||
         flunk "sent at $(jq_c '.end.sum_sent.bits_per_second') bit/s"
-    [[ "$(jq_c '.end.esxperf.engine[0]')" == *"paced 43 datagrams per wake-up"* ]] ||
-        flunk "$(jq_c '.end.esxperf.engine')"
+    engine_is '*paced 43 datagrams per wake-up*'
     # wake-ups, not datagrams, set the call count: far fewer calls than datagrams
     local calls pk
     calls=$(jq_c '.end.esxperf.io_calls_per_second'); pk=$(jq_c '.end.sum_sent.packets')
