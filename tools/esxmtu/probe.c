@@ -453,19 +453,20 @@ static void send_one(struct batch *b, struct probe *pr)
     pr->res = PR_UNREACH;
 }
 
+/* all answered, or (by_group) one answered in every group. Groups are runs of
+ * adjacent probes, so this is one pass (it runs at every wake-up of a round of up
+ * to 2048 probes); a group split into two runs just needs an answer in each. */
 static int settled(const struct batch *b, int by_group)
 {
-    for (size_t i = 0; i < b->n; i++) {
-        if (b->v[i].res != PR_PENDING)
-            continue;
-        if (!by_group)
+    for (size_t i = 0; i < b->n;) {
+        size_t j = i;
+        int answered = 0;
+        do
+            answered |= b->v[j].res != PR_PENDING;
+        while (++j < b->n && by_group && b->v[j].group == b->v[i].group);
+        if (!answered)
             return 0;
-        size_t j = 0;
-        for (; j < b->n; j++)
-            if (b->v[j].group == b->v[i].group && b->v[j].res != PR_PENDING)
-                break;
-        if (j == b->n)
-            return 0;
+        i = j;
     }
     return 1;
 }

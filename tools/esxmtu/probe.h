@@ -34,7 +34,7 @@ struct probe {
     const union sockaddr_any *dst;
     uint32_t mtu;            /* IP packet size: data = mtu - 28 / - 48 */
     int ttl;                 /* 0 = the socket default (or -t) */
-    int group;               /* probes of one group answer the same question */
+    int group;               /* probes of one group answer the same question; keep them adjacent in v */
     uint64_t at_ns;          /* send time, offset from the start of the batch */
     /* out */
     int res;                 /* enum probe_res */
