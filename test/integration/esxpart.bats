@@ -102,8 +102,10 @@ cross_check_blkid() {
     assert_contains "needs a value"
     run "$BIN/esxpart" -p -u "$IMGDIR/esxi7.img"
     assert_status 2
+    assert_contains "--partedutil and --usable do not go together"
     run "$BIN/esxpart" --json=yes "$IMGDIR/esxi7.img"
     assert_status 2
+    assert_contains "esxpart: option --json takes no value"
 }
 
 @test "esxpart: option spellings: -s4096, -s 4096, --sector-size=4096, bundles, options after disks, --" {

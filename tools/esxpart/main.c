@@ -96,8 +96,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             for (size_t k = 0; k < sizeof longs / sizeof longs[0]; k++)
                 if (strlen(longs[k].name) == n && strncmp(a + 2, longs[k].name, n) == 0)
                     c = longs[k].letter;
-            if (!c || (eq && c != 's'))
+            if (!c)
                 die_usage("unknown option %s", a);
+            if (eq && c != 's')
+                die_usage("option --%.*s takes no value", (int)n, a + 2);
             i += apply(o, c, eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL, a) && !eq;
         } else {
             for (char *p = a + 1; *p; p++) {
@@ -119,8 +121,7 @@ int main(int argc, char **argv)
 {
     struct opts o = { 0 };
     argc = args_strip_vmk(argc, &argv);
-    argc = parse_opts(argc, argv, &o);
-    const int first = 1;   /* operands start at argv[1] */
+    argc = parse_opts(argc, argv, &o);   /* operands now in argv[1..argc-1] */
 
     struct jsonw w;
     if (o.json) {
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
         jw_str(&w, "tool", tool_name);
         jw_str(&w, "version", version_string());
     }
-    if (o.showguids && first == argc) {
+    if (o.showguids && argc == 1) {
         if (o.json) {
             report_showguids_json(&w);
             jw_end(&w);
@@ -142,8 +143,8 @@ int main(int argc, char **argv)
     }
 
     struct scan_list found = { 0 };
-    char **paths = argv + first;
-    size_t npaths = (size_t)(argc - first);
+    char **paths = argv + 1;
+    size_t npaths = (size_t)(argc - 1);
     if (npaths == 0) {
         npaths = scan_disks("/", &found);
         paths = found.paths;
