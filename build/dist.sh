@@ -43,8 +43,11 @@ done
 for t in out/bin/*; do
     case " $tools " in *" $t "*) ;; *) echo "dist: leaving out $t (no tools/$(basename "$t")/main.c)" >&2 ;; esac
 done
-for f in README.md NOTICE LICENSE esxi/prepare.sh esxi/cleanup.sh esxi/hostcli.sh esxi/README; do
-    [ -f "$f" ] || die "$f is missing"
+# the tree's own files, PATH:MODE, each at the same PATH in the kit
+files='esxi/prepare.sh:0755 esxi/cleanup.sh:0755 esxi/hostcli.sh:0644 esxi/README:0644
+       README.md:0644 NOTICE:0644 LICENSE:0644'
+for fm in $files; do
+    [ -f "${fm%:*}" ] || die "${fm%:*} is missing"
 done
 musl_lic=''
 for f in /usr/share/doc/musl/copyright /usr/share/doc/musl-dev/copyright; do
@@ -70,13 +73,9 @@ for t in $tools; do
     ! readelf -l "$t" | grep -q INTERP || die "$t is dynamically linked (PT_INTERP): not shippable"
     put "$t" "bin/$(basename "$t")" 0755
 done
-put esxi/prepare.sh esxi/prepare.sh 0755
-put esxi/cleanup.sh esxi/cleanup.sh 0755
-put esxi/hostcli.sh esxi/hostcli.sh 0644
-put esxi/README esxi/README 0644
-put README.md README.md 0644
-put NOTICE NOTICE 0644
-put LICENSE LICENSE 0644
+for fm in $files; do
+    put "${fm%:*}" "${fm%:*}" "${fm#*:}"
+done
 put "$musl_lic" licenses/musl.copyright 0644
 put "$mbed_lic" licenses/mbedtls.LICENSE 0644
 put "$jsmn_lic" licenses/jsmn.copyright 0644
