@@ -43,33 +43,14 @@ result() { # $1 = tool, $2 = 0 ok / else failed
 
 echo "esxdiag demo: each tool once, on this machine only ($(uname -n), $(date -u '+%F %T') UTC)"
 
-# ---- esxpart: an ESXi 8-like boot disk, 16 GiB sparse (a few MB on disk)
+# ---- esxpart: the ESXi 7/8 boot disk of the esxpart tests (160 GiB sparse, a few
+# MB on disk), made by the same builder: test/lib/esxpart-images.sh mk_esxi7
 demo_esxpart() {
     local img=$work/esxi-boot.img
-    local esp=C12A7328-F81F-11D2-BA4B-00A0C93EC93B basic=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7
-    local vmfsl=4EB2EA39-7855-4790-A79E-FAE495E21F8D vmfs=AA31E02A-400F-11DB-9590-000C2911D1B8
-    truncate -s 16G "$img"
-    # layout as ESXi 7/8 writes it (sectors of 512 bytes), with 1 GiB bootbanks
-    sgdisk -a 1 \
-        -n 1:64:204863 -t 1:$esp \
-        -n 5:208896:2306047 -t 5:$basic \
-        -n 6:2308096:4405247 -t 6:$basic \
-        -n 7:4407296:21184511 -t 7:$vmfsl \
-        -n 8:21186560:0 -t 8:$vmfs "$img" >/dev/null || return 1
-    # content: FAT16 bootbanks, and the VMFS-L / VMFS magics where ESXi puts them
-    mkfs.vfat -F 16 -n BOOTBANK1 --offset=208896 "$img" 1048576 >/dev/null 2>&1 || return 1
-    mkfs.vfat -F 16 -n BOOTBANK2 --offset=2308096 "$img" 1048576 >/dev/null 2>&1 || return 1
-    write_magic "$img" $((4407296 * 512)) 2fabf15f   # OSDATA: VMFS-L FS info
-    write_magic "$img" $((21186560 * 512)) 2fabf15e  # datastore: VMFS6 FS info
+    # shellcheck disable=SC1091  # test/lib/esxpart-images.sh: followed only with shellcheck -x
+    . test/lib/esxpart-images.sh && mk_esxi7 "$img" || return 1
     echo "(disk image: $img, $(du -h "$img" | cut -f1) on disk, partitions 1 ESP, 5/6 bootbanks, 7 OSDATA, 8 VMFS)"
     run_step "$BIN/esxpart" "$img" && run_step "$BIN/esxpart" --partedutil "$img"
-}
-# write_magic IMG PART_BYTE_OFFSET MAGIC_HEX: VMFS volume header (+1 MiB, version 6)
-# and FS info (+19 MiB) with the given magic, both little-endian on disk
-write_magic() {
-    local m=$3
-    printf '\x0d\xd0\x01\xc0\x06\x00\x00\x00' | dd of="$1" bs=1 seek=$(($2 + 0x100000)) conv=notrunc status=none
-    printf '%b' "\\x${m:6:2}\\x${m:4:2}\\x${m:2:2}\\x${m:0:2}\\x18\\x00\\x00\\x00\\x06" | dd of="$1" bs=1 seek=$(($2 + 0x1300000)) conv=notrunc status=none
 }
 
 # ---- esxmtu: loopback carries 64 KiB packets, so MTU 9000 must pass
