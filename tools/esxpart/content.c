@@ -49,9 +49,7 @@ static void probe_fat(const unsigned char *b, struct content *c, const struct si
         else if (memcmp(b + 54, "FAT16", 5) == 0)
             fs = "FAT16";
     }
-    if (c->fam != CF_NONE)
-        return;   /* a VMFS signature found deeper wins over a stale boot sector */
-    c->fam = CF_FAT;
+    c->fam = CF_FAT;   /* first in sigs[]: nothing was found before it */
     c->offset = s->offset;
     snprintf(c->fs, sizeof c->fs, "%s", fs);
     if (label) {
@@ -67,10 +65,9 @@ static void probe_fat(const unsigned char *b, struct content *c, const struct si
 
 static void probe_volume(const unsigned char *b, struct content *c, const struct sig *s)
 {
-    (void)s;
     uint32_t v = le32(b + 4);
     c->vmfs_version = v >= 1 && v <= 9 ? (int)v : -1;
-    if (c->fam == CF_NONE || c->fam == CF_FAT) {
+    if (c->fam == CF_NONE || c->fam == CF_FAT) {   /* VMFS wins over a stale boot sector */
         c->fam = CF_VMFS;
         c->offset = s->offset;
         c->label[0] = 0;
@@ -92,6 +89,7 @@ static void probe_fsinfo(const unsigned char *b, struct content *c, const struct
     c->block_size = bs >= 512 && bs <= (1u << 30) && !(bs & (bs - 1)) ? bs : 0;
 }
 
+/* in offset order: each probe sees what the ones before it found */
 static const struct sig sigs[] = {
     { "FAT boot sector",    0,          510, "\x55\xAA",         2, probe_fat },
     { "VMFS volume header", 0x100000,   0,   "\x0d\xd0\x01\xc0", 4, probe_volume },

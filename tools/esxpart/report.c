@@ -35,11 +35,10 @@ static void flags_text(const struct ptable *t, const struct part *p, char *out, 
 #undef FLAG
 }
 
-static const char *disk_role_source(const struct ptable *t)
+/* bytes of p; 0 for a partition whose end lies before its start (reported) */
+static uint64_t part_bytes(const struct ptable *t, const struct part *p)
 {
-    if (t->kind != PT_GPT)
-        return "";
-    return t->gpt_backup_used ? " (from the backup GPT)" : "";
+    return p->end >= p->start ? (p->end - p->start + 1) * t->sector : 0;
 }
 
 void report_table(FILE *out, const char *path, const struct ptable *t)
@@ -47,7 +46,8 @@ void report_table(FILE *out, const char *path, const struct ptable *t)
     char size[32];
     fmt_iec(size, sizeof size, t->size_bytes);
     fprintf(out, "%s: %s, %" PRIu64 " sectors of %u bytes, %s%s, health: %s\n", path, size,
-            t->sectors, t->sector, pt_kind_name(t->kind), disk_role_source(t),
+            t->sectors, t->sector, pt_kind_name(t->kind),
+            t->gpt_backup_used ? " (from the backup GPT)" : "",
             pt_health(t));
     if (t->kind == PT_GPT && (t->primary_ok || t->backup_ok)) {
         char g[37];
@@ -72,8 +72,7 @@ void report_table(FILE *out, const char *path, const struct ptable *t)
             snprintf(cell[0], sizeof cell[0], "%u", p->num);
             snprintf(cell[1], sizeof cell[1], "%" PRIu64, p->start);
             snprintf(cell[2], sizeof cell[2], "%" PRIu64, p->end);
-            fmt_iec(cell[3], sizeof cell[3],
-                    p->end >= p->start ? (p->end - p->start + 1) * t->sector : 0);
+            fmt_iec(cell[3], sizeof cell[3], part_bytes(t, p));
             if (t->kind == PT_MSDOS)
                 snprintf(cell[4], sizeof cell[4], "%s (0x%02X)", p->ptype->name, p->mbr_type);
             else
@@ -238,7 +237,7 @@ void report_json_disk(struct jsonw *w, const char *path, const struct ptable *t)
         jw_uint(w, "number", p->num);
         jw_uint(w, "start", p->start);
         jw_uint(w, "end", p->end);
-        jw_uint(w, "size_bytes", p->end >= p->start ? (p->end - p->start + 1) * t->sector : 0);
+        jw_uint(w, "size_bytes", part_bytes(t, p));
         if (t->kind == PT_GPT) {
             guid_canon(p->type, buf);
             jw_str(w, "type_guid", buf);
