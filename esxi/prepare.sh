@@ -71,8 +71,11 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+# more than 5 digits is out of range before test(1) sees it: busybox and bash
+# [ -gt ] fail (not false) on numbers beyond 64 bits, which would let them through
 case $port in
     '' | *[!0-9]*) err "--port $port: not a number"; exit 2 ;;
+    ??????*) err "--port $port: out of range 1-65535"; exit 2 ;;
 esac
 if [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
     err "--port $port: out of range 1-65535"; exit 2

@@ -337,6 +337,12 @@ EOT
     assert_status 2
     prepare --port 70000
     assert_status 2
+    assert_contains "--port 70000: out of range 1-65535"
+    # beyond 64 bits: test(1) errors instead of saying false; must still be refused
+    prepare --allow-ip 198.18.0.0/15 --port 99999999999999999999
+    assert_status 2
+    assert_contains "out of range 1-65535"
+    [ ! -e "$ESXDIAG_FIREWALL_DIR/esxdiag.xml" ] || flunk "ruleset written for a bad port"
     cleanup --bogus
     assert_status 2
     [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
