@@ -92,7 +92,7 @@ if [ -f "$state" ]; then
             query network firewall ruleset allowedip list --ruleset-id "$rsid"
             have=$(allowed_ips "$rsid")
             for ip in $rs_ips; do
-                if printf '%s\n' "$have" | grep -qxF "$ip"; then
+                if in_lines "$have" "$ip"; then
                     act "$CLI" network firewall ruleset allowedip remove --ruleset-id "$rsid" --ip-address "$ip" ||
                         fail "removing $ip from ruleset $rsid failed"
                 else
@@ -160,7 +160,7 @@ why_not_kit() {
             bin | esxi | licenses) [ -d "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
             SHA256SUMS | esxdiag.state) [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
         esac
-        if [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && printf '%s\n' "$listed" | grep -qxF "$e"; then
+        if [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && in_lines "$listed" "$e"; then
             continue
         fi
         echo "it holds '$e', which is not part of the kit"

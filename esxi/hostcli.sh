@@ -73,6 +73,11 @@ allowed_ips() {
         tr ',' '\n' | sed 's/^ *//; s/ *$//; /^$/d'
 }
 
+# in_lines LIST WORD: WORD is one whole line of LIST (e.g. of allowed_ips)
+in_lines() {
+    printf '%s\n' "$1" | grep -qxF "$2"
+}
+
 # an IPv4/IPv6 address or CIDR: only these characters, one slash at most
 valid_cidr() {
     case $1 in

@@ -256,7 +256,7 @@ if [ -n "$ips" ]; then
     query network firewall ruleset allowedip list --ruleset-id "$rsid"
     have=$(allowed_ips "$rsid")
     for ip in $ips; do
-        if printf '%s\n' "$have" | grep -qxF "$ip"; then
+        if in_lines "$have" "$ip"; then
             note "$ip is already allowed: left as it is"
             continue
         fi
