@@ -275,35 +275,7 @@ cross_check_blkid() {
     cross_check_sgdisk "$IMGDIR/hybrid.img"
 }
 
-# --- damage made with dd; CRC32s recomputed with gzip (its trailer is the CRC32)
-crc32_of() { # FILE OFFSET LENGTH -> 8 hex digits, little-endian byte order
-    tail -c +$(($2 + 1)) "$1" | head -c "$3" | gzip -c | tail -c 8 | head -c 4 | od -An -tx1 | tr -d ' \n'
-}
-u32_at() { od -An -tu4 -j "$2" -N 4 "$1" | tr -d ' '; }
-u64_at() { od -An -tu8 -j "$2" -N 8 "$1" | tr -d ' '; }
-# recompute the entry-array CRC (when the header's count/size are sane) and header CRC
-gpt_fix() { # IMG LBA
-    local img=$1 h=$(($2 * 512)) alba count esize
-    alba=$(u64_at "$img" $((h + 72))); count=$(u32_at "$img" $((h + 80))); esize=$(u32_at "$img" $((h + 84)))
-    if [ "$esize" -ge 128 ] && [ "$count" -le 16384 ]; then
-        put_hex "$img" $((h + 88)) "$(crc32_of "$img" $((alba * 512)) $((count * esize)))"
-    fi
-    put_hex "$img" $((h + 16)) 00000000
-    put_hex "$img" $((h + 16)) "$(crc32_of "$img" "$h" 92)"
-}
-# patch IMG: bytes HEX at OFFSET inside header (+entries) of both GPTs, then fix CRCs
-gpt_patch_both() { # IMG REL_OFFSET_IN_HEADER_OR_ARRAY WHERE(header|array) HEX
-    local img=$1 last=$(( $(stat -c %s "$1") / 512 - 1 )) lba alba
-    for lba in 1 "$last"; do
-        if [ "$3" = header ]; then
-            put_hex "$img" $((lba * 512 + $2)) "$4"
-        else
-            alba=$(u64_at "$img" $((lba * 512 + 72)))
-            put_hex "$img" $((alba * 512 + $2)) "$4"
-        fi
-        gpt_fix "$img" "$lba"
-    done
-}
+# --- damage made with dd, CRCs recomputed: gpt_fix and gpt_patch_both in esxpart-images.sh
 
 @test "esxpart: the gzip CRC32 helper agrees with the GPT's own CRCs" {
     local img; img=$(scratch small_gpt)
@@ -339,12 +311,12 @@ gpt_patch_both() { # IMG REL_OFFSET_IN_HEADER_OR_ARRAY WHERE(header|array) HEX
     . "$ESXDIAG_ROOT/test/lib/esxpart-images.sh"
     local img; img=$(scratch small_gpt)
     # partition 2 starts inside partition 1 (start 1000000), partition 1 ends past the usable range
-    gpt_patch_both "$img" $((128 + 32)) array "$(printf '%016x' 1000000 | sed 's/../& /g' | awk '{for(i=NF;i>0;i--) printf "%s", $i}')"
+    gpt_patch_both "$img" $((128 + 32)) array "$(le64 1000000)"
     run "$BIN/esxpart" --verify "$img"
     assert_status 1
     assert_contains "error: partitions 1 (2048-1050623) and 2 (1000000-2097118) overlap"
     img=$(scratch small_gpt)
-    gpt_patch_both "$img" 40 array "$(printf '%016x' 3000000 | sed 's/../& /g' | awk '{for(i=NF;i>0;i--) printf "%s", $i}')"
+    gpt_patch_both "$img" 40 array "$(le64 3000000)"
     run "$BIN/esxpart" --verify "$img"
     assert_status 1
     assert_contains "partition 1 (2048-3000000) lies outside the usable range 34-2097118"

@@ -16,8 +16,9 @@ put_hex() {
 }
 # put_str IMG BYTE_OFFSET TEXT
 put_str() { printf '%s' "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
-# le32 N -> 8 hex digits little-endian
+# le32 N -> 8 hex digits little-endian; le64 N -> 16
 le32() { printf '%02x%02x%02x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
+le64() { le32 $(($1 & 0xffffffff)); le32 $(($1 >> 32 & 0xffffffff)); }
 
 # vmfs_write IMG START_SECTOR SECTOR_SIZE KIND(vmfs|vmfsl) VERSION LABEL
 # volume header at +1 MiB, FS info at +0x1300000 (magic, version, UUID, label, block size)
@@ -115,3 +116,34 @@ mk_small_gpt() {
 mk_bad_primary() { mk_small_gpt "$1"; dd if=/dev/zero of="$1" bs=512 seek=1 count=1 conv=notrunc status=none; }
 # one byte of an unused primary entry changed: entry-array CRC mismatch
 mk_bad_entries_crc() { mk_small_gpt "$1"; put_hex "$1" $((2 * 512 + 100 * 128 + 70)) 41; }
+
+# ---- GPT damage with CRCs recomputed, so the parser gets past the CRC checks
+# crc32 by gzip (its trailer is the CRC32 of the input)
+crc32_of() { # FILE OFFSET LENGTH -> 8 hex digits, little-endian byte order
+    tail -c +$(($2 + 1)) "$1" | head -c "$3" | gzip -c | tail -c 8 | head -c 4 | od -An -tx1 | tr -d ' \n'
+}
+u32_at() { od -An -tu4 -j "$2" -N 4 "$1" | tr -d ' '; }
+u64_at() { od -An -tu8 -j "$2" -N 8 "$1" | tr -d ' '; }
+# recompute the entry-array CRC (when the header's count/size are sane) and header CRC
+gpt_fix() { # IMG LBA
+    local img=$1 h=$(($2 * 512)) alba count esize
+    alba=$(u64_at "$img" $((h + 72))); count=$(u32_at "$img" $((h + 80))); esize=$(u32_at "$img" $((h + 84)))
+    if [ "$esize" -ge 128 ] && [ "$count" -le 16384 ]; then
+        put_hex "$img" $((h + 88)) "$(crc32_of "$img" $((alba * 512)) $((count * esize)))"
+    fi
+    put_hex "$img" $((h + 16)) 00000000
+    put_hex "$img" $((h + 16)) "$(crc32_of "$img" "$h" 92)"
+}
+# patch IMG: bytes HEX at OFFSET inside header (+entries) of both GPTs, then fix CRCs
+gpt_patch_both() { # IMG REL_OFFSET_IN_HEADER_OR_ARRAY WHERE(header|array) HEX
+    local img=$1 last=$(( $(stat -c %s "$1") / 512 - 1 )) lba alba
+    for lba in 1 "$last"; do
+        if [ "$3" = header ]; then
+            put_hex "$img" $((lba * 512 + $2)) "$4"
+        else
+            alba=$(u64_at "$img" $((lba * 512 + 72)))
+            put_hex "$img" $((alba * 512 + $2)) "$4"
+        fi
+        gpt_fix "$img" "$lba"
+    done
+}
