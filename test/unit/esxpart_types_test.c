@@ -73,6 +73,7 @@ static void names_and_roles(void **state)
     assert_string_equal(type_by_mbr(0x42)->name, "unknown");
     assert_true(mbr_is_extended(0x05) && mbr_is_extended(0x0F) && mbr_is_extended(0x85));
     assert_false(mbr_is_extended(0x83));
+    assert_false(mbr_is_extended(0x00) || mbr_is_extended(0xEE) || mbr_is_extended(0xFB));
 }
 
 /* VMFS volume header at +1 MiB and FS info at fsoff inside a partition at LBA 2048 */

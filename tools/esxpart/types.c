@@ -27,8 +27,6 @@ static const struct ptype gpt_types[] = {
     { "2168614864496E6F744E656564454649", 0, "unknown",         NULL,                 "BIOS boot",              CF_ANY,   0 },
 };
 
-static const struct ptype gpt_unknown = { NULL, 0, "unknown", NULL, "unknown type", CF_ANY, 0 };
-
 static const struct ptype mbr_types[] = {
     { NULL, 0xFB, "vmfs",            NULL, "VMFS datastore",     CF_VMFS, 0 },
     { NULL, 0xFC, "vmkDiagnostic",   NULL, "coredump",           CF_NONE, 0 },
@@ -50,7 +48,8 @@ static const struct ptype mbr_types[] = {
     { NULL, 0x85, "extended",        NULL, "extended container", CF_ANY,  0 },
 };
 
-static const struct ptype mbr_unknown = { NULL, 0, "unknown", NULL, "unknown type", CF_ANY, 0 };
+/* a GUID or MBR byte not in the tables */
+static const struct ptype unknown_type = { NULL, 0, "unknown", NULL, "unknown type", CF_ANY, 0 };
 
 /* on-disk byte index for each of the 16 canonical positions (first three fields LE) */
 static const unsigned char canon_order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
@@ -120,7 +119,7 @@ const struct ptype *type_by_guid(const unsigned char g[16])
     for (size_t i = 0; i < sizeof gpt_types / sizeof gpt_types[0]; i++)
         if (strcmp(gpt_types[i].hex, h) == 0)
             return &gpt_types[i];
-    return &gpt_unknown;
+    return &unknown_type;
 }
 
 const struct ptype *type_by_mbr(unsigned byte)
@@ -128,7 +127,7 @@ const struct ptype *type_by_mbr(unsigned byte)
     for (size_t i = 0; i < sizeof mbr_types / sizeof mbr_types[0]; i++)
         if (mbr_types[i].mbr == byte)
             return &mbr_types[i];
-    return &mbr_unknown;
+    return &unknown_type;
 }
 
 const struct ptype *type_gpt_table(size_t *n)
@@ -137,7 +136,8 @@ const struct ptype *type_gpt_table(size_t *n)
     return gpt_types;
 }
 
+/* the container types are the "extended" rows of mbr_types */
 int mbr_is_extended(unsigned byte)
 {
-    return byte == 0x05 || byte == 0x0F || byte == 0x85;
+    return strcmp(type_by_mbr(byte)->name, "extended") == 0;
 }
