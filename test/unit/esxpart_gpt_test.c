@@ -41,19 +41,12 @@ static void set_both_headers(struct img *im, unsigned field, uint64_t v, int wid
     img_gpt_set(im, SMALL_LAST, field, v, width);
 }
 
-static struct ptable *probe(struct img *im, unsigned force)
-{
-    struct ptable *t = calloc(1, sizeof *t);
-    pt_probe(&im->d, t, force);
-    return t;
-}
-
 static void parses_esxi7_layout(void **state)
 {
     (void)state;
     struct img *im = img_new(ESXI7_SIZE, 512);
     img_gpt(im, esxi7, 5, 128, 128);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->kind, PT_GPT);
     assert_int_equal(t->sector, 512);
     assert_string_equal(t->sector_source, "gpt");
@@ -84,7 +77,7 @@ static void sorts_esxi6_by_start(void **state)
     };
     struct img *im = img_new(16ull << 30, 512);
     img_gpt(im, six, 5, 128, 128);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     unsigned want[] = { 1, 5, 9, 2, 3 };
     assert_int_equal(t->nparts, 5);
     for (size_t i = 0; i < 5; i++)
@@ -100,7 +93,7 @@ static void damaged_primary_uses_backup(void **state)
     struct img *im = small_gpt();
     unsigned char zero[512] = { 0 };
     img_write(im, 512, zero, sizeof zero);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->kind, PT_GPT);
     assert_true(t->gpt_backup_used);
     assert_false(t->primary_ok);
@@ -121,7 +114,7 @@ static void bad_entries_crc_in_both_copies(void **state)
     unsigned char x = 0x41;
     img_write(im, 2 * 512 + 100 * 128 + 70, &x, 1);
     img_write(im, (SMALL_LAST - 32) * 512 + 100 * 128 + 70, &x, 1);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->kind, PT_GPT);
     assert_true(has_finding(t, SEV_ERROR, "entry array CRC32 mismatch"));
     assert_int_equal(t->nparts, 2);   /* still listed, flagged */
@@ -135,7 +128,7 @@ static void header_crc_mismatch(void **state)
     struct img *im = small_gpt();
     unsigned char x = 0x99;
     img_write(im, 512 + 60, &x, 1);   /* disk GUID byte, CRC not fixed */
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_true(has_finding(t, SEV_ERROR, "header CRC32 mismatch"));
     assert_true(t->gpt_backup_used);
     free(t);
@@ -147,7 +140,7 @@ static void refuses_entry_count_ffffffff(void **state)
     (void)state;
     struct img *im = small_gpt();
     set_both_headers(im, 80, 0xFFFFFFFFu, 4);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->kind, PT_GPT);
     assert_int_equal(t->nparts, 0);
     assert_true(has_finding(t, SEV_ERROR, "entry count 4294967295 is absurd"));
@@ -160,7 +153,7 @@ static void refuses_entry_size_zero(void **state)
     (void)state;
     struct img *im = small_gpt();
     set_both_headers(im, 84, 0, 4);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->nparts, 0);
     assert_true(has_finding(t, SEV_ERROR, "entry size 0 invalid"));
     free(t);
@@ -172,7 +165,7 @@ static void accepts_larger_entry_size(void **state)
     (void)state;
     struct img *im = img_new(1ull << 30, 512);
     img_gpt(im, small, 2, 64, 256);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->entry_size, 256);
     assert_int_equal(t->nparts, 2);
     assert_int_not_equal(pt_worst(t), SEV_ERROR);
@@ -185,7 +178,7 @@ static void entry_array_outside_disk(void **state)
     (void)state;
     struct img *im = small_gpt();
     img_gpt_set(im, 1, 72, SMALL_LAST - 2, 8);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_true(has_finding(t, SEV_ERROR, "lies outside the disk"));
     assert_true(t->gpt_backup_used);
     free(t);
@@ -200,7 +193,7 @@ static void finds_overlap_and_out_of_range(void **state)
     };
     struct img *im = img_new(1ull << 30, 512);
     img_gpt(im, bad, 3, 128, 128);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->nparts, 3);
     assert_true(has_finding(t, SEV_ERROR, "partitions 1 (2048-10000) and 2 (9000-20000) overlap"));
     assert_true(has_finding(t, SEV_ERROR, "partition 3 (30000-99999999) lies outside the usable range"));
@@ -213,7 +206,7 @@ static void backup_that_differs(void **state)
     (void)state;
     struct img *im = small_gpt();
     img_gpt_set(im, SMALL_LAST, 48, SMALL_LAST - 99, 8);   /* other last usable */
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_false(t->gpt_backup_used);
     assert_true(has_finding(t, SEV_ERROR, "backup GPT does not match the primary: usable range"));
     free(t);
@@ -226,14 +219,14 @@ static void finds_4kn_gpt(void **state)
     static const struct tpart k[] = { { 1, 256, 262399, G_VMFSL }, { 2, 262400, 2096895, G_VMFS } };
     struct img *im = img_new(8ull << 30, 4096);
     img_gpt(im, k, 2, 128, 128);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->sector, 4096);
     assert_int_equal(t->sectors, 2097152);
     assert_int_equal(t->first_usable, 6);
     assert_int_equal(t->nparts, 2);
     free(t);
     /* forcing the wrong size finds no header */
-    t = probe(im, 512);
+    t = img_probe(im, 512);
     assert_int_equal(t->sector, 512);
     assert_int_equal(t->nparts, 0);
     assert_true(has_finding(t, SEV_ERROR, "no \"EFI PART\" signature at LBA 1"));
@@ -245,7 +238,7 @@ static void tiny_images(void **state)
 {
     (void)state;
     struct img *im = img_new(100, 512);
-    struct ptable *t = probe(im, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->kind, PT_UNKNOWN);
     assert_true(has_finding(t, SEV_ERROR, "too small"));
     free(t);
@@ -257,7 +250,7 @@ static void tiny_images(void **state)
     mbr[510] = 0x55;
     mbr[511] = 0xAA;
     img_write(im, 0, mbr, sizeof mbr);
-    t = probe(im, 0);
+    t = img_probe(im, 0);
     assert_int_equal(t->kind, PT_GPT);
     assert_true(has_finding(t, SEV_ERROR, "protective MBR (0xEE) but no GPT header"));
     free(t);

@@ -148,6 +148,16 @@ static inline void img_gpt_set(struct img *im, uint64_t lba, unsigned field, uin
     img_write(im, lba * im->sector, h, im->sector);
 }
 
+/* a fresh ptable for im (free() it); force: 0 detect, or 512/4096 */
+static inline struct ptable *img_probe(struct img *im, unsigned force)
+{
+    struct ptable *t = calloc(1, sizeof *t);
+    if (!t)
+        abort();
+    pt_probe(&im->d, t, force);
+    return t;
+}
+
 static inline int has_finding(const struct ptable *t, enum sev sev, const char *needle)
 {
     for (size_t i = 0; i < t->nfind; i++)

@@ -22,13 +22,6 @@ static void set_entry(unsigned char *sec, int slot, unsigned boot, unsigned type
     sec[511] = 0xAA;
 }
 
-static struct ptable *probe(struct img *im)
-{
-    struct ptable *t = calloc(1, sizeof *t);
-    pt_probe(&im->d, t, 0);
-    return t;
-}
-
 /* 1 VMFS (boot), 2 extended with logicals 5 (Linux) and 6 (vmkcore) */
 static struct img *msdos_image(void)
 {
@@ -49,7 +42,7 @@ static void reads_extended_chain(void **state)
 {
     (void)state;
     struct img *im = msdos_image();
-    struct ptable *t = probe(im);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->kind, PT_MSDOS);
     assert_int_equal(t->nparts, 4);
     assert_int_equal(t->parts[0].num, 1);
@@ -76,7 +69,7 @@ static void stops_an_ebr_loop(void **state)
     set_entry(e2, 0, 0, 0xFC, 2048, 1042432);
     set_entry(e2, 1, 0, 0x05, 0, 2048);   /* links back to the first EBR */
     img_write(im, (4196352ull + 1052672) * 512, e2, 512);
-    struct ptable *t = probe(im);
+    struct ptable *t = img_probe(im, 0);
     assert_true(has_finding(t, SEV_ERROR, "EBR loop: the extended chain returns to LBA 4196352"));
     assert_int_equal(t->nparts, 4);
     free(t);
@@ -98,7 +91,7 @@ static void stops_a_long_chain(void **state)
         set_entry(e, 1, 0, 0x05, (k + 1) * 16, 16);
         img_write(im, (2048ull + k * 16) * 512, e, 512);
     }
-    struct ptable *t = probe(im);
+    struct ptable *t = img_probe(im, 0);
     /* chain ends at EBR 61, which has no signature */
     assert_int_equal(t->nparts, 61);
     assert_true(has_finding(t, SEV_ERROR, "has no 0x55AA signature"));
@@ -131,7 +124,7 @@ static void caps_logical_partitions(void **state)
     }
     img_write(im, (2048ull + 40 * 16) * 512, blk, n);
     free(blk);
-    struct ptable *t = probe(im);
+    struct ptable *t = img_probe(im, 0);
     assert_true(has_finding(t, SEV_ERROR, "more than 128 logical partitions"));
     assert_int_equal(t->nparts, 1 + 128);
     free(t);
@@ -164,7 +157,7 @@ static void fat_boot_sector_is_not_a_table(void **state)
     b[510] = 0x55;
     b[511] = 0xAA;
     img_write(im, 0, b, 512);
-    struct ptable *t = probe(im);
+    struct ptable *t = img_probe(im, 0);
     assert_int_equal(t->kind, PT_UNKNOWN);
     assert_false(t->mbr_valid);
     free(t);
@@ -179,7 +172,7 @@ static void partition_beyond_the_end(void **state)
     set_entry(s0, 0, 0, 0x83, 2048, 1000000);
     set_entry(s0, 1, 0, 0x83, 2048, 100);
     img_write(im, 0, s0, 512);
-    struct ptable *t = probe(im);
+    struct ptable *t = img_probe(im, 0);
     assert_true(has_finding(t, SEV_ERROR, "extends beyond the end of the disk"));
     assert_true(has_finding(t, SEV_ERROR, "overlap"));
     free(t);

@@ -39,10 +39,8 @@ static struct ptable *nvme(struct img **imp)
     };
     struct img *im = img_new(1000215216ull * 512, 512);
     img_gpt(im, p, 2, 128, 128);
-    struct ptable *t = calloc(1, sizeof *t);
-    pt_probe(&im->d, t, 0);
     *imp = im;
-    return t;
+    return img_probe(im, 0);
 }
 
 static void prints_the_nvme_example_exactly(void **state)
@@ -72,8 +70,7 @@ static void prints_msdos_and_unknown(void **state)
     s0[510] = 0x55;
     s0[511] = 0xAA;
     img_write(im, 0, s0, 512);
-    struct ptable *t = calloc(1, sizeof *t);
-    pt_probe(&im->d, t, 0);
+    struct ptable *t = img_probe(im, 0);
     assert_parted(t, "msdos\n1305 255 63 20971520\n1 2048 20971519 251 vmfs 128\n", NULL);
     img_free(im);
 
