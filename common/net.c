@@ -83,6 +83,14 @@ socklen_t net_len(const union sockaddr_any *a)
                                         : sizeof(struct sockaddr_in);
 }
 
+int net_close_fail(int fd)
+{
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+}
+
 int net_set_nonblock(int fd, int on)
 {
     int fl = fcntl(fd, F_GETFL);
@@ -148,12 +156,8 @@ int net_connect(int type, const union sockaddr_any *dst, const union sockaddr_an
         return -1;
     if ((device && net_bind_device(fd, device) < 0) ||
         (src && bind(fd, &src->sa, net_len(src)) < 0) ||
-        net_connect_fd(fd, dst, timeout_ms) < 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
+        net_connect_fd(fd, dst, timeout_ms) < 0)
+        return net_close_fail(fd);
     return fd;
 }
 
@@ -167,12 +171,8 @@ int net_listen(int type, const union sockaddr_any *addr, int backlog)
     if (addr->sa.sa_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&addr->in6.sin6_addr))
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
     if (bind(fd, &addr->sa, net_len(addr)) < 0 ||
-        (type == SOCK_STREAM && listen(fd, backlog) < 0)) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
+        (type == SOCK_STREAM && listen(fd, backlog) < 0))
+        return net_close_fail(fd);
     return fd;
 }
 

@@ -27,6 +27,8 @@ void net_set_port(union sockaddr_any *a, uint16_t port);
 socklen_t net_len(const union sockaddr_any *a);
 
 int net_set_nonblock(int fd, int on);
+/* close fd on a failure path without losing errno; returns -1 for `return net_close_fail(fd);` */
+int net_close_fail(int fd);
 /* SO_BINDTODEVICE; returns 0 or -1 with errno */
 int net_bind_device(int fd, const char *ifname);
 /* socket + optional bind to (src, device) + connect with a timeout (ms, <0 = none).

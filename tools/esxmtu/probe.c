@@ -120,9 +120,7 @@ static int open_one(int family, int method, const struct prober_opts *o, const c
     }
     if (!ok) {
         *why = "cannot set Don't-Fragment / error reporting on the socket";
-        int e = errno;
-        close(fd);
-        errno = e;
+        net_close_fail(fd);
         return -2;
     }
     /* 9000-byte replies of a whole round must fit while we are still sending */
@@ -139,11 +137,8 @@ static int open_one(int family, int method, const struct prober_opts *o, const c
         goto fail;
     }
     return fd;
-fail:;
-    int e = errno;
-    close(fd);
-    errno = e;
-    return -1;
+fail:
+    return net_close_fail(fd);
 }
 
 int prober_open(struct prober *p, const struct prober_opts *o, int need4, int need6,

@@ -186,11 +186,8 @@ static int dial(struct client *c, int type, const struct test_params *p, uint16_
         goto fail;
     }
     return fd;
-fail:;
-    int e = errno;
-    close(fd);
-    errno = e;
-    return -1;
+fail:
+    return net_close_fail(fd);
 }
 
 /* UDP stream setup: send the 4-byte hello, wait for the server's reply */
