@@ -3,6 +3,11 @@
 #define ESXDIAG_CLOCK_H
 #include <stdint.h>
 
+/* time units, in nanoseconds */
+#define NS_PER_US  1000ull
+#define NS_PER_MS  1000000ull
+#define NS_PER_SEC 1000000000ull
+
 uint64_t mono_ns(void);          /* CLOCK_MONOTONIC in nanoseconds */
 double mono_s(void);             /* same, in seconds */
 uint64_t wall_us(void);          /* CLOCK_REALTIME in microseconds */
