@@ -390,16 +390,57 @@ int session_should_end(struct session *s, uint64_t now)
     return 1;
 }
 
+/* The sending side says "the test ended" (TEST_END, or EXCHANGE_RESULTS from a
+ * sending server) only after the peer has acknowledged every byte it counted as
+ * sent: the receiver then finds them all queued and its count equals ours. The
+ * wait ends when nothing is left unacknowledged, when the peer stops taking data
+ * (no progress for ACK_STALL_NS: an iperf3 3.12 --bidir client stops reading at
+ * TEST_END), after ACK_WAIT_MAX_NS in all, or at once where the host cannot
+ * report unacknowledged bytes. */
+#define ACK_WAIT_MAX_NS (2 * NS_PER_SEC)
+#define ACK_STALL_NS (250 * NS_PER_MS)
+#define ACK_POLL_NS (200 * NS_PER_US)
+
+static long long unacked_total(const struct session *s)
+{
+    long long sum = 0;
+    for (int i = 0; i < s->nstreams; i++) {
+        const struct stream *st = &s->st[i];
+        if (!st->sender || st->udp || atomic_load(&st->err))
+            continue;
+        long long n = stream_tcp_unacked(st->fd);
+        if (n > 0)
+            sum += n;
+    }
+    return sum;
+}
+
+static void wait_sent_acked(const struct session *s)
+{
+    uint64_t now = mono_ns(), until = now + ACK_WAIT_MAX_NS, moved = now;
+    long long last = unacked_total(s);
+    while (last > 0 && now < until && now - moved < ACK_STALL_NS) {
+        sleep_ns(ACK_POLL_NS);
+        long long left = unacked_total(s);
+        now = mono_ns();
+        if (left < last)
+            moved = now;
+        last = left;
+    }
+}
+
 void session_stop_senders(struct session *s)
 {
     if (!s->t_measure_end)
         measure_end(s, mono_ns());
-    atomic_store(&s->sh.stop_send, 1);
+    if (atomic_exchange(&s->sh.stop_send, 1))
+        return;    /* stopped (and waited for) already */
     for (int i = 0; i < s->nstreams; i++)
         if (s->st[i].sender) {
             stream_join(&s->st[i]);
             book_end(s, i);
         }
+    wait_sent_acked(s);
 }
 
 void session_stop_all(struct session *s)

@@ -17,11 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #define LOOP_TIMEOUT_MS 100
-#define DRAIN_MAX_NS (300 * 1000000ull)
+#define DRAIN_MAX_NS (1000 * NS_PER_MS)   /* bound on reading what is queued after stop */
 #define TCP_READ_MIN (128 * 1024)      /* receive reads at least this much per call */
 #define TCP_LOWAT 98304                 /* wake the receiver for 96 KiB, not per segment */
 #define UDP_RCVBUF (4 * 1024 * 1024)    /* asked for; the kernel caps it at rmem_max */
@@ -660,6 +661,15 @@ void stream_rx_snapshot(struct stream *s, struct udp_rx *out)
     pthread_mutex_lock(&s->lock);
     *out = s->rx;
     pthread_mutex_unlock(&s->lock);
+}
+
+long long stream_tcp_unacked(int fd)
+{
+    int n = 0;
+    /* TIOCOUTQ on a TCP socket (SIOCOUTQ): bytes written and not yet acknowledged */
+    if (ioctl(fd, TIOCOUTQ, &n) < 0)
+        return -1;
+    return n;
 }
 
 int stream_tcp_info(int fd, struct tcp_sample *t)

@@ -99,6 +99,9 @@ struct tcp_sample {
     int64_t pmtu;
 };
 int stream_tcp_info(int fd, struct tcp_sample *t);
+/* bytes this TCP socket has sent that the peer has not acknowledged yet (they
+ * may still be lost to the peer's count), or -1 where the host cannot tell */
+long long stream_tcp_unacked(int fd);
 /* congestion control in use, "" when unknown */
 void stream_congestion(int fd, char *buf, size_t len);
 
