@@ -27,7 +27,7 @@ setup_file() {
 setup() {
     command -v openssl >/dev/null || skip "openssl not installed"
     K="$BATS_FILE_TMPDIR"
-    PORT=$((20000 + RANDOM % 20000))
+    PORT=$(free_port)
     PIDS=()
     TMP=$(mktemp -d)
     export IPERF3_PASSWORD=s3cret

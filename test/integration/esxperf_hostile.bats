@@ -9,7 +9,7 @@ load ../lib/common
 HC="$ESXDIAG_ROOT/test/lib/hostile_client.py"
 
 setup() {
-    PORT=$((20000 + RANDOM % 20000))
+    PORT=$(free_port)
     PIDS=()
     TMP=$(mktemp -d)
 }

@@ -11,7 +11,7 @@ HC="$ESXDIAG_ROOT/test/lib/hostile_client.py"
 
 setup() {
     command -v iperf3 >/dev/null || skip "iperf3 not installed"
-    PORT=$((20000 + RANDOM % 20000))
+    PORT=$(free_port)
     PIDS=()
     TMP=$(mktemp -d)
 }

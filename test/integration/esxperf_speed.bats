@@ -8,7 +8,7 @@
 load ../lib/common
 
 setup() {
-    PORT=$((20000 + RANDOM % 20000))
+    PORT=$(free_port)
     PIDS=()
     TMP=$(mktemp -d)
 }
@@ -47,7 +47,23 @@ server_says() {
     assert_contains "$1"
 }
 
-# UDP: the receiver's count equals what the sender sent, loss under 5 %
+# UDP with an iperf3 3.12 receiver: iperf3's server closes its data sockets when
+# TEST_END arrives, so datagrams still queued unread are never counted (iperf3
+# against itself shows the same). What holds: it never counts more than was sent,
+# and what it missed fits in its socket receive buffer (the kernel's default size,
+# as iperf3 sets none for UDP without -w): a bound from the buffer, not from timing.
+udp_counts_iperf3_receiver() { # $1 = datagram size
+    local sent got lost max
+    sent=$(jq_c '.end.sum_sent.packets'); got=$(jq_c '.end.sum_received.packets')
+    lost=$(jq_c '.end.sum_received.lost_packets')
+    max=$(( $(cat /proc/sys/net/core/rmem_default) / $1 ))
+    [ "$sent" -gt 100 ] || flunk "only $sent datagrams sent"
+    [ "$got" -le "$sent" ] || flunk "iperf3 counted $got of $sent datagrams sent"
+    [ $((sent - got)) -le "$max" ] || flunk "iperf3 missed $((sent - got)) datagrams, more than its buffer holds ($max)"
+    [ $((lost * 20)) -lt "$got" ] || flunk "lost $lost of $got"
+}
+
+# UDP between esxperf ends: the receiver's count equals what the sender sent, loss under 5 %
 udp_counts_agree() {
     local sent got lost
     sent=$(jq_c '.end.sum_sent.packets'); got=$(jq_c '.end.sum_received.packets')
@@ -93,6 +109,9 @@ udp_counts_agree() {
     assert_status 0
 }
 
+# "same counts": two esxperf ends promise sent == received for TCP (the sender
+# waits for the peer's acknowledgement of its last bytes before TEST_END, the
+# receiver drains its queue; see "end of test" in esxperf.bats); iperf3 does not.
 @test "speed: fallbacks: MSG_TRUNC and SO_RCVLOWAT off -> plain copying recv, same counts" {
     server env ESXPERF_ENGINE_OFF=trunc,lowat
     client -t 1 --skip-rx-copy
@@ -191,7 +210,7 @@ udp_counts_agree() {
     wait_port "$PORT"
     client -t 2 -u -b 200M -l 1448
     assert_status 0
-    udp_counts_agree
+    udp_counts_iperf3_receiver 1448
     server
     run iperf3 -c 127.0.0.1 -p "$PORT" -t 2 -u -b 200M -l 1448 -J
     assert_status 0

@@ -14,6 +14,18 @@ assert_not_contains() { [[ "$output" != *"$1"* ]] || flunk "output has '$1': $ou
 # skip unless root (namespaces, raw sockets)
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 
+# a TCP/UDP port for a test server: below the kernel's ephemeral range (32768+ by
+# default, where client sockets of this and other runs take their local ports and
+# a bind could meet EADDRINUSE), and not bound right now by anything
+free_port() {
+    local p i
+    for i in $(seq 1 50); do
+        p=$((20000 + RANDOM % 12000))
+        ss -Htuan "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+    done
+    flunk "no free port found in 20000-31999"
+}
+
 # wait (bounded, 5 s) until something listens on TCP port $1 [inside netns $2]
 wait_port() {
     local i
