@@ -77,6 +77,13 @@ void net_set_port(union sockaddr_any *a, uint16_t port)
         a->in6.sin6_port = htons(port);
 }
 
+int net_wire_family(const union sockaddr_any *a)
+{
+    if (a->sa.sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a->in6.sin6_addr))
+        return AF_INET;
+    return a->sa.sa_family;
+}
+
 socklen_t net_len(const union sockaddr_any *a)
 {
     return a->sa.sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)

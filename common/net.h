@@ -25,6 +25,10 @@ void net_ntop_port(const union sockaddr_any *a, char *buf, size_t len);
 uint16_t net_port(const union sockaddr_any *a);
 void net_set_port(union sockaddr_any *a, uint16_t port);
 socklen_t net_len(const union sockaddr_any *a);
+/* the IP version packets to/from this address carry: AF_INET for an IPv4 address
+ * and for an IPv4-mapped IPv6 one (::ffff:a.b.c.d, as a dual-stack listener sees
+ * IPv4 peers), else the address family */
+int net_wire_family(const union sockaddr_any *a);
 
 int net_set_nonblock(int fd, int on);
 /* close fd on a failure path without losing errno; returns -1 for `return net_close_fail(fd);` */

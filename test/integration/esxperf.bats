@@ -307,6 +307,46 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
     [ "$(jget "$TMP/n.json" "d['end']['sum_received']['bytes']")" = 8388608 ]
 }
 
+# -S on the wire: every data packet of each case carries its own TOS / traffic
+# class (a different value per case, so one capture on lo tells them apart). The
+# esxperf server listens dual-stack (AF_INET6): an IPv4 client there is an
+# IPv4-mapped peer, and its streams need IP_TOS, not IPV6_TCLASS.
+@test "-S: the TOS byte is on the wire for IPv4 and IPv6, both directions, TCP and UDP" {
+    need_root
+    esxperf_server
+    python3 "$ESXDIAG_ROOT/test/lib/tos_capture.py" --port "$PORT" --seconds 60 \
+        --ready "$TMP/ready" >"$TMP/tos.json" &
+    local cap=$! i
+    PIDS+=("$cap")
+    for i in $(seq 1 50); do [ -f "$TMP/ready" ] && break; sleep 0.1; done
+    [ -f "$TMP/ready" ] || flunk "capture did not start"
+    # case: client command, host, extra args, TOS, direction seen from the server port
+    local cases=(
+        "iperf3 127.0.0.1 -R 16 from_port"        "iperf3 ::1 -R 20 from_port"
+        "iperf3 127.0.0.1 - 24 to_port"           "iperf3 ::1 - 28 to_port"
+        "iperf3 127.0.0.1 -u,-b,10M,-R 32 from_port" "iperf3 ::1 -u,-b,10M,-R 36 from_port"
+        "iperf3 127.0.0.1 -u,-b,10M 40 to_port"   "iperf3 ::1 -u,-b,10M 44 to_port"
+        "esxperf 127.0.0.1 -R 48 from_port"       "esxperf ::1 - 52 to_port"
+        "esxperf 127.0.0.1 -u,-b,10M 56 to_port"  "esxperf ::1 -u,-b,10M,-R 60 from_port"
+    )
+    local c cmd host extra tos
+    for c in "${cases[@]}"; do
+        read -r cmd host extra tos _ <<<"$c"
+        [ "$cmd" = esxperf ] && cmd=$BIN/esxperf
+        [ "$extra" = - ] && extra=""
+        run timeout 20 "$cmd" -c "$host" -p "$PORT" -t 1 -S "$tos" ${extra//,/ }
+        [ "$status" -eq 0 ] || flunk "$c: $output"
+    done
+    kill "$cap"; wait "$cap" || true
+    local fam dir
+    for c in "${cases[@]}"; do
+        read -r cmd host extra tos dir <<<"$c"
+        fam=ipv4; [ "$host" = ::1 ] && fam=ipv6
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(int(sys.argv[4]) not in d[sys.argv[2]][sys.argv[3]])' \
+            "$TMP/tos.json" "$dir" "$fam" "$tos" || flunk "$c: TOS $tos not seen $dir over $fam: $(cat "$TMP/tos.json")"
+    done
+}
+
 @test "TCP_INFO failing (ESXi: ENOSYS) shows n/a, -1 in JSON, never garbage" {
     esxperf_server
     # getsockopt calls 1-3 are SO_ERROR, TCP_MAXSEG, SO_ERROR; from the 4th on it is

@@ -162,7 +162,7 @@ static int dial(struct client *c, int type, const struct test_params *p, uint16_
         *why = "cannot create a socket";
         return -1;
     }
-    if (p && stream_sockopts(fd, p, c->dst.sa.sa_family, why) < 0)
+    if (p && stream_sockopts(fd, p, net_wire_family(&c->dst), why) < 0)
         goto fail;
     if (c->have_src || cport) {
         union sockaddr_any a;

@@ -233,7 +233,9 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
             return -1;
         if (rc == 0)
             continue;
-        int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC);
+        union sockaddr_any from;
+        socklen_t fl = sizeof from;
+        int fd = accept4(sv->lfd, &from.sa, &fl, SOCK_CLOEXEC);
         if (fd < 0)
             continue;
         /* a real client sends the cookie with the connection; a silent one holds
@@ -248,7 +250,9 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
             continue;
         }
         const char *w = NULL;
-        if (stream_sockopts(fd, &sv->s.p, sv->laddr.sa.sa_family, &w) < 0) {
+        /* -S and --dont-fragment follow the packets' IP version: on the dual-stack
+         * listener an IPv4 client is an IPv4-mapped peer of an AF_INET6 socket */
+        if (stream_sockopts(fd, &sv->s.p, net_wire_family(&from), &w) < 0) {
             /* options such as -C may be unknown here: iperf3 also carries on */
             warnmsg("data stream: %s", w);
         }
@@ -293,7 +297,7 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
         int fd = sv->ufd;
         sv->ufd = -1;
         const char *w = NULL;
-        if (stream_sockopts(fd, &sv->s.p, sv->laddr.sa.sa_family, &w) < 0)
+        if (stream_sockopts(fd, &sv->s.p, net_wire_family(&from), &w) < 0)
             warnmsg("data stream: %s", w);
         if (!session_add(&sv->s, fd, session_is_sender(&sv->s, sv->s.nstreams))) {
             close(fd);

@@ -70,7 +70,9 @@ struct stream {
     int started;
 };
 
-/* socket options from the test parameters; returns 0 or -1 with a static reason */
+/* socket options from the test parameters; family is the IP version on the wire
+ * (net_wire_family: IPv4 for a v4-mapped peer), which picks IP_TOS or IPV6_TCLASS;
+ * returns 0 or -1 with a static reason */
 int stream_sockopts(int fd, const struct test_params *p, int family, const char **why);
 /* SO_SNDTIMEO/SO_RCVTIMEO so the loops notice the stop flags */
 void stream_set_timeouts(int fd, int ms);
