@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "fail.h"
 #include "net.h"
+#include "pace.h"
 #include "proto.h"
 #include "udp.h"
 
@@ -352,6 +353,42 @@ static int run_test(struct client *c, const sigset_t *stop)
     return 0;
 }
 
+/* UDP sends whole datagrams: when one datagram is a good part of what the rate
+ * moves in the test, the test cannot land on the rate; say so before it runs
+ * (TCP writes smaller pieces instead, pace_chunk) */
+static void warn_coarse_pace(const struct test_params *p)
+{
+    if (!p->udp || !p->time || p->bandwidth <= 0)
+        return;
+    uint64_t rate = (uint64_t)p->bandwidth, secs = (uint64_t)p->time;
+    int pct = pace_overshoot_pct(rate, (size_t)p->len, (uint64_t)p->burst, secs * NS_PER_SEC);
+    if (pct <= PACE_OVERSHOOT_OK)
+        return;
+    /* the datagram size that keeps one datagram within PACE_OVERSHOOT_OK % */
+    uint64_t fit = rate / 8 * secs * PACE_OVERSHOOT_OK / 100 / (p->burst > 1 ? (uint64_t)p->burst : 1);
+    if (fit >= UDP_LEN_MIN)
+        warnmsg("warning: -b %lld bit/s with %lld-byte datagrams for %lld s: whole datagrams "
+                "can land up to %d%% above the rate (-l %llu or smaller keeps it within %d%%)",
+                (long long)p->bandwidth, (long long)p->len, (long long)p->time, pct,
+                (unsigned long long)fit, PACE_OVERSHOOT_OK);
+    else
+        warnmsg("warning: -b %lld bit/s for %lld s moves fewer bytes than a few datagrams: "
+                "whole datagrams can land up to %d%% above the rate (raise -b or -t)",
+                (long long)p->bandwidth, (long long)p->time, pct);
+}
+
+/* a test that moved nothing is no success (a stalled path, everything lost):
+ * the report stands, and the exit code says it failed */
+static int moved_nothing(struct client *c)
+{
+    const struct run_result *f = &c->s.fig;
+    if (f->bytes_received)
+        return 0;
+    warnmsg("the test moved no data: %llu bytes sent, 0 received (check the path, "
+            "firewalls and -b)", (unsigned long long)f->bytes_sent);
+    return EXIT_CHECK;
+}
+
 int client_run(const struct perf_opts *o, struct run_result *rr)
 {
     struct client c;
@@ -406,6 +443,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
 
     struct test_params p;
     client_params(o, ctl_mss(c.ctl), &p);
+    warn_coarse_pace(&p);
     memcpy(p.authtoken, c.authtoken, sizeof p.authtoken);
     size_t plen;
     char *pjs = params_encode(&p, &plen);
@@ -489,6 +527,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     if ((rc = wait_state(&c, ST_DISPLAY_RESULTS, mono_ns() + CTL_WAIT_NS)))
         goto out;
     session_summary(&c.s);
+    rc = moved_nothing(&c);
     if (o->get_server_output && !o->json) {
         if (c.s.remote.server_output_text)
             rep_printf(&c.rep, "\nServer output:\n%s", c.s.remote.server_output_text);

@@ -342,11 +342,11 @@ static uint64_t burst_bytes(const struct stream *s)
     return s->burst > 1 ? (uint64_t)(s->burst - 1) * s->blksize : 0;
 }
 
-/* -b: wait until `sent + next` bytes are within the token bucket; sleeps to an
+/* -b: sleep until due_ns after the start (pace_due_ns, pace_step), to an
  * absolute time, in slices so a stop is seen. Returns 0, or -1 on stop. */
-static int pace_wait(struct stream *s, uint64_t sent, uint64_t next)
+static int pace_wait(struct stream *s, uint64_t due_ns)
 {
-    uint64_t due = s->sh->start_ns + pace_due_ns(s->rate_bps, sent + next, burst_bytes(s));
+    uint64_t due = s->sh->start_ns + due_ns;
     for (;;) {
         if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
             return -1;
@@ -396,11 +396,21 @@ void stream_tcp_send(struct stream *s)
         path_add(s, "TCP send: sendfile() %zu bytes per call (-Z, no copy)", s->blksize);
     else if (!msgzc)
         path_add(s, "TCP send: send() %zu-byte writes", s->blksize);
+    /* paced: smaller writes at low rates, so no rate overshoots by a whole
+     * block (-k counts whole blocks, so it keeps them) */
+    size_t want = s->rate_bps && !s->sh->has_budget_blocks ? pace_chunk(s->rate_bps, s->wsize)
+                                                           : s->wsize;
+    if (want < s->wsize)
+        path_add(s, ", paced in %zu-byte writes", want);
+    const uint64_t burst = burst_bytes(s);
     while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
-        size_t chunk = budget ? budget_take(s, s->blksize) : s->wsize;
+        size_t chunk = budget ? budget_take(s, want) : want;
         if (!chunk)
             break;
-        if (s->rate_bps && pace_wait(s, sent, chunk) < 0) {
+        /* one write at a time: waits only while the bucket is negative */
+        uint64_t due = 0;
+        if (s->rate_bps && !pace_step(s->rate_bps, mono_ns() - s->sh->start_ns, sent, burst,
+                                      chunk, 1, 1, &due) && pace_wait(s, due) < 0) {
             if (budget)
                 budget_return(s, chunk, 1);
             break;
@@ -544,7 +554,7 @@ void stream_udp_send(struct stream *s)
             n = pace_step(s->rate_bps, mono_ns() - s->sh->start_ns, sent, burst,
                           s->blksize, wake, tx.max, &due);
             if (n == 0) {
-                if (pace_wait(s, sent, (uint64_t)(wake < tx.max ? wake : tx.max) * s->blksize) < 0)
+                if (pace_wait(s, due) < 0)
                     break;
                 continue;
             }
