@@ -708,3 +708,31 @@ void stream_congestion(int fd, char *buf, size_t len)
     name[sizeof name - 1] = '\0';
     snprintf(buf, len, "%s", name);
 }
+
+int stream_congestion_check(const char *algo, char *why, size_t len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;       /* no socket to ask: the data streams will say */
+    int rc = setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, algo, (socklen_t)strlen(algo));
+    int e = errno;
+    close(fd);
+    if (rc == 0)
+        return 0;
+    char have[200] = "";
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r");
+    if (f) {
+        if (!fgets(have, sizeof have, f))
+            have[0] = '\0';
+        fclose(f);
+        have[strcspn(have, "\n")] = '\0';
+    }
+    snprintf(why, len, "bad congestion control -C '%s': %s (%s%s)", algo,
+             e == ENOENT ? "this host has no such algorithm"
+             : e == EPERM ? "not allowed for this user (net.ipv4.tcp_allowed_congestion_control)"
+             : e == ENOPROTOOPT ? "this system cannot choose one" : errtext(e),
+             have[0] ? "available: " : "drop -C", have);
+    return -1;
+}
