@@ -231,8 +231,16 @@ static int create_streams(struct client *c, const struct test_params *p)
     int n = (int)p->parallel * (p->bidir ? 2 : 1);
     for (int i = 0; i < n; i++) {
         const char *why = NULL;
-        uint16_t cport = c->o->cport ? (uint16_t)(c->o->cport + (p->udp ? i : 0)) : 0;
+        /* --cport: stream i takes the next port, as iperf3 does (opts_validate
+         * made sure the last one is at most 65535) */
+        uint16_t cport = c->o->cport ? (uint16_t)(c->o->cport + i) : 0;
         int fd = dial(c, p->udp ? SOCK_DGRAM : SOCK_STREAM, p, cport, &why);
+        if (fd < 0 && cport)
+            return cfail(c, EXIT_CHECK, "cannot open data stream %d to %s port %u from local "
+                         "port %u: %s%s%s (with --cport %u, stream N uses local port %u+N-1: "
+                         "choose a free range)", i + 1, c->host, c->o->port, cport,
+                         why ? why : "", why ? ": " : "", errtext(errno), c->o->cport,
+                         c->o->cport);
         if (fd < 0)
             return cfail(c, EXIT_CHECK, "cannot open data stream %d to %s port %u: %s",
                          i + 1, c->host, c->o->port, why ? why : errtext(errno));
