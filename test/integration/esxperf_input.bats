@@ -6,7 +6,7 @@
 load ../lib/common
 
 setup() {
-    PORT=$((20000 + RANDOM % 20000))
+    PORT=$(free_port)
     PIDS=()
     TMP=$(mktemp -d)
     NS=""
@@ -209,7 +209,12 @@ EOF
 
 @test "input: --cport gives stream N the port cport+N-1 (TCP, UDP), range-checked, failures named" {
     esxperf_server
-    local cp=$((40000 + RANDOM % 20000))
+    # twelve local ports in a row below the ephemeral range, none bound now
+    local cp i
+    for i in $(seq 1 50); do
+        cp=$((20000 + RANDOM % 12000))
+        ss -Htuan "( sport >= :$cp and sport <= :$((cp + 11)) )" | grep -q . || break
+    done
     run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -P 2 --cport "$cp" -J
     assert_status 0
     echo "$output" >"$TMP/c.json"
