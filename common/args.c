@@ -1,6 +1,7 @@
 /* Command-line helpers: ESXi launch words, numbers with bounds, iperf3's suffixes. */
 #include "args.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,11 +33,18 @@ static int bad(const char **why, const char *text)
     return -1;
 }
 
+/* strto*() skip any leading white space (tab, newline...) before a sign: a
+ * number must start with its first digit or sign, so refuse it all */
+static int leading_space(const char *s)
+{
+    return isspace((unsigned char)*s);
+}
+
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const char **why)
 {
     if (!s || !*s)
         return bad(why, "empty number");
-    if (*s == '-' || *s == '+' || *s == ' ')
+    if (*s == '-' || *s == '+' || leading_space(s))
         return bad(why, "not a plain non-negative integer");
     errno = 0;
     char *end;
@@ -53,7 +61,7 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, const char 
 {
     if (!s || !*s)
         return bad(why, "empty number");
-    if (*s == ' ')
+    if (leading_space(s))
         return bad(why, "not a number");
     errno = 0;
     char *end;
@@ -70,7 +78,7 @@ int parse_double(const char *s, double min, double max, double *out, const char 
 {
     if (!s || !*s)
         return bad(why, "empty number");
-    if (*s == ' ')
+    if (leading_space(s))
         return bad(why, "not a number");
     errno = 0;
     char *end;
@@ -89,7 +97,7 @@ static int parse_suffixed(const char *s, double mult_k, double max, double *out,
 {
     if (!s || !*s)
         return bad(why, "empty value");
-    if (*s == '-' || *s == '+' || *s == ' ')
+    if (*s == '-' || *s == '+' || leading_space(s))
         return bad(why, "not a plain non-negative number");
     errno = 0;
     char *end;

@@ -4,9 +4,12 @@
 #include "fail.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "mbedtls/base64.h"
 #include "mbedtls/ctr_drbg.h"
@@ -162,14 +165,60 @@ struct crypto_key *crypto_key_parse_private(const unsigned char *pem, size_t len
     return finish(k, rc, err, errlen, "cannot parse private key");
 }
 
+static const char *file_kind(mode_t m)
+{
+    return S_ISFIFO(m) ? "a FIFO (named pipe)" : S_ISSOCK(m) ? "a socket"
+         : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+         : S_ISDIR(m) ? "a directory" : "not a regular file";
+}
+
+static int not_regular(const char *path, const char *what, mode_t m, char *err, size_t errlen)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s %s is %s, not a regular file (give the path of the file "
+                 "itself)", what, path, file_kind(m));
+    errno = EINVAL;
+    return -1;
+}
+
+int crypto_file_open(const char *path, const char *what, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (err && errlen)
+            snprintf(err, errlen, "cannot open %s %s: %s", what, path, errtext(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode))
+        return not_regular(path, what, st.st_mode, err, errlen);
+    /* O_NONBLOCK: a FIFO swapped in after stat() opens at once instead of waiting
+     * for a writer, and the fstat() below refuses it */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        if (err && errlen)
+            snprintf(err, errlen, "cannot open %s %s: %s", what, path, errtext(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return not_regular(path, what, st.st_mode, err, errlen);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
 /* key files are small: refuse anything over 64 KiB instead of reading it */
 static unsigned char *read_key_file(const char *path, size_t *len, char *err, size_t errlen)
 {
     enum { KEY_FILE_MAX = 64 * 1024 };
-    FILE *f = fopen(path, "rb");
+    int fd = crypto_file_open(path, "key file", err, errlen);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
     if (!f) {
-        if (err && errlen)
-            snprintf(err, errlen, "cannot open %s: %s", path, errtext(errno));
+        if (fd >= 0) {
+            if (err && errlen)
+                snprintf(err, errlen, "cannot open key file %s: %s", path, errtext(errno));
+            close(fd);
+        }
         return NULL;
     }
     unsigned char *b = xmalloc(KEY_FILE_MAX + 1);

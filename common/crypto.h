@@ -17,6 +17,13 @@ int crypto_b64_encode(const void *in, size_t inlen, char *out, size_t outcap, si
 int crypto_b64_decode(const char *in, size_t inlen, unsigned char *out, size_t outcap,
                       size_t *olen);
 
+/* Open a small file of secrets (key, users list) for reading, refusing at once
+ * anything that is not a regular file (a FIFO, socket, device or directory would
+ * block open() or read() forever or read nonsense): stat first, open with
+ * O_NONBLOCK, check the opened file again. Returns the fd (blocking), or -1 with
+ * "cannot open WHAT PATH: why" or "WHAT PATH is a FIFO, not a regular file ..." */
+int crypto_file_open(const char *path, const char *what, char *err, size_t errlen);
+
 /* Opaque key. Load from a PEM (or DER) file or buffer: public keys as
  * SubjectPublicKeyInfo or PKCS#1, private keys as PKCS#1 or PKCS#8, unencrypted. */
 struct crypto_key;

@@ -8,12 +8,27 @@
 
 #define ALLOC_LIMIT ((size_t)1 << 30)
 
-static void vmsg(const char *fmt, va_list ap)
+/* one message, one line: control characters from the input quoted in a message
+ * (a tab or newline in an option value, an escape sequence in a name) are
+ * written as \xNN, so they can neither split the line nor drive the terminal */
+static void put_line(const char *fmt, va_list ap, const char *tail)
 {
+    char buf[2048];
+    vsnprintf(buf, sizeof buf, fmt, ap);
     fflush(stdout);
     fprintf(stderr, "%s: ", tool_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(stderr, "\\x%02x", *p);
+        else
+            fputc(*p, stderr);
+    }
+    fprintf(stderr, "%s\n", tail);
+}
+
+static void vmsg(const char *fmt, va_list ap)
+{
+    put_line(fmt, ap, "");
 }
 
 void warnmsg(const char *fmt, ...)
@@ -35,13 +50,12 @@ void die(int code, const char *fmt, ...)
 
 void die_usage(const char *fmt, ...)
 {
+    char tail[64];
     va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "%s: ", tool_name);
+    snprintf(tail, sizeof tail, " (try '%s --help')", tool_name);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    put_line(fmt, ap, tail);
     va_end(ap);
-    fprintf(stderr, " (try '%s --help')\n", tool_name);
     exit(EXIT_USAGE);
 }
 

@@ -81,6 +81,28 @@ static void reads_iperf3_rate_suffixes(void **state)
     assert_int_equal(parse_rate("fast", &v, &why), -1);
 }
 
+/* issue 15 item 7: strto*() skip leading white space, so "\t-5000" passed the
+ * sign check and read as -5000; every parser refuses any leading white space */
+static void refuses_leading_white_space(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "\t-5000", "\t5", "\n5", "\v5", "\f5", "\r5", " 5",
+                                       "\t+5" };
+    uint64_t u;
+    int64_t i;
+    double d;
+    const char *why = NULL;
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        assert_int_equal(parse_u64(bad[k], 0, 100, &u, &why), -1);
+        assert_int_equal(parse_i64(bad[k], -10000, 100, &i, &why), -1);
+        assert_int_equal(parse_double(bad[k], -10000, 100, &d, &why), -1);
+        assert_int_equal(parse_bytes(bad[k], 100, &u, &why), -1);
+        assert_int_equal(parse_rate(bad[k], &u, &why), -1);
+    }
+    assert_int_equal(parse_rate("5", &u, &why), 0);     /* the same digits alone pass */
+    assert_int_equal(u, 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -89,6 +111,7 @@ int main(void)
         cmocka_unit_test(parses_bounded_integers),
         cmocka_unit_test(reads_iperf3_byte_suffixes),
         cmocka_unit_test(reads_iperf3_rate_suffixes),
+        cmocka_unit_test(refuses_leading_white_space),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

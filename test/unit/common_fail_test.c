@@ -46,6 +46,8 @@ static int in_child(void (*fn)(void), char *buf, size_t len)
 static void call_die(void) { die(EXIT_CHECK, "probe failed: %s", errtext(EMSGSIZE)); }
 static void call_usage(void) { die_usage("bad -c value '%s'", "0"); }
 static void call_warn(void) { warnmsg("skipping %d", 3); exit(0); }
+static void call_usage_ctl(void) { die_usage("bad time '%s'", "\n5\t\x1b[2J"); }
+static void call_warn_ctl(void) { warnmsg("name %s", "a\rb\x7f"); exit(0); }
 static void call_huge(void) { (void)xmalloc((size_t)1 << 31); }
 static void call_huge_calloc(void) { (void)xcalloc(SIZE_MAX / 2, 4); }
 
@@ -59,6 +61,18 @@ static void die_prefixes_the_tool_and_exits_with_the_code(void **state)
     assert_string_equal(b, "esxtest: bad -c value '0' (try 'esxtest --help')\n");
     assert_int_equal(in_child(call_warn, b, sizeof b), 0);
     assert_string_equal(b, "esxtest: skipping 3\n");
+}
+
+/* issue 15: a value with a newline printed two lines; control characters are
+ * written as \xNN so a message stays one line and cannot drive the terminal */
+static void messages_stay_one_line(void **state)
+{
+    (void)state;
+    char b[256];
+    assert_int_equal(in_child(call_usage_ctl, b, sizeof b), 2);
+    assert_string_equal(b, "esxtest: bad time '\\x0a5\\x09\\x1b[2J' (try 'esxtest --help')\n");
+    assert_int_equal(in_child(call_warn_ctl, b, sizeof b), 0);
+    assert_string_equal(b, "esxtest: name a\\x0db\\x7f\n");
 }
 
 static void allocation_guard_refuses_absurd_sizes(void **state)
@@ -90,6 +104,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(die_prefixes_the_tool_and_exits_with_the_code),
+        cmocka_unit_test(messages_stay_one_line),
         cmocka_unit_test(allocation_guard_refuses_absurd_sizes),
         cmocka_unit_test(errtext_uses_familiar_words),
     };

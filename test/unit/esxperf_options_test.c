@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <sys/socket.h>
+
 #include "../../tools/esxperf/client.h"
 #include "../../tools/esxperf/options.h"
 #include "../../tools/esxperf/sweep.h"
@@ -71,9 +73,27 @@ static void sweep_lists(void **state)
     assert_int_equal(opt_parse_sizes("64K,256K,1M,4M", v, &n, &why), 0);
     assert_int_equal(n, 4);
     assert_int_equal(v[3], 4 << 20);
-    assert_int_equal(opt_parse_sizes("64K,,1M", v, &n, &why), 0);
-    assert_int_equal(n, 2);
     assert_int_equal(opt_parse_sizes("12", v, &n, &why), -1);       /* below 1K */
+}
+
+/* issue 15 item 15: an empty item is a typo, refused (strtok skipped it) */
+static void sweep_lists_refuse_empty_items(void **state)
+{
+    (void)state;
+    int64_t v[SWEEP_MAX];
+    int n;
+    const char *why = NULL;
+    static const char *const bad[] = { "1,,2", ",1", "1,", ",", ",," };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why = NULL;
+        assert_int_equal(opt_parse_counts(bad[i], v, &n, &why), -1);
+        if (!strstr(why, "empty item"))
+            fail_msg("%s: %s", bad[i], why);
+    }
+    assert_int_equal(opt_parse_sizes("64K,,1M", v, &n, &why), -1);
+    assert_int_equal(opt_parse_sizes(",64K", v, &n, &why), -1);
+    assert_int_equal(opt_parse_counts("1,2", v, &n, &why), 0);
+    assert_int_equal(n, 2);
 }
 
 static void client_params_defaults(void **state)
@@ -128,12 +148,223 @@ static void sweep_table_layouts(void **state)
     assert_non_null(strstr(buf, "failed"));
 }
 
+/* opts_defaults plus a role, and the options "given" as main.c marks them */
+static void client_opts(struct perf_opts *o, const char *host)
+{
+    opts_defaults(o);
+    o->host = host;
+}
+
+static void server_opts(struct perf_opts *o)
+{
+    opts_defaults(o);
+    o->server = 1;
+}
+
+static void assert_refused(const struct perf_opts *o, const char *needle)
+{
+    char why[320] = "";
+    assert_int_equal(opts_validate(o, why, sizeof why), -1);
+    if (!strstr(why, needle))
+        fail_msg("refusal '%s' lacks '%s'", why, needle);
+    assert_null(strchr(why, '\n'));        /* one line */
+}
+
+static void assert_valid(const struct perf_opts *o)
+{
+    char why[320] = "";
+    if (opts_validate(o, why, sizeof why) != 0)
+        fail_msg("refused: %s", why);
+}
+
+/* issue 15 item 15: client options on a server and server options on a client
+ * are refused, naming the option (iperf3 refuses them too) */
+static void validate_roles(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    static const struct { int code; const char *name; } client_side[] = {
+        { 'u', "-u" }, { 't', "-t" }, { 'P', "-P" }, { 'R', "-R" }, { O_CSV, "--csv" },
+        { O_BIDIR, "--bidir" }, { 'b', "-b" }, { 'Z', "-Z" }, { O_SWEEP_P, "--sweep-parallel" },
+    };
+    for (size_t i = 0; i < sizeof client_side / sizeof client_side[0]; i++) {
+        server_opts(&o);
+        o.given[client_side[i].code] = 1;
+        assert_refused(&o, client_side[i].name);
+        assert_refused(&o, "client option");
+    }
+    static const struct { int code; const char *name; } server_side[] = {
+        { '1', "-1" }, { O_IDLE_TIMEOUT, "--idle-timeout" }, { O_MAX_DURATION, "--max-duration" },
+        { O_CONTROL_TIMEOUT, "--control-timeout" }, { O_SKEW, "--time-skew-threshold" },
+    };
+    for (size_t i = 0; i < sizeof server_side / sizeof server_side[0]; i++) {
+        client_opts(&o, "198.18.0.2");
+        o.given[server_side[i].code] = 1;
+        assert_refused(&o, server_side[i].name);
+        assert_refused(&o, "server option");
+    }
+    server_opts(&o);
+    o.server_affinity = 3;
+    assert_refused(&o, "-A N,S");
+    /* what both roles use passes: -p -B -J -V -i -f -A N --logfile -4 */
+    server_opts(&o);
+    o.given['p'] = o.given['B'] = o.given['J'] = o.given['V'] = o.given['i'] = 1;
+    o.given['A'] = o.given['4'] = o.given[O_LOGFILE] = o.given['1'] = 1;
+    o.one_off = 1;
+    assert_valid(&o);
+    client_opts(&o, "198.18.0.2");
+    o.server = 1;
+    assert_refused(&o, "exactly one of -s");
+    opts_defaults(&o);
+    assert_refused(&o, "exactly one of -s");
+}
+
+static void validate_test_shape(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    client_opts(&o, "198.18.0.2");
+    assert_valid(&o);
+    o.reverse = o.bidir = 1;
+    assert_refused(&o, "-R and --bidir");
+    client_opts(&o, "198.18.0.2");
+    o.num = 1000;
+    o.given['t'] = 1;
+    assert_refused(&o, "only one of -t, -n, -k");
+    client_opts(&o, "198.18.0.2");
+    o.udp = 1;
+    o.len = 70000;
+    assert_refused(&o, "UDP block size");
+    /* issue 15 item 15: -P with --sweep-parallel contradict */
+    client_opts(&o, "198.18.0.2");
+    o.given['P'] = 1;
+    o.parallel = 2;
+    o.sweep_np = 2;
+    o.sweep_parallel[0] = 1;
+    o.sweep_parallel[1] = 2;
+    assert_refused(&o, "-P and --sweep-parallel");
+    o.given['P'] = 0;
+    assert_valid(&o);
+    client_opts(&o, "198.18.0.2");
+    o.username = "alice";
+    assert_refused(&o, "--username and --rsa-public-key-path");
+}
+
+/* issue 15 item 14: stream i binds --cport + i - 1; the last must be a port */
+static void validate_cport_range(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    client_opts(&o, "198.18.0.2");
+    o.cport = 65535;
+    assert_valid(&o);                       /* one stream: 65535 */
+    o.parallel = 2;
+    assert_refused(&o, "65535..65536");
+    assert_refused(&o, "--cport 65534 or lower");
+    o.cport = 65534;
+    assert_valid(&o);
+    o.bidir = 1;                            /* bidir: 4 streams */
+    assert_refused(&o, "--cport 65532 or lower");
+    client_opts(&o, "198.18.0.2");
+    o.cport = 65530;
+    o.sweep_np = 2;
+    o.sweep_parallel[0] = 1;
+    o.sweep_parallel[1] = 8;                /* the sweep's largest run counts */
+    assert_refused(&o, "65530..65537");
+}
+
+/* issue 15 item 8: numeric addresses of the wrong family say so */
+static void validate_family(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    client_opts(&o, "127.0.0.1");
+    o.family = AF_INET6;
+    assert_refused(&o, "IPv4 address but -6 asks for IPv6");
+    client_opts(&o, "::1");
+    o.bind = "127.0.0.1";
+    assert_refused(&o, "families do not match");
+    server_opts(&o);
+    o.bind = "::1";
+    o.family = AF_INET;
+    assert_refused(&o, "-B ::1 is an IPv6 address but -4 asks for IPv4");
+    client_opts(&o, "::1");
+    o.family = AF_INET6;
+    o.bind = "::1";
+    assert_valid(&o);
+    client_opts(&o, "server.example");      /* a name: getaddrinfo decides */
+    o.family = AF_INET6;
+    o.bind = "127.0.0.1";
+    assert_refused(&o, "-B 127.0.0.1");
+    o.bind = NULL;
+    assert_valid(&o);
+}
+
+/* all warnings a command line earns, joined by '|' */
+static void warnings_of(const struct perf_opts *o, char *out, size_t len)
+{
+    char why[320];
+    out[0] = '\0';
+    for (int k = 0; (k = opts_warning(o, k, why, sizeof why)) >= 0; k++) {
+        assert_null(strchr(why, '\n'));
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s|", why);
+    }
+}
+
+/* issue 15 item 15: accepted but ignored options get one warning line each */
+static void warnings_for_ignored_options(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    char w[2048];
+    client_opts(&o, "198.18.0.2");
+    warnings_of(&o, w, sizeof w);
+    assert_string_equal(w, "");
+    server_opts(&o);
+    o.given[O_IDLE_TIMEOUT] = 1;
+    o.idle_timeout = 5;
+    warnings_of(&o, w, sizeof w);
+    assert_non_null(strstr(w, "--idle-timeout only acts with -1"));
+    o.one_off = 1;
+    warnings_of(&o, w, sizeof w);
+    assert_string_equal(w, "");
+    server_opts(&o);
+    o.given[O_CPORT] = 1;
+    warnings_of(&o, w, sizeof w);
+    assert_non_null(strstr(w, "--cport"));
+    client_opts(&o, "198.18.0.2");
+    o.udp = o.zerocopy = o.csv = 1;
+    warnings_of(&o, w, sizeof w);
+    assert_non_null(strstr(w, "-Z is for TCP"));
+    assert_non_null(strstr(w, "--csv formats a sweep"));
+    o.udp = o.zerocopy = 0;
+    o.sweep_np = 1;
+    o.sweep_parallel[0] = 1;
+    warnings_of(&o, w, sizeof w);
+    assert_string_equal(w, "");             /* --csv with a sweep: what it is for */
+    o.json = 1;
+    warnings_of(&o, w, sizeof w);
+    assert_non_null(strstr(w, "--csv and -J"));
+    client_opts(&o, "198.18.0.2");
+    o.use_pkcs1 = 1;
+    warnings_of(&o, w, sizeof w);
+    assert_non_null(strstr(w, "--use-pkcs1-padding"));
+    assert_int_equal(opts_warning(&o, 99, w, sizeof w), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes_for_l_w_n),
         cmocka_unit_test(rates_for_b),
         cmocka_unit_test(sweep_lists),
+        cmocka_unit_test(sweep_lists_refuse_empty_items),
+        cmocka_unit_test(validate_roles),
+        cmocka_unit_test(validate_test_shape),
+        cmocka_unit_test(validate_cport_range),
+        cmocka_unit_test(validate_family),
+        cmocka_unit_test(warnings_for_ignored_options),
         cmocka_unit_test(client_params_defaults),
         cmocka_unit_test(sweep_table_layouts),
     };

@@ -19,6 +19,7 @@
 #include "../../tools/esxperf/pace.h"
 #include "../../tools/esxperf/stream.h"
 #include "../../tools/esxperf/udp.h"
+#include "bytes.h"
 #include "clock.h"
 
 const char tool_name[] = "esxperf_test";
@@ -41,12 +42,94 @@ static void pace_allowed_is_rate_times_time(void **state)
 static void pace_batch_counts_whole_blocks(void **state)
 {
     (void)state;
-    assert_int_equal(pace_batch(10000, 0, 1448, 64), 6);
-    assert_int_equal(pace_batch(10000, 8000, 1448, 64), 1);
-    assert_int_equal(pace_batch(10000, 9000, 1448, 64), 0);
-    assert_int_equal(pace_batch(10000, 12000, 1448, 64), 0);    /* ahead: wait */
+    /* a block may start while the bucket is not negative: one more than fits */
+    assert_int_equal(pace_batch(10000, 0, 1448, 64), 7);
+    assert_int_equal(pace_batch(10000, 8000, 1448, 64), 2);
+    assert_int_equal(pace_batch(10000, 9000, 1448, 64), 1);
+    assert_int_equal(pace_batch(10000, 10000, 1448, 64), 1);
+    assert_int_equal(pace_batch(10000, 10001, 1448, 64), 0);    /* negative: wait */
+    assert_int_equal(pace_batch(10000, 12000, 1448, 64), 0);
     assert_int_equal(pace_batch(100000000, 0, 1448, 64), 64);  /* capped */
     assert_int_equal(pace_batch(100, 0, 0, 64), 0);
+}
+
+/* issue 15 item 4: the first block goes at once, whatever the rate and size
+ * (main waited until a whole block was earned: 10.5 s for 128 KiB at 100 kbit/s) */
+static void pace_first_block_goes_at_once(void **state)
+{
+    (void)state;
+    uint64_t due = 0;
+    assert_int_equal(pace_step(100000, 0, 0, 0, 131072, 1, 1, &due), 1);
+    assert_int_equal(pace_step(100000, 0, 0, 0, 65507, 1, 64, &due), 1);
+    assert_int_equal(pace_step(100000000, 0, 0, 0, 16u << 20, 1, 1, &due), 1);
+    /* a batch sender with a wake-up of 8 blocks also starts at once */
+    assert_int_equal(pace_step(2000000000ull, 0, 0, 0, 1448, 8, 64, &due), 1);
+    /* then it waits until the bucket is back at zero */
+    assert_int_equal(pace_step(100000, 0, 131072, 0, 131072, 1, 1, &due), 0);
+    assert_int_equal(due, pace_due_ns(100000, 131072, 0));
+}
+
+/* TCP write size when paced: 10 ms of the rate, 1..blk bytes */
+static void pace_chunk_is_ten_ms_of_rate(void **state)
+{
+    (void)state;
+    assert_int_equal(pace_chunk(100000, 131072), 125);
+    assert_int_equal(pace_chunk(2000000, 131072), 2500);
+    assert_int_equal(pace_chunk(100000000, 16u << 20), 125000);
+    assert_int_equal(pace_chunk(10000000000ull, 131072), 131072);   /* fast: whole blocks */
+    assert_int_equal(pace_chunk(1, 131072), 1);
+}
+
+/* a paced sender simulated against a clock that wakes late by 0..120 us:
+ * bytes moved by dur_ns, as a fraction of what the rate asks */
+static double simulated_rate(uint64_t rate, size_t blk, int wake, uint64_t dur_ns)
+{
+    uint64_t sent = 0, t = 0;
+    for (int i = 0; i < 2000000 && t < dur_ns; i++) {
+        uint64_t due = 0;
+        int n = pace_step(rate, t, sent, 0, blk, wake, 64, &due);
+        if (n) {
+            sent += (uint64_t)n * blk;
+            t += 1000;
+        } else {
+            assert_true(due > t);
+            t = due + (uint64_t)(i % 7) * 20000;
+        }
+    }
+    return (double)sent * 8 / ((double)rate * (double)dur_ns / 1e9);
+}
+
+/* issue 15 item 4's cases land within a few % of the rate: TCP in pace_chunk
+ * writes, UDP in whole datagrams that fit the test */
+static void pace_low_rates_land_on_the_rate(void **state)
+{
+    (void)state;
+    static const struct { uint64_t rate; size_t blk; uint64_t secs; } c[] = {
+        { 100000, 131072, 2 },          /* -t 2 -b 100k (TCP) */
+        { 100000000, 16u << 20, 1 },    /* -t 1 -l 16M -b 100M */
+        { 2000000, 131072, 1 },         /* -P 128 -b 2M -t 1: each stream */
+        { 1000000, 1448, 2 },           /* -u -b 1M -t 2 */
+        { 10000000000ull, 131072, 1 },  /* fast: whole blocks */
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+        size_t chunk = pace_chunk(c[i].rate, c[i].blk);
+        double got = simulated_rate(c[i].rate, chunk, 1, c[i].secs * SEC);
+        if (got < 0.98 || got > 1.02)
+            fail_msg("case %zu: %.3f of the rate", i, got);
+    }
+}
+
+/* how far whole datagrams can land above a rate: the client warns past 5 % */
+static void pace_overshoot_of_whole_datagrams(void **state)
+{
+    (void)state;
+    /* 100 kbit/s for 2 s is 25000 bytes; one 32768-byte datagram is 131 % of it */
+    assert_int_equal(pace_overshoot_pct(100000, 32768, 0, 2 * SEC), 131);
+    assert_int_equal(pace_overshoot_pct(100000, 1250, 0, 2 * SEC), 5);
+    assert_int_equal(pace_overshoot_pct(1000000000, 1448, 0, 10 * SEC), 0);
+    assert_int_equal(pace_overshoot_pct(1000000, 1448, 10, 1 * SEC), 11);    /* a burst of 10 */
+    assert_int_equal(pace_overshoot_pct(0, 1448, 0, SEC), 0);
+    assert_true(pace_overshoot_pct(1, 65507, 0, SEC) > 1000);
 }
 
 static void pace_due_inverts_allowed(void **state)
@@ -100,13 +183,14 @@ static void pace_simulated_rate_is_exact(void **state)
     double got = (double)sent * 8 / ((double)t / 1e9);
     assert_true(got <= rate * 1.0001);
     assert_true(got >= rate * 0.99);
-    /* whole batches: one call per `wake` datagrams, not one per datagram */
-    assert_int_equal(small, 0);
-    assert_true((uint64_t)calls <= sent / blk / (uint64_t)wake + 1);
+    /* whole batches: one call per `wake` datagrams, not one per datagram (the
+     * first block, which goes at once, is the only small one) */
+    assert_int_equal(small, 1);
+    assert_true((uint64_t)calls <= sent / blk / (uint64_t)wake + 2);
     /* behind by more than a batch: catches up at once, up to max */
     uint64_t due = 0;
     assert_int_equal(pace_step(rate, SEC, 0, 0, blk, 8, 64, &due), 64);
-    assert_int_equal(pace_step(rate, 0, 0, 0, blk, 8, 64, &due), 0);
+    assert_int_equal(pace_step(rate, 0, blk, 0, blk, 8, 64, &due), 0);
     assert_int_equal(due, pace_due_ns(rate, 8 * blk, 0));
 }
 
@@ -271,6 +355,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pace_allowed_is_rate_times_time),
         cmocka_unit_test(pace_batch_counts_whole_blocks),
+        cmocka_unit_test(pace_first_block_goes_at_once),
+        cmocka_unit_test(pace_chunk_is_ten_ms_of_rate),
+        cmocka_unit_test(pace_low_rates_land_on_the_rate),
+        cmocka_unit_test(pace_overshoot_of_whole_datagrams),
         cmocka_unit_test(pace_due_inverts_allowed),
         cmocka_unit_test(pace_wake_blocks_per_period),
         cmocka_unit_test(pace_simulated_rate_is_exact),

@@ -426,11 +426,9 @@ static char *read_file(int fd, const char *path, size_t max, size_t *len,
 int auth_users_load(const char *path, struct auth_users *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        seterr(err, errlen, "cannot open users file %s: %s", path, errtext(errno));
+    int fd = crypto_file_open(path, "users file", err, errlen);
+    if (fd < 0)
         return -1;
-    }
     size_t len = 0;
     char *b = read_file(fd, path, AUTH_USERS_FILE_MAX, &len, err, errlen);
     close(fd);
@@ -452,11 +450,9 @@ struct crypto_key *auth_key_load_private(const char *path, int allow_readable,
 {
     enum { KEY_FILE_MAX = 64 * 1024 };
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        seterr(err, errlen, "cannot open private key %s: %s", path, errtext(errno));
+    int fd = crypto_file_open(path, "private key", err, errlen);
+    if (fd < 0)
         return NULL;
-    }
     /* check the file we opened, not the name: no window for a swap */
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077) && !allow_readable) {
         seterr(err, errlen, "private key %s has mode %04o: group or others may read it "

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "fail.h"
 #include "net.h"
+#include "pace.h"
 #include "proto.h"
 #include "udp.h"
 
@@ -230,8 +231,16 @@ static int create_streams(struct client *c, const struct test_params *p)
     int n = (int)p->parallel * (p->bidir ? 2 : 1);
     for (int i = 0; i < n; i++) {
         const char *why = NULL;
-        uint16_t cport = c->o->cport ? (uint16_t)(c->o->cport + (p->udp ? i : 0)) : 0;
+        /* --cport: stream i takes the next port, as iperf3 does (opts_validate
+         * made sure the last one is at most 65535) */
+        uint16_t cport = c->o->cport ? (uint16_t)(c->o->cport + i) : 0;
         int fd = dial(c, p->udp ? SOCK_DGRAM : SOCK_STREAM, p, cport, &why);
+        if (fd < 0 && cport)
+            return cfail(c, EXIT_CHECK, "cannot open data stream %d to %s port %u from local "
+                         "port %u: %s%s%s (with --cport %u, stream N uses local port %u+N-1: "
+                         "choose a free range)", i + 1, c->host, c->o->port, cport,
+                         why ? why : "", why ? ": " : "", errtext(errno), c->o->cport,
+                         c->o->cport);
         if (fd < 0)
             return cfail(c, EXIT_CHECK, "cannot open data stream %d to %s port %u: %s",
                          i + 1, c->host, c->o->port, why ? why : errtext(errno));
@@ -352,6 +361,42 @@ static int run_test(struct client *c, const sigset_t *stop)
     return 0;
 }
 
+/* UDP sends whole datagrams: when one datagram is a good part of what the rate
+ * moves in the test, the test cannot land on the rate; say so before it runs
+ * (TCP writes smaller pieces instead, pace_chunk) */
+static void warn_coarse_pace(const struct test_params *p)
+{
+    if (!p->udp || !p->time || p->bandwidth <= 0)
+        return;
+    uint64_t rate = (uint64_t)p->bandwidth, secs = (uint64_t)p->time;
+    int pct = pace_overshoot_pct(rate, (size_t)p->len, (uint64_t)p->burst, secs * NS_PER_SEC);
+    if (pct <= PACE_OVERSHOOT_OK)
+        return;
+    /* the datagram size that keeps one datagram within PACE_OVERSHOOT_OK % */
+    uint64_t fit = rate / 8 * secs * PACE_OVERSHOOT_OK / 100 / (p->burst > 1 ? (uint64_t)p->burst : 1);
+    if (fit >= UDP_LEN_MIN)
+        warnmsg("warning: -b %lld bit/s with %lld-byte datagrams for %lld s: whole datagrams "
+                "can land up to %d%% above the rate (-l %llu or smaller keeps it within %d%%)",
+                (long long)p->bandwidth, (long long)p->len, (long long)p->time, pct,
+                (unsigned long long)fit, PACE_OVERSHOOT_OK);
+    else
+        warnmsg("warning: -b %lld bit/s for %lld s moves fewer bytes than a few datagrams: "
+                "whole datagrams can land up to %d%% above the rate (raise -b or -t)",
+                (long long)p->bandwidth, (long long)p->time, pct);
+}
+
+/* a test that moved nothing is no success (a stalled path, everything lost):
+ * the report stands, and the exit code says it failed */
+static int moved_nothing(struct client *c)
+{
+    const struct run_result *f = &c->s.fig;
+    if (f->bytes_received)
+        return 0;
+    warnmsg("the test moved no data: %llu bytes sent, 0 received (check the path, "
+            "firewalls and -b)", (unsigned long long)f->bytes_sent);
+    return EXIT_CHECK;
+}
+
 int client_run(const struct perf_opts *o, struct run_result *rr)
 {
     struct client c;
@@ -406,6 +451,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
 
     struct test_params p;
     client_params(o, ctl_mss(c.ctl), &p);
+    warn_coarse_pace(&p);
     memcpy(p.authtoken, c.authtoken, sizeof p.authtoken);
     size_t plen;
     char *pjs = params_encode(&p, &plen);
@@ -489,6 +535,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     if ((rc = wait_state(&c, ST_DISPLAY_RESULTS, mono_ns() + CTL_WAIT_NS)))
         goto out;
     session_summary(&c.s);
+    rc = moved_nothing(&c);
     if (o->get_server_output && !o->json) {
         if (c.s.remote.server_output_text)
             rep_printf(&c.rep, "\nServer output:\n%s", c.s.remote.server_output_text);

@@ -12,6 +12,7 @@
 #include "options.h"
 #include "proto.h"
 #include "server.h"
+#include "stream.h"
 #include "sweep.h"
 #include "version.h"
 
@@ -87,7 +88,7 @@ static const char usage_text[] =
 "      --rsa-public-key-path FILE  the server's RSA public key (PEM), with --username\n"
 "      --connect-timeout MS control connection timeout\n"
 "      --get-server-output  show the server's report too\n"
-"      --cport PORT         local port for data streams\n"
+"      --cport PORT         local port of data stream 1 (stream N: PORT+N-1)\n"
 "      --dont-fragment      UDP: set the don't-fragment bit (IPv4)\n"
 "      --udp-counters-64bit 64-bit UDP packet counters\n"
 "      --pacing-timer US    pacing granularity sent to the peer (default 1000)\n"
@@ -102,8 +103,9 @@ static const char usage_text[] =
 "MSG_TRUNC, sendfile, pinning) and any fallback; ESXPERF_ENGINE_OFF=LIST turns\n"
 "techniques off: mmsg,gso,gro,lowat,trunc,sendfile,rcvbuf or all.\n"
 "Exit codes: 0 test done; 1 the test failed (server busy, peer error, stream failure,\n"
-"bad peer data); 2 usage or system error (bad option, cannot resolve, connection\n"
-"refused or timed out, port in use).\n"
+"bad peer data, no data arrived); 2 usage or system error (bad option, options that\n"
+"contradict, cannot resolve, connection refused or timed out, port in use). Options\n"
+"that do nothing here are run with a warning. A sweep exits with its worst run's code.\n"
 "\n"
 "Examples:\n"
 "  esxperf -s                                  # server on port 5201\n"
@@ -113,13 +115,6 @@ static const char usage_text[] =
 "  esxperf -c 198.18.0.2 -t 5 --sweep-parallel 1-8 --sweep-window 256K,1M,4M\n"
 "  esxperf -s --rsa-private-key-path priv.pem --authorized-users-path users.csv\n"
 "  IPERF3_PASSWORD=... esxperf -c 198.18.0.2 --username alice --rsa-public-key-path pub.pem\n";
-
-enum {
-    O_BIDIR = 256, O_LOGFILE, O_FORCEFLUSH, O_CONNECT_TIMEOUT, O_IDLE_TIMEOUT, O_GSO,
-    O_CPORT, O_DF, O_COOLDOWN, O_SWEEP_P, O_SWEEP_W, O_CSV, O_UDP64, O_PACING,
-    O_USERNAME, O_RSA_PUB, O_PKCS1, O_RSA_PRIV, O_USERS, O_SKEW, O_READABLE_KEY,
-    O_CONTROL_TIMEOUT, O_MAX_DURATION, O_SKIP_RX_COPY,
-};
 
 static const struct option longopts[] = {
     { "server", no_argument, NULL, 's' }, { "client", required_argument, NULL, 'c' },
@@ -174,14 +169,35 @@ static int64_t num_arg(const char *name, const char *s, int64_t min, int64_t max
     return v;
 }
 
-static int64_t size_arg(const char *name, const char *s, int64_t min, int64_t max)
+/* unit: what the number counts ("bytes", "blocks") */
+static int64_t size_arg(const char *name, const char *s, int64_t min, int64_t max,
+                        const char *unit)
 {
     int64_t v;
     const char *why = NULL;
     if (opt_parse_size(s, min, max, &v, &why) < 0)
-        die_usage("bad %s '%s': %s (a number with K, M or G, %lld..%lld bytes)", name, s, why,
-                  (long long)min, (long long)max);
+        die_usage("bad %s '%s': %s (a number with K, M or G, %lld..%lld %s)", name, s, why,
+                  (long long)min, (long long)max, unit);
     return v;
+}
+
+/* getopt returned ':' (a value is missing) or '?' (unknown option, or a value
+ * given to an option that takes none): one line that says which. arg is the
+ * word getopt stopped at (NULL past the end), code its optopt. */
+static _Noreturn void bad_option(int c, int code, const char *arg)
+{
+    char word[64];
+    if (arg && arg[0] == '-' && arg[1] == '-')
+        snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg);
+    else if (code > 0 && code < 128)
+        snprintf(word, sizeof word, "-%c", code);
+    else
+        snprintf(word, sizeof word, "%s", arg ? arg : "?");
+    if (c == ':')
+        die_usage("option %s needs a value", word);
+    if (code && arg && arg[0] == '-' && arg[1] == '-')
+        die_usage("option %s takes no value (drop the '=...')", word);
+    die_usage("unknown option %s", word);
 }
 
 int main(int argc, char **argv)
@@ -189,11 +205,14 @@ int main(int argc, char **argv)
     argc = args_strip_vmk(argc, &argv);
     struct perf_opts o;
     opts_defaults(&o);
-    int c, time_set = 0;
+    int c;
     const char *why = NULL;
     double d;
-    while ((c = getopt_long(argc, argv, "sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hv", longopts,
-                            NULL)) != -1) {
+    opterr = 0;     /* bad_option() prints the one line */
+    while ((c = getopt_long(argc, argv, ":sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hv",
+                            longopts, NULL)) != -1) {
+        if (c > 0 && c < O_CODE_END)
+            o.given[c] = 1;
         switch (c) {
         case 's': o.server = 1; break;
         case 'c': o.host = optarg; break;
@@ -212,17 +231,19 @@ int main(int argc, char **argv)
         case 'J': o.json = 1; break;
         case 'V': o.verbose = 1; break;
         case '1': o.one_off = 1; break;
-        case 't': o.time = num_arg("time", optarg, 1, 86400); time_set = 1; break;
-        case 'n': o.num = size_arg("byte count (-n)", optarg, 1, INT64_MAX / 2); break;
-        case 'k': o.blockcount = size_arg("block count (-k)", optarg, 1, INT64_MAX / 2); break;
+        case 't': o.time = num_arg("time", optarg, 1, 86400); break;
+        case 'n': o.num = size_arg("byte count (-n)", optarg, 1, INT64_MAX / 2, "bytes"); break;
+        case 'k':
+            o.blockcount = size_arg("block count (-k)", optarg, 1, INT64_MAX / 2, "blocks");
+            break;
         case 'u': o.udp = 1; break;
         case 'b':
             if (opt_parse_rate(optarg, &o.bandwidth, &o.burst, &why) < 0)
                 die_usage("bad bitrate '%s': %s (e.g. 100M, 1G, 10M/32)", optarg, why);
             o.bandwidth_set = 1;
             break;
-        case 'l': o.len = size_arg("block size (-l)", optarg, 1, TCP_LEN_MAX); break;
-        case 'w': o.window = size_arg("window (-w)", optarg, 1024, 1 << 30); break;
+        case 'l': o.len = size_arg("block size (-l)", optarg, 1, TCP_LEN_MAX, "bytes"); break;
+        case 'w': o.window = size_arg("window (-w)", optarg, 1024, 1 << 30, "bytes"); break;
         case 'P': o.parallel = num_arg("stream count (-P)", optarg, 1, MAX_STREAMS); break;
         case 'R': o.reverse = 1; break;
         case O_BIDIR: o.bidir = 1; break;
@@ -276,32 +297,18 @@ int main(int argc, char **argv)
         case O_MAX_DURATION: o.max_duration = num_arg("max duration", optarg, 1, 86400 * 7); break;
         case 'h': fputs(usage_text, stdout); return EXIT_OKAY;
         case 'v': version_print(); return EXIT_OKAY;
-        default: die_usage("unknown option");
+        default: bad_option(c, optopt, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
         }
     }
     if (optind < argc)
         die_usage("unexpected argument '%s'", argv[optind]);
-    if (o.server == !!o.host)
-        die_usage("give exactly one of -s (server) or -c HOST (client)");
-    if (o.reverse && o.bidir)
-        die_usage("-R and --bidir exclude each other");
-    if ((o.num || o.blockcount) && time_set)
-        die_usage("give only one of -t, -n, -k");
-    if (o.num && o.blockcount)
-        die_usage("give only one of -n and -k");
-    if (o.udp && o.len && (o.len < UDP_LEN_MIN || o.len > UDP_LEN_MAX))
-        die_usage("UDP block size (-l) must be %d..%d", UDP_LEN_MIN, UDP_LEN_MAX);
-    if (o.server && (o.sweep_np || o.sweep_nw))
-        die_usage("sweeps are a client feature");
-    if (!o.username != !o.rsa_public_key)
-        die_usage("authentication needs both --username and --rsa-public-key-path");
-    if (!o.rsa_private_key != !o.authorized_users)
-        die_usage("authentication needs both --rsa-private-key-path and --authorized-users-path");
-    if (o.server && o.username)
-        die_usage("--username and --rsa-public-key-path are client options");
-    if (!o.server && (o.rsa_private_key || o.max_duration))
-        die_usage("--rsa-private-key-path, --authorized-users-path and --max-duration are "
-                  "server options");
+    char line[320];
+    if (opts_validate(&o, line, sizeof line) < 0)
+        die_usage("%s", line);
+    for (int k = 0; (k = opts_warning(&o, k, line, sizeof line)) >= 0; k++)
+        warnmsg("warning: %s", line);
+    if (o.congestion && stream_congestion_check(o.congestion, line, sizeof line) < 0)
+        die_usage("%s", line);
     if (o.logfile) {
         int fd = open(o.logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0)

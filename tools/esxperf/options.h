@@ -2,10 +2,21 @@
  * parsers behind -b/-l/-w/-n and the sweep lists (pure, unit-tested). */
 #ifndef ESXPERF_OPTIONS_H
 #define ESXPERF_OPTIONS_H
+#include <stddef.h>
 #include <stdint.h>
 
 #define SWEEP_MAX 32
 #define AFFINITY_MAX 64
+
+/* getopt_long's codes for the long-only options (short ones are their letter);
+ * perf_opts.given[] is indexed by these codes */
+enum perf_opt_code {
+    O_BIDIR = 256, O_LOGFILE, O_FORCEFLUSH, O_CONNECT_TIMEOUT, O_IDLE_TIMEOUT, O_GSO,
+    O_CPORT, O_DF, O_COOLDOWN, O_SWEEP_P, O_SWEEP_W, O_CSV, O_UDP64, O_PACING,
+    O_USERNAME, O_RSA_PUB, O_PKCS1, O_RSA_PRIV, O_USERS, O_SKEW, O_READABLE_KEY,
+    O_CONTROL_TIMEOUT, O_MAX_DURATION, O_SKIP_RX_COPY,
+    O_CODE_END
+};
 
 struct perf_opts {
     int server;                 /* -s */
@@ -66,6 +77,9 @@ struct perf_opts {
     int64_t control_timeout_ms; /* --control-timeout: a silent control connection
                                    is dropped after this, default 10000 */
     int64_t max_duration;       /* --max-duration SEC: the server ends longer tests, 0 = no cap */
+    /* which options the command line gave (getopt code -> 1), for opts_validate
+     * and opts_warning: a default and an explicit value look alike otherwise */
+    unsigned char given[O_CODE_END];
 };
 void opts_defaults(struct perf_opts *o);
 
@@ -80,5 +94,14 @@ int opt_parse_counts(const char *s, int64_t *out, int *n, const char **why);
 int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const char **why);
 /* "64K,256K,1M" -> list of window sizes */
 int opt_parse_sizes(const char *s, int64_t *out, int *n, const char **why);
+
+/* Cross-option checks on a whole command line (pure: no socket, no file).
+ * opts_validate: 0 when the options make sense together, else -1 and one line in
+ * why saying what contradicts what and what to do (a usage error, exit 2).
+ * opts_warning: options that are accepted but do nothing here; returns the
+ * index of the first such warning at or after k with its line in why, or -1
+ * when there is none left (call with k = 0, then k = returned + 1). */
+int opts_validate(const struct perf_opts *o, char *why, size_t len);
+int opts_warning(const struct perf_opts *o, int k, char *why, size_t len);
 
 #endif

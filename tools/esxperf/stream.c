@@ -342,11 +342,11 @@ static uint64_t burst_bytes(const struct stream *s)
     return s->burst > 1 ? (uint64_t)(s->burst - 1) * s->blksize : 0;
 }
 
-/* -b: wait until `sent + next` bytes are within the token bucket; sleeps to an
+/* -b: sleep until due_ns after the start (pace_due_ns, pace_step), to an
  * absolute time, in slices so a stop is seen. Returns 0, or -1 on stop. */
-static int pace_wait(struct stream *s, uint64_t sent, uint64_t next)
+static int pace_wait(struct stream *s, uint64_t due_ns)
 {
-    uint64_t due = s->sh->start_ns + pace_due_ns(s->rate_bps, sent + next, burst_bytes(s));
+    uint64_t due = s->sh->start_ns + due_ns;
     for (;;) {
         if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
             return -1;
@@ -396,11 +396,21 @@ void stream_tcp_send(struct stream *s)
         path_add(s, "TCP send: sendfile() %zu bytes per call (-Z, no copy)", s->blksize);
     else if (!msgzc)
         path_add(s, "TCP send: send() %zu-byte writes", s->blksize);
+    /* paced: smaller writes at low rates, so no rate overshoots by a whole
+     * block (-k counts whole blocks, so it keeps them) */
+    size_t want = s->rate_bps && !s->sh->has_budget_blocks ? pace_chunk(s->rate_bps, s->wsize)
+                                                           : s->wsize;
+    if (want < s->wsize)
+        path_add(s, ", paced in %zu-byte writes", want);
+    const uint64_t burst = burst_bytes(s);
     while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
-        size_t chunk = budget ? budget_take(s, s->blksize) : s->wsize;
+        size_t chunk = budget ? budget_take(s, want) : want;
         if (!chunk)
             break;
-        if (s->rate_bps && pace_wait(s, sent, chunk) < 0) {
+        /* one write at a time: waits only while the bucket is negative */
+        uint64_t due = 0;
+        if (s->rate_bps && !pace_step(s->rate_bps, mono_ns() - s->sh->start_ns, sent, burst,
+                                      chunk, 1, 1, &due) && pace_wait(s, due) < 0) {
             if (budget)
                 budget_return(s, chunk, 1);
             break;
@@ -544,7 +554,7 @@ void stream_udp_send(struct stream *s)
             n = pace_step(s->rate_bps, mono_ns() - s->sh->start_ns, sent, burst,
                           s->blksize, wake, tx.max, &due);
             if (n == 0) {
-                if (pace_wait(s, sent, (uint64_t)(wake < tx.max ? wake : tx.max) * s->blksize) < 0)
+                if (pace_wait(s, due) < 0)
                     break;
                 continue;
             }
@@ -697,4 +707,32 @@ void stream_congestion(int fd, char *buf, size_t len)
         name[0] = '\0';
     name[sizeof name - 1] = '\0';
     snprintf(buf, len, "%s", name);
+}
+
+int stream_congestion_check(const char *algo, char *why, size_t len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;       /* no socket to ask: the data streams will say */
+    int rc = setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, algo, (socklen_t)strlen(algo));
+    int e = errno;
+    close(fd);
+    if (rc == 0)
+        return 0;
+    char have[200] = "";
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r");
+    if (f) {
+        if (!fgets(have, sizeof have, f))
+            have[0] = '\0';
+        fclose(f);
+        have[strcspn(have, "\n")] = '\0';
+    }
+    snprintf(why, len, "bad congestion control -C '%s': %s (%s%s)", algo,
+             e == ENOENT ? "this host has no such algorithm"
+             : e == EPERM ? "not allowed for this user (net.ipv4.tcp_allowed_congestion_control)"
+             : e == ENOPROTOOPT ? "this system cannot choose one" : errtext(e),
+             have[0] ? "available: " : "drop -C", have);
+    return -1;
 }

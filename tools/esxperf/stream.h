@@ -106,5 +106,8 @@ int stream_tcp_info(int fd, struct tcp_sample *t);
 long long stream_tcp_unacked(int fd);
 /* congestion control in use, "" when unknown */
 void stream_congestion(int fd, char *buf, size_t len);
+/* -C ALGO before the test: 0 when this host's TCP takes it, else -1 and one line
+ * in why (unknown name, not allowed, no TCP_CONGESTION) with the names it has */
+int stream_congestion_check(const char *algo, char *why, size_t len);
 
 #endif

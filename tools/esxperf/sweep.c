@@ -83,11 +83,23 @@ void sweep_print(FILE *f, const struct sweep_row *rows, int n, int csv, int json
     }
 }
 
+void sweep_progress(FILE *f, int done, int total, const struct perf_opts *one, int rc)
+{
+    char win[32];
+    window_text(win, sizeof win, one->window);
+    if (rc)
+        fprintf(f, "%s: run %d/%d failed (exit %d; -P %lld, window %s)\n", tool_name, done,
+                total, rc, (long long)one->parallel, win);
+    else
+        fprintf(f, "%s: run %d/%d done (-P %lld, window %s)\n", tool_name, done, total,
+                (long long)one->parallel, win);
+}
+
 int sweep_run(const struct perf_opts *o)
 {
     int np = o->sweep_np ? o->sweep_np : 1, nw = o->sweep_nw ? o->sweep_nw : 1;
     struct sweep_row *rows = xcalloc((size_t)(np * nw), sizeof *rows);
-    int n = 0, failed = 0;
+    int n = 0, worst = EXIT_OKAY;
     for (int a = 0; a < np; a++) {
         for (int b = 0; b < nw; b++) {
             struct perf_opts one = *o;
@@ -99,16 +111,14 @@ int sweep_run(const struct perf_opts *o)
             r->streams = one.parallel;
             r->window = one.window;
             r->rc = client_run(&one, &r->r);
-            if (r->rc)
-                failed = 1;
-            if (!o->json && !o->csv) {
-                fprintf(stderr, "%s: run %d/%d done (-P %lld)\n", tool_name, n, np * nw,
-                        (long long)one.parallel);
-            }
+            if (r->rc > worst)
+                worst = r->rc;      /* 2 (usage, system) over 1 (test failed) over 0 */
+            if (!o->json && !o->csv)
+                sweep_progress(stderr, n, np * nw, &one, r->rc);
             sleep_ns(200 * 1000000ull);   /* let the server return to listening */
         }
     }
     sweep_print(stdout, rows, n, o->csv, o->json);
     free(rows);
-    return failed ? EXIT_CHECK : EXIT_OKAY;
+    return worst;
 }

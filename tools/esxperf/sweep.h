@@ -12,7 +12,10 @@ struct sweep_row {
     int rc;
     struct run_result r;
 };
+/* runs every combination; exits with the worst run's code (2 over 1 over 0) */
 int sweep_run(const struct perf_opts *o);
+/* the stderr line after each run: "run 2/4 done (...)" or "run 2/4 failed (exit 2; ...)" */
+void sweep_progress(FILE *f, int done, int total, const struct perf_opts *one, int rc);
 /* output of a finished table (pure: unit-testable) */
 void sweep_print(FILE *f, const struct sweep_row *rows, int n, int csv, int json);
 

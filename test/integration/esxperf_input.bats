@@ -1,0 +1,271 @@
+#!/usr/bin/env bats
+# esxperf against clumsy and hostile command lines and files (issue 15): no hang, no
+# false success, one right line and the documented exit code. Real esxperf servers on
+# 127.0.0.1; the zero-bytes case runs in a network namespace of its own (lo only,
+# with an nft rule that drops UDP data), deleted in teardown.
+load ../lib/common
+
+setup() {
+    PORT=$(free_port)
+    PIDS=()
+    TMP=$(mktemp -d)
+    NS=""
+}
+
+teardown() {
+    stop_pids
+    if [ -n "$NS" ]; then
+        ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null || true
+        ip netns del "$NS" 2>/dev/null || true
+    fi
+    rm -rf "$TMP"
+}
+
+esxperf_server() {  # esxperf -s on 127.0.0.1:$PORT, output into $TMP/s.out
+    "$BIN/esxperf" -s -B 127.0.0.1 -p "$PORT" "$@" >"$TMP/s.out" 2>&1 &
+    SPID=$!
+    PIDS+=($SPID)
+    wait_port "$PORT"
+}
+
+# one line, "esxperf: ..." and exit 2 for the words in "$@"
+assert_usage_line() {
+    run timeout 10 "$BIN/esxperf" "$@"
+    [ "$status" -eq 2 ] || flunk "'$*' exited $status: $output"
+    [ "${#lines[@]}" -eq 1 ] || flunk "'$*' printed ${#lines[@]} lines: $output"
+    [[ "$output" == esxperf:* ]] || flunk "'$*': $output"
+}
+
+keys() {            # an RSA key pair and a users file (alice / s3cret) in $TMP
+    command -v openssl >/dev/null || skip "openssl not installed"
+    openssl genrsa -traditional -out "$TMP/priv.pem" 2048 2>/dev/null
+    openssl rsa -in "$TMP/priv.pem" -pubout -out "$TMP/pub.pem" 2>/dev/null
+    chmod 600 "$TMP/priv.pem"
+    printf 'alice,%s\n' "$(printf '%s' '{alice}s3cret' | sha256sum | cut -d' ' -f1)" >"$TMP/users.csv"
+    export IPERF3_PASSWORD=s3cret
+}
+
+# bits per second the sender moved over the test's seconds, from -J output
+sent_rate() {
+    python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['end']; s=e.get('sum_sent') or e['sum']; print(int(s['bytes']*8/s['seconds']))" "$1"
+}
+sent_bytes() {
+    python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['end']; s=e.get('sum_sent') or e['sum']; print(s['bytes'])" "$1"
+}
+
+# ---- item 2: FIFOs and other non-regular files
+
+@test "input: key and users paths naming a FIFO or a device are refused at once, exit 2" {
+    keys
+    mkfifo "$TMP/fifo"
+    # timeout 10: a bound against the old hang in open() (the refusal takes milliseconds)
+    run timeout 10 "$BIN/esxperf" -s -p "$PORT" --rsa-private-key-path "$TMP/fifo" \
+        --authorized-users-path "$TMP/users.csv"
+    assert_status 2
+    assert_contains "private key $TMP/fifo is a FIFO (named pipe), not a regular file"
+    run timeout 10 "$BIN/esxperf" -s -p "$PORT" --rsa-private-key-path "$TMP/priv.pem" \
+        --authorized-users-path "$TMP/fifo"
+    assert_status 2
+    assert_contains "users file $TMP/fifo is a FIFO"
+    run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" --username alice \
+        --rsa-public-key-path "$TMP/fifo"
+    assert_status 2
+    assert_contains "key file $TMP/fifo is a FIFO"
+    run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" --username alice \
+        --rsa-public-key-path /dev/zero
+    assert_status 2
+    assert_contains "is a character device"
+    run timeout 10 "$BIN/esxperf" -s -p "$PORT" --rsa-private-key-path "$TMP/priv.pem" \
+        --authorized-users-path "$TMP"
+    assert_status 2
+    assert_contains "is a directory"
+}
+
+@test "input: a users file swapped for a FIFO refuses that test; the server goes on" {
+    keys
+    esxperf_server --rsa-private-key-path "$TMP/priv.pem" --authorized-users-path "$TMP/users.csv"
+    cp "$TMP/users.csv" "$TMP/users.keep"
+    rm "$TMP/users.csv"
+    mkfifo "$TMP/users.csv"
+    # timeout 20: the refusal comes at once; the old server blocked in open() and the
+    # client waited its 30 s for the server's answer
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --username alice \
+        --rsa-public-key-path "$TMP/pub.pem"
+    assert_status 1
+    assert_contains "authentication failed"
+    grep -q "users file $TMP/users.csv is a FIFO" "$TMP/s.out" || flunk "server log: $(cat "$TMP/s.out")"
+    rm "$TMP/users.csv"
+    cp "$TMP/users.keep" "$TMP/users.csv"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --username alice \
+        --rsa-public-key-path "$TMP/pub.pem"
+    assert_status 0
+    kill -0 "$SPID" || flunk "the server is gone"
+}
+
+# ---- item 4: the pacer
+
+@test "input: low -b rates move data within a few % of the rate (TCP) or say why not (UDP)" {
+    esxperf_server
+    local a rate lo hi
+    # -b, -t, -l, -P as in issue 15; the rate is per stream, the check on the sum.
+    # Bounds: the pacer never runs ahead by more than 10 ms of the rate; a late
+    # sender catches up, so the lower bound is generous (main moved 0 and 50 %).
+    while read -r rate a; do
+        run timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -J $a
+        assert_status 0
+        echo "$output" >"$TMP/c.json"
+        got=$(sent_rate "$TMP/c.json")
+        lo=$((rate * 90 / 100)); hi=$((rate * 105 / 100))
+        [ "$got" -ge "$lo" ] && [ "$got" -le "$hi" ] || flunk "'$a': $got bit/s for $rate"
+    done <<EOF
+100000 -t 2 -b 100k
+100000000 -t 1 -l 16M -b 100M
+256000000 -P 128 -b 2M -t 1
+EOF
+    # UDP cannot split a datagram: the first goes at once, and a warning says how far
+    # whole datagrams land from the rate and which -l would fit
+    run timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -u -b 100k -t 2 -l 32768 -J
+    assert_status 0
+    [ "$(sent_bytes <(echo "$output" | sed '/^esxperf: /d'))" -gt 0 ] || flunk "UDP moved nothing: $output"
+    assert_contains "esxperf: warning: -b 100000 bit/s with 32768-byte datagrams for 2 s"
+    assert_contains "-l 1250 or smaller keeps it within 5%"
+    run timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -u -b 100k -t 2 -l 1200 -J
+    assert_status 0
+    assert_not_contains "warning"
+    got=$(sent_rate <(echo "$output"))
+    [ "$got" -ge 90000 ] && [ "$got" -le 105000 ] || flunk "-u -b 100k -l 1200: $got bit/s"
+}
+
+@test "input: a test in which nothing arrives exits 1 and says so" {
+    need_root
+    NS="esxin$$"
+    ip netns add "$NS"
+    ip -n "$NS" link set lo up
+    # every UDP datagram longer than the 4-byte stream hello is dropped
+    ip netns exec "$NS" nft add table inet esxperf
+    ip netns exec "$NS" nft add chain inet esxperf input '{ type filter hook input priority 0; }'
+    ip netns exec "$NS" nft add rule inet esxperf input udp dport "$PORT" udp length gt 100 drop
+    ip netns exec "$NS" "$BIN/esxperf" -s -p "$PORT" >"$TMP/s.out" 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT" "$NS"
+    run timeout 30 ip netns exec "$NS" "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -u -b 1M -t 1 -l 1200
+    assert_status 1
+    assert_contains "the test moved no data"
+    assert_contains "0 received"
+}
+
+# ---- items 7, 8, 12, 16: values, families, missing values
+
+@test "input: white space before a number, -k and -C values are usage errors with the right words" {
+    assert_usage_line -c 127.0.0.1 -p "$PORT" -u -b $'\t-5000'
+    assert_contains "bad bitrate"
+    assert_usage_line -c 127.0.0.1 -p "$PORT" -t $'\n5'
+    assert_contains "bad time"
+    assert_usage_line -c 127.0.0.1 -p "$PORT" -k 0
+    assert_contains "1..4611686018427387903 blocks"
+    assert_not_contains "bytes"
+    assert_usage_line -c 127.0.0.1 -p "$PORT" -C bogus
+    assert_contains "bad congestion control -C 'bogus': this host has no such algorithm"
+    assert_contains "available: "
+    # a known algorithm still runs (reno is always built into Linux)
+    esxperf_server
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -C reno
+    assert_status 0
+}
+
+@test "input: address family mismatches say the families do not match" {
+    assert_usage_line -c 127.0.0.1 -6
+    assert_contains "-c 127.0.0.1 is an IPv4 address but -6 asks for IPv6"
+    assert_usage_line -c ::1 -B 127.0.0.1
+    assert_contains "the address families do not match"
+    assert_usage_line -s -B ::1 -4
+    assert_contains "-B ::1 is an IPv6 address but -4 asks for IPv4"
+}
+
+@test "input: a missing or unwanted option value prints one right line" {
+    assert_usage_line -c 127.0.0.1 -p
+    assert_contains "option -p needs a value"
+    assert_usage_line -c 127.0.0.1 --port
+    assert_contains "option --port needs a value"
+    assert_usage_line -c 127.0.0.1 --bidir=1
+    assert_contains "option --bidir takes no value"
+    assert_usage_line -c 127.0.0.1 --no-such-option
+    assert_contains "unknown option --no-such-option"
+    assert_usage_line -c 127.0.0.1 -x
+    assert_contains "unknown option -x"
+}
+
+# ---- item 13: sweeps
+
+@test "input: a sweep exits with its worst run's code and says which run failed" {
+    run timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --sweep-parallel 1,2
+    assert_status 2
+    assert_contains "run 1/2 failed (exit 2; -P 1"
+    assert_contains "run 2/2 failed (exit 2; -P 2"
+    assert_not_contains "done"
+}
+
+# ---- item 14: --cport with several streams
+
+@test "input: --cport gives stream N the port cport+N-1 (TCP, UDP), range-checked, failures named" {
+    esxperf_server
+    # twelve local ports in a row below the ephemeral range, none bound now
+    local cp i
+    for i in $(seq 1 50); do
+        cp=$((20000 + RANDOM % 12000))
+        ss -Htuan "( sport >= :$cp and sport <= :$((cp + 11)) )" | grep -q . || break
+    done
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -P 2 --cport "$cp" -J
+    assert_status 0
+    echo "$output" >"$TMP/c.json"
+    ports=$(python3 -c "import json,sys; print(' '.join(str(c['local_port']) for c in json.load(open(sys.argv[1]))['start']['connected']))" "$TMP/c.json")
+    [ "$ports" = "$cp $((cp + 1))" ] || flunk "local ports '$ports', want $cp $((cp + 1))"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -b 1M -l 1200 -P 2 --cport "$((cp + 2))" -J
+    assert_status 0
+    echo "$output" >"$TMP/u.json"
+    ports=$(python3 -c "import json,sys; print(' '.join(str(c['local_port']) for c in json.load(open(sys.argv[1]))['start']['connected']))" "$TMP/u.json")
+    [ "$ports" = "$((cp + 2)) $((cp + 3))" ] || flunk "UDP local ports '$ports'"
+    assert_usage_line -c 127.0.0.1 -p "$PORT" -u --cport 65535 -P 2
+    assert_contains "needs ports 65535..65536, past 65535"
+    # stream 2's port is taken by a listener: the failure names the port and the rule
+    python3 -c "import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', $((cp + 11)))); s.listen(1); time.sleep(30)" &
+    PIDS+=($!)
+    wait_port "$((cp + 11))"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -P 2 --cport "$((cp + 10))"
+    assert_status 1
+    assert_contains "cannot open data stream 2"
+    assert_contains "from local port $((cp + 11))"
+    assert_contains "stream N uses local port $((cp + 10))+N-1"
+}
+
+# ---- item 15: options that contradict or do nothing
+
+@test "input: client options on a server, server options on a client, contradictions: refused" {
+    local bad
+    for bad in "-s -u" "-s -t 5" "-s -P 2" "-s -R" "-s --csv" "-s --bidir" "-s -b 1M" \
+               "-s -A 0,1" "-c 127.0.0.1 -1" "-c 127.0.0.1 --idle-timeout 5" \
+               "-c 127.0.0.1 --control-timeout 2" "-c 127.0.0.1 -P 2 --sweep-parallel 1,2" \
+               "-c 127.0.0.1 --sweep-parallel 1,,2" "-c 127.0.0.1 --sweep-parallel ,1" \
+               "-c 127.0.0.1 --sweep-window 64K,,1M"; do
+        # timeout 10: a server accepting these would listen forever
+        assert_usage_line -p "$PORT" $bad
+    done
+    assert_usage_line -s -p "$PORT" -u
+    assert_contains "-u is a client option"
+    assert_usage_line -c 127.0.0.1 -1
+    assert_contains "-1 is a server option"
+    assert_usage_line -c 127.0.0.1 --sweep-parallel 1,,2
+    assert_contains "empty item in the list"
+}
+
+@test "input: options that do nothing here are run with one warning line each" {
+    run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -Z --csv
+    assert_status 2                 # no server: the warnings come first
+    assert_contains "esxperf: warning: -Z is for TCP (sendfile); UDP sends with sendmmsg or sendto: ignored"
+    assert_contains "esxperf: warning: --csv formats a sweep's table"
+    esxperf_server --idle-timeout 5 --cport 5000
+    grep -q "warning: --idle-timeout only acts with -1" "$TMP/s.out" || flunk "$(cat "$TMP/s.out")"
+    grep -q "warning: --cport is a client option" "$TMP/s.out" || flunk "$(cat "$TMP/s.out")"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    assert_status 0
+}
