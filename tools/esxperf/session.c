@@ -134,7 +134,7 @@ int session_start(struct session *s)
 {
     uint64_t now = mono_ns();
     s->t_start = s->t_measure = now;
-    s->sh.start_ns = now;
+    atomic_store(&s->sh.pace_from_ns, now);
     s->omitting = s->p.omit > 0;
     uint64_t iv = s->o->interval > 0 ? (uint64_t)(s->o->interval * 1e9) : 0;
     s->t_next_tick = iv ? now + iv : 0;
@@ -179,6 +179,9 @@ static void omit_end(struct session *s, uint64_t now)
         b->retr_prev = b->retr_base;
         b->rx_prev = b->rx_base;
     }
+    /* nor by the pacer: it measures from here, so a sender that fell behind in
+     * the omitted seconds does not catch up in a burst inside the measured ones */
+    atomic_store(&s->sh.pace_from_ns, now);
     /* the omit period is not counted by the -n/-k budgets either (as iperf3) */
     if (s->sh.has_budget_bytes)
         atomic_store(&s->sh.budget_bytes, s->p.num);

@@ -342,11 +342,26 @@ static uint64_t burst_bytes(const struct stream *s)
     return s->burst > 1 ? (uint64_t)(s->burst - 1) * s->blksize : 0;
 }
 
-/* -b: sleep until due_ns after the start (pace_due_ns, pace_step), to an
- * absolute time, in slices so a stop is seen. Returns 0, or -1 on stop. */
-static int pace_wait(struct stream *s, uint64_t due_ns)
+/* a sender's place in the token bucket: bytes sent since the pacing reference;
+ * when the session moves the reference (end of -O), the count starts again */
+struct pace_clock {
+    uint64_t from_ns, sent;
+};
+
+static void pace_sync(struct stream *s, struct pace_clock *pc)
 {
-    uint64_t due = s->sh->start_ns + due_ns;
+    uint64_t from = atomic_load_explicit(&s->sh->pace_from_ns, memory_order_relaxed);
+    if (from != pc->from_ns) {
+        pc->from_ns = from;
+        pc->sent = 0;
+    }
+}
+
+/* -b: sleep until due_ns after the pacing reference (pace_due_ns, pace_step), to
+ * an absolute time, in slices so a stop is seen. Returns 0, or -1 on stop. */
+static int pace_wait(struct stream *s, const struct pace_clock *pc, uint64_t due_ns)
+{
+    uint64_t due = pc->from_ns + due_ns;
     for (;;) {
         if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
             return -1;
@@ -377,7 +392,8 @@ static uint64_t zc_reap(int fd)
 
 void stream_tcp_send(struct stream *s)
 {
-    uint64_t sent = 0, calls = 0;
+    uint64_t calls = 0;
+    struct pace_clock pc = { 0, 0 };
     int budget = s->sh->has_budget_bytes || s->sh->has_budget_blocks;
     int msgzc = 0;
     const char *zc = getenv("ESXPERF_ZEROCOPY");
@@ -409,8 +425,10 @@ void stream_tcp_send(struct stream *s)
             break;
         /* one write at a time: waits only while the bucket is negative */
         uint64_t due = 0;
-        if (s->rate_bps && !pace_step(s->rate_bps, mono_ns() - s->sh->start_ns, sent, burst,
-                                      chunk, 1, 1, &due) && pace_wait(s, due) < 0) {
+        if (s->rate_bps)
+            pace_sync(s, &pc);
+        if (s->rate_bps && !pace_step(s->rate_bps, mono_ns() - pc.from_ns, pc.sent, burst,
+                                      chunk, 1, 1, &due) && pace_wait(s, &pc, due) < 0) {
             if (budget)
                 budget_return(s, chunk, 1);
             break;
@@ -448,7 +466,7 @@ void stream_tcp_send(struct stream *s)
         }
         if (budget)
             budget_return(s, chunk - (size_t)n, 0);
-        sent += (uint64_t)n;
+        pc.sent += (uint64_t)n;
         /* one relaxed add each: the main thread reads them at interval ticks */
         atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
         atomic_fetch_add_explicit(&s->blocks, n > (ssize_t)s->blksize ? (size_t)n / s->blksize : 1,
@@ -539,7 +557,8 @@ void stream_udp_send(struct stream *s)
     char how[96];
     udp_tx_describe(&tx, how, sizeof how);
     path_add(s, "UDP send: %s", how);
-    uint64_t seq = 0, sent = 0;
+    uint64_t seq = 0;
+    struct pace_clock pc = { 0, 0 };
     const uint64_t burst = burst_bytes(s);   /* fixed for the test: not per batch */
     int wake = 1;
     if (s->rate_bps) {
@@ -551,10 +570,11 @@ void stream_udp_send(struct stream *s)
         int n = tx.max;
         if (s->rate_bps) {
             uint64_t due = 0;
-            n = pace_step(s->rate_bps, mono_ns() - s->sh->start_ns, sent, burst,
+            pace_sync(s, &pc);
+            n = pace_step(s->rate_bps, mono_ns() - pc.from_ns, pc.sent, burst,
                           s->blksize, wake, tx.max, &due);
             if (n == 0) {
-                if (pace_wait(s, due) < 0)
+                if (pace_wait(s, &pc, due) < 0)
                     break;
                 continue;
             }
@@ -575,7 +595,7 @@ void stream_udp_send(struct stream *s)
         }
         budget_return_datagrams(s, n - k);
         seq += (uint64_t)k;
-        sent += (uint64_t)k * s->blksize;
+        pc.sent += (uint64_t)k * s->blksize;
         atomic_fetch_add_explicit(&s->bytes, (unsigned long long)k * s->blksize,
                                   memory_order_relaxed);
         atomic_fetch_add_explicit(&s->blocks, (unsigned long long)k, memory_order_relaxed);

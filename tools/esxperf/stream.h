@@ -32,7 +32,9 @@ struct stream_shared {
     atomic_llong budget_bytes;   /* -n: bytes left to send (shared by all senders) */
     atomic_llong budget_blocks;  /* -k: blocks left to send */
     int has_budget_bytes, has_budget_blocks;
-    uint64_t start_ns;           /* when TEST_RUNNING began (pacing reference) */
+    /* -b's reference: TEST_RUNNING, moved to the end of -O as iperf3 does (the
+     * omitted second must not leave a debt the measured ones pay back in a burst) */
+    atomic_ullong pace_from_ns;
     atomic_int senders_running;
 };
 
