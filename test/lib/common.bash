@@ -40,6 +40,64 @@ wait_port() {
     flunk "nothing listens on port $1"
 }
 
+# A network namespace of the test's own with only lo up, for UDP tests on loopback
+# whose counts must be explained exactly: the kernel's UDP counters there belong to
+# this test alone. lo_ns_up sets LONS and IN=(ip netns exec $LONS) to prefix
+# commands with; lo_ns_down (teardown) kills what runs there and deletes it.
+lo_ns_up() {
+    need_root
+    LONS="esxdiag-lo-$$-${BATS_TEST_NUMBER:-0}"
+    ip netns add "$LONS" || flunk "cannot create namespace $LONS"
+    ip -n "$LONS" link set lo up
+    IN=(ip netns exec "$LONS")
+}
+lo_ns_down() {
+    [ -n "${LONS:-}" ] || return 0
+    ip netns pids "$LONS" 2>/dev/null | xargs -r kill 2>/dev/null || true
+    ip netns del "$LONS" 2>/dev/null || true
+    LONS=""
+    IN=()
+}
+# datagrams (or GRO buffers) the kernel dropped in namespace $1 because a UDP
+# socket's receive buffer was full (Udp RcvbufErrors + MemErrors of /proc/net/snmp)
+udp_drops() {
+    ip netns exec "$1" awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) c[$i] = i; h = 1; next }
+        print $c["RcvbufErrors"] + (c["MemErrors"] ? $c["MemErrors"] : 0) }' /proc/net/snmp
+}
+
+# UDP counts against what the kernel dropped in the test's namespace (udp_drops): a
+# loaded host starves the receiver and its socket buffer overflows (one drop per
+# datagram, or per GRO buffer of up to 64). With no drop, every datagram sent is
+# counted and none is lost; with drops, the shortfall and the loss together stay
+# within them. A datagram missed any other way (a bad sequence number, a short
+# drain) fails, however loaded the host.
+#   udp_counts_exact SENT COUNTED LOST DROPS      an esxperf receiver (drains at the end)
+udp_counts_exact() {
+    local sent=$1 got=$2 lost=$3 drops=$4
+    [ "$sent" -gt 0 ] || flunk "no datagram sent"
+    if [ "$drops" -eq 0 ]; then
+        [ "$sent" = "$got" ] || flunk "sender $sent datagrams, receiver counted $got, the kernel dropped none"
+        [ "$lost" = 0 ] || flunk "lost $lost of $got, the kernel dropped none"
+    else
+        [ "$got" -le "$sent" ] || flunk "receiver counted $got of $sent sent"
+        [ $((sent - got + lost)) -le $((drops * 64)) ] ||
+            flunk "sent $sent, counted $got, lost $lost: more than the $drops buffers the kernel dropped"
+    fi
+}
+#   udp_counts_iperf3 SENT COUNTED LOST DROPS LEN  an iperf3 3.12 receiver: its server closes
+# the data socket when TEST_END arrives, so datagrams still queued unread are not
+# counted (iperf3 against itself too): what it misses beyond the drops fits in its
+# receive buffer (the kernel's default size, as iperf3 sets none without -w)
+udp_counts_iperf3() {
+    local sent=$1 got=$2 lost=$3 drops=$4 max
+    max=$(( $(cat /proc/sys/net/core/rmem_default) / $5 ))
+    [ "$sent" -gt 0 ] || flunk "no datagram sent"
+    [ "$got" -le "$sent" ] || flunk "iperf3 counted $got of $sent datagrams sent"
+    [ $((sent - got)) -le $((max + drops * 64)) ] ||
+        flunk "iperf3 missed $((sent - got)) of $sent datagrams: more than its buffer holds ($max) and the kernel dropped ($drops)"
+    [ "$lost" -le $((drops * 64)) ] || flunk "iperf3 lost $lost, the kernel dropped $drops"
+}
+
 # kill every process in the PIDS array and reap it (for teardown)
 stop_pids() {
     local p
