@@ -245,6 +245,9 @@ udp_counts_iperf3_receiver() {
         flunk "measured $(jq_c '.end.sum_sent.bits_per_second') bit/s for -b 100M: $(jq_c '[.intervals[].sum.bits_per_second]')"
 }
 
+# bound: the sender's own rate over its own seconds; measured 0.999-1.000 of the
+# asked rate in 10 runs at load average 20-26 on 2 CPUs (test/lib: the token
+# bucket catches up after a stall), so 3 % is slack of 3x the worst seen
 @test "speed: paced -b 500M lands within 3 % with batch sends and few wake-ups" {
     server
     client -t 3 -u -b 500M -l 1448
