@@ -73,8 +73,9 @@ GIT_DIRTY   := $(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(A_BIN)/,$(TOOLS))
-# every architecture's binaries, one make per ARCH
-all-arches:
+# every architecture's binaries, one make per ARCH (after this make's own deps run, so
+# that a parallel make test never runs build/deps.sh twice at once)
+all-arches: $(DEPS_STAMP)
 	$(Q)set -e; for a in $(ARCHES); do $(MAKE) --no-print-directory ARCH=$$a all; done
 
 deps: $(A_DEPS)

@@ -49,7 +49,7 @@ teardown_file() {
 }
 
 setup() {
-    PORT=$((20000 + RANDOM % 20000))
+    PORT=$(free_port)
     PIDS=()
     TMP=$(mktemp -d)
 }
@@ -170,7 +170,7 @@ wait_pid() { # a server run with -1 ends after its test; bounded (10 s, 2x the w
         [ "$(jget "$TMP/c.json" "d['end']['sum_received']['bytes']")" = "$(jget "$TMP/s.json" "d['end']['sum_received']['bytes']")" ] ||
             flunk "$mode: received bytes differ"
         [ "$(jget "$TMP/c.json" "d['end']['sum_received']['bytes']")" -gt 1000000 ] || flunk "$mode: too few bytes"
-        PORT=$((PORT + 1))
+        PORT=$(free_port)
     done
 }
 
@@ -183,18 +183,26 @@ wait_pid() { # a server run with -1 ends after its test; bounded (10 s, 2x the w
     [ "$(jget "$TMP/c.json" "d['end']['sum_received']['bytes']")" = "$(jget "$TMP/i.json" "d['end']['sum_received']['bytes']")" ]
     [ "$(jget "$TMP/c.json" "d['end']['sum_sent']['bytes']")" -gt 1000000 ]
 
-    PORT=$((PORT + 1))
+    PORT=$(free_port)
     iperf3 -s -p "$PORT" -1 -J --logfile "$TMP/iu.json" &
     PIDS+=($!)
     wait_port "$PORT"
     a64 esxperf -c 127.0.0.1 -p "$PORT" -u -b 10M -l 1400 -t 1 -J >"$TMP/cu.json"
     wait_pid "${PIDS[-1]}"
-    local spk rpk
+    local spk rpk sent srecv max
     spk=$(jget "$TMP/cu.json" "d['end']['sum_sent']['packets']")
     rpk=$(jget "$TMP/iu.json" "d['end']['sum_received']['packets']")
+    sent=$(jget "$TMP/cu.json" "d['end']['sum_sent']['bytes']")
+    srecv=$(jget "$TMP/iu.json" "d['end']['sum_received']['bytes']")
     [ "$spk" -gt 50 ] || flunk "only $spk packets"
-    [ "$spk" = "$rpk" ] || flunk "sent $spk packets, iperf3 counted $rpk"
-    [ "$(jget "$TMP/cu.json" "d['end']['sum_sent']['bytes']")" = "$(jget "$TMP/iu.json" "d['end']['sum_received']['bytes']")" ]
+    [ "$sent" = $((spk * 1400)) ] || flunk "$spk packets of 1400 bytes but $sent bytes sent"
+    # iperf3 3.12's server closes its UDP socket at TEST_END, so datagrams still queued
+    # are not counted (as esxperf.bats says): never more than sent, and what it misses
+    # fits in its receive buffer (kernel default size)
+    max=$(( $(cat /proc/sys/net/core/rmem_default) / 1400 ))
+    [ "$rpk" -le "$spk" ] && [ $((spk - rpk)) -le "$max" ] ||
+        flunk "sent $spk packets, iperf3 counted $rpk (at most $max may be left unread)"
+    [ "$srecv" = $((rpk * 1400)) ] || flunk "iperf3 counted $rpk packets but $srecv bytes"
 }
 
 @test "esxperf: iperf3 3.12 client -> aarch64 esxperf server, TCP, -R and UDP: both ends agree" {
@@ -211,7 +219,7 @@ wait_pid() { # a server run with -1 ends after its test; bounded (10 s, 2x the w
         [ "$(jget "$TMP/i.json" "d['end']['sum_received']['bytes']")" = "$(jget "$TMP/s.json" "d['end']['sum_received']['bytes']")" ] ||
             flunk "'$mode': iperf3 and the server disagree on bytes received"
         [ "$(jget "$TMP/i.json" "d['end']['sum_sent']['bytes']")" -gt 100000 ] || flunk "'$mode': too few bytes"
-        PORT=$((PORT + 1))
+        PORT=$(free_port)
     done
 }
 
@@ -229,7 +237,7 @@ wait_pid() { # a server run with -1 ends after its test; bounded (10 s, 2x the w
                 a64 esxperf -c 127.0.0.1 -p "$PORT" -t 1 $mode -J >"$TMP/$arch.json"
             fi
             wait_pid "${PIDS[-1]}"
-            PORT=$((PORT + 1))
+            PORT=$(free_port)
         done
         # masked: the random cookie, the wall-clock time, uname (qemu reports aarch64),
         # and tcp_info: qemu-user answers getsockopt(TCP_INFO) with 4 bytes (it treats
@@ -251,7 +259,7 @@ wait_pid() { # a server run with -1 ends after its test; bounded (10 s, 2x the w
         skip "this qemu passes TCP_INFO through: the n/a path is not reached here"
     [ "$(jget "$TMP/c.json" "d['end']['sum_sent']['retransmits']")" = -1 ] ||
         flunk "retransmits without TCP_INFO: $(jget "$TMP/c.json" "d['end']['sum_sent']['retransmits']")"
-    PORT=$((PORT + 1))
+    PORT=$(free_port)
     iperf3 -s -p "$PORT" -1 >/dev/null &
     PIDS+=($!)
     wait_port "$PORT"
@@ -345,7 +353,7 @@ inA_same() { # ESXMTU ARGS...: both builds inside A, outputs compared with times
     [ "$AUDIT_RC" = 0 ]
     audit_syscalls "$A64/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -Z
     [ "$AUDIT_RC" = 0 ]
-    local p2=$((PORT + 1))
+    local p2; p2=$(free_port)
     ( sleep 1; iperf3 -c 127.0.0.1 -p "$p2" -t 1 -R >/dev/null 2>&1 ) &
     PIDS+=($!)
     audit_syscalls "$A64/esxperf" -s -1 -p "$p2"
