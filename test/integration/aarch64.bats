@@ -156,22 +156,27 @@ wait_pid() { # a server run with -1 ends after its test; bounded (10 s, 2x the w
     [ "$(jget "$TMP/c.json" "len(d['end']['streams'])")" = 2 ]
 }
 
-@test "esxperf: x86_64 client -> aarch64 esxperf server, TCP and -R: both ends count the same bytes" {
-    local mode
-    for mode in "" "-R"; do
-        a64 esxperf -s -1 -J -p "$PORT" >"$TMP/s.json" 2>&1 &
-        PIDS+=($!)
-        wait_port "$PORT"
-        # shellcheck disable=SC2086
-        "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 $mode -J >"$TMP/c.json"
-        wait_pid "${PIDS[-1]}"
-        [ "$(jget "$TMP/c.json" "d['end']['sum_sent']['bytes']")" = "$(jget "$TMP/s.json" "d['end']['sum_sent']['bytes']")" ] ||
-            flunk "$mode: sent bytes differ: $(cat "$TMP/s.json" | head -c 400)"
-        [ "$(jget "$TMP/c.json" "d['end']['sum_received']['bytes']")" = "$(jget "$TMP/s.json" "d['end']['sum_received']['bytes']")" ] ||
-            flunk "$mode: received bytes differ"
-        [ "$(jget "$TMP/c.json" "d['end']['sum_received']['bytes']")" -gt 1000000 ] || flunk "$mode: too few bytes"
-        PORT=$(free_port)
+# an aarch64 server (-1 -J) against CLIENT (x86_64 esxperf or iperf3) with MODE: both
+# ends report the same bytes sent and the same bytes received
+a64_server_agrees() { # MIN_BYTES MODE CLIENT
+    a64 esxperf -s -1 -J -p "$PORT" >"$TMP/s.json" 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    # shellcheck disable=SC2086
+    "$3" -c 127.0.0.1 -p "$PORT" -t 1 $2 -J >"$TMP/c.json"
+    wait_pid "${PIDS[-1]}"
+    local k
+    for k in sum_sent sum_received; do
+        [ "$(jget "$TMP/c.json" "d['end']['$k']['bytes']")" = "$(jget "$TMP/s.json" "d['end']['$k']['bytes']")" ] ||
+            flunk "$3 '$2': $k bytes differ: client $(jget "$TMP/c.json" "d['end']['$k']['bytes']"), server $(head -c 400 "$TMP/s.json")"
     done
+    [ "$(jget "$TMP/c.json" "d['end']['sum_sent']['bytes']")" -gt "$1" ] || flunk "$3 '$2': too few bytes"
+    PORT=$(free_port)
+}
+
+@test "esxperf: x86_64 client -> aarch64 esxperf server, TCP and -R: both ends count the same bytes" {
+    a64_server_agrees 1000000 "" "$BIN/esxperf"
+    a64_server_agrees 1000000 -R "$BIN/esxperf"
 }
 
 @test "esxperf: aarch64 client -> iperf3 3.12 server, TCP and UDP: bytes (and packets) agree with iperf3's report" {
@@ -206,21 +211,9 @@ wait_pid() { # a server run with -1 ends after its test; bounded (10 s, 2x the w
 }
 
 @test "esxperf: iperf3 3.12 client -> aarch64 esxperf server, TCP, -R and UDP: both ends agree" {
-    local mode
-    for mode in "" "-R" "-u -b 10M"; do
-        a64 esxperf -s -1 -J -p "$PORT" >"$TMP/s.json" 2>&1 &
-        PIDS+=($!)
-        wait_port "$PORT"
-        # shellcheck disable=SC2086
-        iperf3 -c 127.0.0.1 -p "$PORT" -t 1 $mode -J >"$TMP/i.json"
-        wait_pid "${PIDS[-1]}"
-        [ "$(jget "$TMP/i.json" "d['end']['sum_sent']['bytes']")" = "$(jget "$TMP/s.json" "d['end']['sum_sent']['bytes']")" ] ||
-            flunk "'$mode': iperf3 and the server disagree on bytes sent: $(head -c 400 "$TMP/s.json")"
-        [ "$(jget "$TMP/i.json" "d['end']['sum_received']['bytes']")" = "$(jget "$TMP/s.json" "d['end']['sum_received']['bytes']")" ] ||
-            flunk "'$mode': iperf3 and the server disagree on bytes received"
-        [ "$(jget "$TMP/i.json" "d['end']['sum_sent']['bytes']")" -gt 100000 ] || flunk "'$mode': too few bytes"
-        PORT=$(free_port)
-    done
+    a64_server_agrees 1000000 "" iperf3
+    a64_server_agrees 1000000 -R iperf3
+    a64_server_agrees 100000 "-u -b 10M" iperf3
 }
 
 @test "esxperf: -J of the aarch64 client has the same keys and strings as x86_64's (TCP, UDP -R)" {
