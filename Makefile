@@ -4,16 +4,20 @@
 #                 binary checks, reproducibility; ends with "N passed, N failed"
 #   make demo     every tool once, on this machine only
 #   make dist     dist/esxdiag-$(VERSION)-x86_64.tar.gz (reproducible)
+#   ARCH=aarch64  the same for ESXi-Arm: out/aarch64/bin/*, dist/esxdiag-$(VERSION)-aarch64.tar.gz
+#   make dist-all one tarball per architecture (build/arch/*.mk)
 #   make bench    side-by-side benchmarks against the anchors
 #   make fuzz     each libFuzzer target for FUZZ_SECONDS (default 60)
 #   V=1           show the full compiler command lines
 # Any folder tools/<name>/ with a main.c becomes out/bin/<name>.
+# What differs between architectures lives in build/arch/<arch>.mk (compiler, output
+# folder, mbedtls build, dependency stamp), as <arch>_NAME variables; A_NAME below is
+# the one of $(ARCH).
 
 VERSION     := 0.1.0
 SHELL       := /bin/bash
 TOOLS       := $(sort $(patsubst tools/%/main.c,%,$(wildcard tools/*/main.c)))
 CACHE       := .cache
-MBED_MUSL   := $(CACHE)/mbedtls/musl
 MBED_HOST   := $(CACHE)/mbedtls/host
 DEPS_STAMP  := $(CACHE)/mbedtls/built.stamp
 OUT         := out
@@ -21,18 +25,34 @@ FUZZ_SECONDS ?= 60
 V           ?= 0
 Q           := $(if $(filter 1,$(V)),,@)
 
+DEFAULT_ARCH := x86_64
+ARCH        ?= $(DEFAULT_ARCH)
+ARCHES      := $(patsubst build/arch/%.mk,%,$(sort $(wildcard build/arch/*.mk)))
+.DEFAULT_GOAL := all
+include $(ARCHES:%=build/arch/%.mk)
+$(if $(filter $(ARCH),$(ARCHES)),,$(error ARCH=$(ARCH): not one of $(ARCHES) (see build/arch/)))
+A_OUT       := $($(ARCH)_OUT)
+A_BIN       := $(A_OUT)/bin
+A_OBJ       := $(A_OUT)/obj/musl
+A_GEN       := $(A_OUT)/gen
+A_CC        := $($(ARCH)_CC)
+A_AR        := $($(ARCH)_AR)
+A_DEPS      := $($(ARCH)_DEPS)
+A_CC_DEPS   := $($(ARCH)_CC_DEPS)
+A_MBEDTLS   := $($(ARCH)_MBEDTLS)
+A_LABEL     := $(if $(filter $(ARCH),$(DEFAULT_ARCH)),, ($(ARCH)))
+
 COMMON_SRC  := $(sort $(wildcard common/*.c))
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
                -Wformat=2 -Wvla
 DEFS        := -std=c11 -D_GNU_SOURCE -DMBEDTLS_CONFIG_FILE='"esxdiag_mbedtls_config.h"'
 INCS        := -Icommon -I$(CACHE)/include
 
-# shipped binaries: static musl, small, hardened where it costs nothing
-MUSL_CC     := musl-gcc
+# shipped binaries: static musl, small, hardened where it costs nothing (every ARCH)
 MUSL_CFLAGS := $(DEFS) $(WARN) -Os -ffunction-sections -fdata-sections \
                -fno-asynchronous-unwind-tables -fno-unwind-tables \
                -fstack-protector-strong -ffile-prefix-map=$(CURDIR)=. \
-               $(INCS) -I$(MBED_MUSL)/include
+               $(INCS) -I$(A_MBEDTLS)/include
 MUSL_LDFLAGS:= -static -s -Wl,--gc-sections -Wl,--build-id=none -Wl,-z,noseparate-code
 
 # unit tests: host gcc with the sanitizers
@@ -49,44 +69,55 @@ FUZZ_CFLAGS := $(DEFS) -Wall -Wextra -Werror -Wno-unused-command-line-argument -
 GIT_COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY   := $(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-.PHONY: all deps test unit fuzz-bins demo dist bench fuzz clean FORCE
+.PHONY: all all-arches deps test unit fuzz-bins demo dist dist-all bench fuzz clean FORCE
 .DELETE_ON_ERROR:
 
-all: $(addprefix $(OUT)/bin/,$(TOOLS))
+all: $(addprefix $(A_BIN)/,$(TOOLS))
+# every architecture's binaries, one make per ARCH (after this make's own deps run, so
+# that a parallel make test never runs build/deps.sh twice at once)
+all-arches: $(DEPS_STAMP)
+	$(Q)set -e; for a in $(ARCHES); do $(MAKE) --no-print-directory ARCH=$$a all; done
 
-deps: $(DEPS_STAMP)
+deps: $(A_DEPS)
 $(DEPS_STAMP): build/deps.sh build/mbedtls_config.h
 	./build/deps.sh
 
-# build information, rewritten only when it changes
+# build information of ARCH $(1), rewritten only when it changes (host objects take
+# the default ARCH's, in $(OUT)/gen)
+write_buildinfo = mkdir -p $(@D); \
+	musl=$$(cat $($(1)_MUSL_VERSION) 2>/dev/null); \
+	[ -n "$$musl" ] || { echo "buildinfo: $($(1)_MUSL_VERSION) missing (run ./build/deps.sh $(1))" >&2; exit 1; }; \
+	printf '\#define ESXDIAG_VERSION "%s"\n\#define ESXDIAG_COMMIT "%s"\n\#define ESXDIAG_ARCH "%s"\n\#define ESXDIAG_MUSL "%s"\n' \
+	    '$(VERSION)' '$(GIT_COMMIT)$(GIT_DIRTY)' '$(1)' "$$musl" > $@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(OUT)/gen/buildinfo.h: FORCE | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	@musl=$$(cat $(CACHE)/musl.version 2>/dev/null); \
-	 [ -n "$$musl" ] || { echo "buildinfo: $(CACHE)/musl.version missing (run ./build/deps.sh)" >&2; exit 1; }; \
-	 printf '#define ESXDIAG_VERSION "%s"\n#define ESXDIAG_COMMIT "%s"\n#define ESXDIAG_MUSL "%s"\n' \
-	    '$(VERSION)' '$(GIT_COMMIT)$(GIT_DIRTY)' "$$musl" > $@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+	@$(call write_buildinfo,$(DEFAULT_ARCH))
+ifneq ($(A_GEN),$(OUT)/gen)
+$(A_GEN)/buildinfo.h: FORCE | $(A_DEPS)
+	@$(call write_buildinfo,$(ARCH))
+endif
 FORCE:
 
-# ---- static musl build
-$(OUT)/obj/musl/%.o: %.c $(DEPS_STAMP)
+# ---- static musl build for $(ARCH)
+$(A_OBJ)/%.o: %.c $(A_DEPS) $(A_CC_DEPS)
 	@mkdir -p $(@D)
-	@echo "  CC      $<"
-	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) -MMD -MP -c $< -o $@
-$(OUT)/obj/musl/common/version.o: $(OUT)/gen/buildinfo.h
-$(OUT)/obj/musl/common/version.o: MUSL_CFLAGS += -I$(OUT)/gen
+	@echo "  CC      $<$(A_LABEL)"
+	$(Q)$(A_CC) $(MUSL_CFLAGS) -MMD -MP -c $< -o $@
+$(A_OBJ)/common/version.o: $(A_GEN)/buildinfo.h
+$(A_OBJ)/common/version.o: MUSL_CFLAGS += -I$(A_GEN)
 
-MUSL_COMMON := $(COMMON_SRC:%.c=$(OUT)/obj/musl/%.o)
-$(OUT)/obj/musl/libcommon.a: $(MUSL_COMMON)
+MUSL_COMMON := $(COMMON_SRC:%.c=$(A_OBJ)/%.o)
+$(A_OBJ)/libcommon.a: $(MUSL_COMMON)
 	@rm -f $@
-	$(Q)ar rcsD $@ $^
+	$(Q)$(A_AR) rcsD $@ $^
 
+# the link map beside the objects records what went in (binaries.bats reads it)
 define TOOL_template
-$(OUT)/bin/$(1): $(patsubst %.c,$(OUT)/obj/musl/%.o,$(sort $(wildcard tools/$(1)/*.c))) \
-                 $(OUT)/obj/musl/libcommon.a
+$(A_BIN)/$(1): $(patsubst %.c,$(A_OBJ)/%.o,$(sort $(wildcard tools/$(1)/*.c))) \
+                 $(A_OBJ)/libcommon.a
 	@mkdir -p $$(@D)
 	@echo "  LINK    $$@"
-	$(Q)$(MUSL_CC) $(MUSL_LDFLAGS) -o $$@ $$^ $(MBED_MUSL)/lib/libmbedcrypto.a
+	$(Q)$(A_CC) $(MUSL_LDFLAGS) -Wl,-Map=$(A_OBJ)/$(1).map -o $$@ $$^ $(A_MBEDTLS)/lib/libmbedcrypto.a
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_template,$(t))))
 
@@ -134,14 +165,16 @@ $(foreach f,$(FUZZ_SRC:test/fuzz/%.c=%),$(eval $(call FUZZ_template,$(f))))
 unit: $(UNIT_BINS)
 fuzz-bins: $(FUZZ_BINS)
 
-test: all $(UNIT_BINS) $(FUZZ_BINS)
+test: all-arches $(UNIT_BINS) $(FUZZ_BINS)
 	@./test/run.sh
 
 demo: all
 	@./test/lib/demo.sh
 
 dist: all
-	@./build/dist.sh $(VERSION)
+	@./build/dist.sh $(VERSION) $(ARCH)
+dist-all:
+	$(Q)set -e; for a in $(ARCHES); do $(MAKE) --no-print-directory ARCH=$$a dist; done
 
 bench: all
 	@./test/lib/bench.sh
@@ -152,4 +185,4 @@ fuzz: $(FUZZ_BINS)
 clean:
 	rm -rf $(OUT) dist
 
--include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(sort $(OUT)/obj $(A_OBJ)) -name '*.d' 2>/dev/null)

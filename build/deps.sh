@@ -5,15 +5,27 @@
 #   .cache/mbedtls/musl  musl-gcc, for the shipped static binaries
 #   .cache/mbedtls/host  gcc, for unit tests under the sanitizers and fuzz targets
 # The result is cached under .cache/ (git-ignored): later builds run offline.
+#
+# build/deps.sh aarch64 (make ARCH=aarch64): the cross packages, then Debian's musl
+# source package (the same version as the installed musl-dev) built for aarch64 with
+# Debian's own flags into .cache/musl-aarch64, and libmbedcrypto cross-built with it:
+#   .cache/mbedtls/musl-aarch64
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 CACHE="$ROOT/.cache"
+ARCH=${1:-x86_64}
+case $ARCH in
+    x86_64 | aarch64) ;;
+    *) echo "deps: unknown architecture '$ARCH' (x86_64 or aarch64)" >&2; exit 2 ;;
+esac
 
 # package -> what it is for (README "Dependencies" lists the same)
 PKGS="musl-tools dpkg-dev libjsmn-dev libcmocka-dev bats clang libclang-rt-14-dev
 iperf3 gdisk fdisk dosfstools mtools util-linux iproute2 nftables strace busybox
 openssl make gcc jq time shellcheck iputils-ping iputils-tracepath python3"
+# aarch64 kit: the cross compiler (and its binutils), qemu-user to run its binaries in tests
+[ "$ARCH" = aarch64 ] && PKGS="$PKGS gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user-static"
 
 missing=""
 for p in $PKGS; do
@@ -32,60 +44,68 @@ if [ -n "$missing" ]; then
 fi
 
 mkdir -p "$CACHE/include"
-cp -f /usr/include/jsmn.h "$CACHE/include/jsmn.h"
+# write_new DST < CONTENT: replace DST only when it changes, in one rename (a make job
+# of the other architecture may be compiling against it right now)
+write_new() {
+    cat > "$1.new.$$"
+    if cmp -s "$1.new.$$" "$1"; then rm -f "$1.new.$$"; else mv -f "$1.new.$$" "$1"; fi
+}
+write_new "$CACHE/include/jsmn.h" < /usr/include/jsmn.h
+# and its Debian version, for --version of the tools that compile it in (jsmn has none)
+printf '#define ESXDIAG_JSMN_VERSION "%s"\n' \
+    "$(dpkg-query -W -f='${Version}' libjsmn-dev | sed 's/-[^-]*$//')" |
+    write_new "$CACHE/include/jsmn_version.h"
 
 # musl version for --version (musl has no version macro)
-dpkg-query -W -f='${Version}' musl-dev | sed 's/-[^-]*$//' > "$CACHE/musl.version"
+dpkg-query -W -f='${Version}' musl-dev | sed 's/-[^-]*$//' | write_new "$CACHE/musl.version"
 
-# rebuild mbedtls only when our config or the way we build it changes
+# rebuild only when our config or the way we build changes
 BUILD_REV=1
-stamp="$CACHE/mbedtls/built.stamp"
-want="rev$BUILD_REV-$(sha256sum build/mbedtls_config.h | cut -c1-16)"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-    touch "$stamp"
-    exit 0
-fi
 
-src=$(ls -d "$CACHE"/src/mbedtls-2.28.*/ 2>/dev/null | head -n1 || true)
-if [ -z "$src" ]; then
-    # without deb-src entries apt prints no download addresses (quoted URIs)
-    if ! apt-get source --print-uris mbedtls 2>/dev/null | grep -q "'"; then
-        [ "$(id -u)" = 0 ] || { echo "deps: no deb-src entries: run make as root once" >&2; exit 2; }
-        # enable source packages from the machine's own configured mirrors
-        echo "deps: enabling deb-src for apt"
-        out=/etc/apt/sources.list.d/esxdiag-deb-src.sources
-        : > "$out.tmp"
-        for f in /etc/apt/sources.list.d/*.sources; do
-            [ -f "$f" ] && [ "$f" != "$out" ] || continue
-            sed -n 's/^Types:.*\bdeb\b.*/Types: deb-src/; /^#/d; p' "$f" >> "$out.tmp"
-            echo >> "$out.tmp"
-        done
-        if [ -f /etc/apt/sources.list ]; then
-            grep -E '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
-                > /etc/apt/sources.list.d/esxdiag-deb-src.list || true
+# source_pkg NAME[=VERSION] GLOB: the unpacked source folder .cache/src/GLOB, fetched
+# with `apt-get source` (checksums verified by apt) if it is not there yet
+source_pkg() {
+    src=$(ls -d "$CACHE"/src/$2/ 2>/dev/null | head -n1 || true)
+    if [ -z "$src" ]; then
+        # without deb-src entries apt prints no download addresses (quoted URIs)
+        if ! apt-get source --print-uris "$1" 2>/dev/null | grep -q "'"; then
+            [ "$(id -u)" = 0 ] || { echo "deps: no deb-src entries: run make as root once" >&2; exit 2; }
+            # enable source packages from the machine's own configured mirrors
+            echo "deps: enabling deb-src for apt"
+            out=/etc/apt/sources.list.d/esxdiag-deb-src.sources
+            : > "$out.tmp"
+            for f in /etc/apt/sources.list.d/*.sources; do
+                [ -f "$f" ] && [ "$f" != "$out" ] || continue
+                sed -n 's/^Types:.*\bdeb\b.*/Types: deb-src/; /^#/d; p' "$f" >> "$out.tmp"
+                echo >> "$out.tmp"
+            done
+            if [ -f /etc/apt/sources.list ]; then
+                grep -E '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
+                    > /etc/apt/sources.list.d/esxdiag-deb-src.list || true
+            fi
+            mv "$out.tmp" "$out"
+            apt-get update -qq
         fi
-        mv "$out.tmp" "$out"
-        apt-get update -qq
+        mkdir -p "$CACHE/src"
+        ( cd "$CACHE/src" && apt-get source -qq "$1" >/dev/null 2>&1 ) || {
+            echo "deps: apt-get source $1 failed (check network access to the Debian mirror)" >&2
+            exit 2
+        }
+        src=$(ls -d "$CACHE"/src/$2/ | head -n1)
     fi
-    mkdir -p "$CACHE/src"
-    ( cd "$CACHE/src" && apt-get source -qq mbedtls >/dev/null 2>&1 ) || {
-        echo "deps: apt-get source mbedtls failed (check network access to the Debian mirror)" >&2
-        exit 2
-    }
-    src=$(ls -d "$CACHE"/src/mbedtls-2.28.*/ | head -n1)
-fi
-src=${src%/}
-ver=$(basename "$src" | sed 's/^mbedtls-//')
-echo "deps: building mbedtls $ver (libmbedcrypto) with musl-gcc and gcc"
+    src=${src%/}
+}
 
-build_one() { # $1 = musl|host, $2 = compiler, $3 = extra cflags
+# build_mbedtls DEST COMPILER AR EXTRA_CFLAGS: libmbedcrypto.a and headers into
+# .cache/mbedtls/DEST, from the source folder $src
+build_mbedtls() {
     dst="$CACHE/mbedtls/$1"
     rm -rf "$dst" && mkdir -p "$dst/lib" "$dst/include"
     work="$CACHE/mbedtls/work-$1"
     rm -rf "$work" && cp -r "$src" "$work"
     cp build/mbedtls_config.h "$work/include/esxdiag_mbedtls_config.h"
-    make -s -C "$work/library" -j2 CC="$2" AR=ar \
-        CFLAGS="-Os $3 -ffunction-sections -fdata-sections -ffile-prefix-map=$work=mbedtls -I../include -DMBEDTLS_CONFIG_FILE='\"esxdiag_mbedtls_config.h\"'" \
+    make -s -C "$work/library" -j2 CC="$2" AR="$3" \
+        CFLAGS="-Os $4 -ffunction-sections -fdata-sections -ffile-prefix-map=$work=mbedtls -I../include -DMBEDTLS_CONFIG_FILE='\"esxdiag_mbedtls_config.h\"'" \
         libmbedcrypto.a >/dev/null
     cp "$work/library/libmbedcrypto.a" "$dst/lib/"
     cp -r "$work/include/mbedtls" "$dst/include/"
@@ -93,7 +113,67 @@ build_one() { # $1 = musl|host, $2 = compiler, $3 = extra cflags
     cp "$work/LICENSE" "$dst/LICENSE" 2>/dev/null || cp "$src/debian/copyright" "$dst/LICENSE"
     rm -rf "$work"
 }
-build_one musl musl-gcc ""
-build_one host gcc "-fPIC -g"
-echo "$ver" > "$CACHE/mbedtls/version"
+
+# build_musl_cross ARCH DEBIAN_ARCH TRIPLE: Debian's musl source package, the version
+# of the installed (x86_64) musl-dev, built as a static library for ARCH into
+# .cache/musl-ARCH with the compiler flags Debian's own build of musl-dev:DEBIAN_ARCH
+# gets (dpkg-buildflags, hardening=+all, as debian/rules asks). Debian also adds fts
+# to its libc.a; the tools do not use it. Writes version (upstream part), COPYRIGHT
+# (debian/copyright) and musl-gcc.specs (build/arch/ARCH.specs with this path; the
+# Makefile writes its own copy under out/, for the checkout it runs in).
+build_musl_cross() {
+    dst="$CACHE/musl-$1"
+    sver=$(dpkg-query -W -f='${source:Version}' musl-dev)
+    want_musl="rev$BUILD_REV-$sver-$(sha256sum "build/arch/$1.specs" | cut -c1-16)"
+    if [ -f "$dst/built.stamp" ] && [ "$(cat "$dst/built.stamp")" = "$want_musl" ]; then
+        return 0
+    fi
+    source_pkg "musl=$sver" "musl-${sver%-*}"
+    echo "deps: building musl $sver for $1 (static, Debian's $2 flags)"
+    work="$CACHE/musl-$1.work"
+    rm -rf "$dst" "$work" && cp -r "$src" "$work"
+    (
+        cd "$work"
+        CFLAGS=$(DEB_HOST_ARCH=$2 DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CFLAGS)
+        export CFLAGS
+        ./configure --target="$3" CROSS_COMPILE="$3-" --prefix="$dst" \
+            --disable-shared --disable-wrapper >/dev/null
+        make -s -j2 >/dev/null 2>&1 || { echo "deps: musl build for $1 failed (in $work)" >&2; exit 2; }
+        make -s install >/dev/null
+    )
+    cp "$src/debian/copyright" "$dst/COPYRIGHT"
+    echo "${sver%-*}" > "$dst/version"
+    sed "s|@MUSL@|$dst|g" "build/arch/$1.specs" > "$dst/musl-gcc.specs"
+    rm -rf "$work"
+    echo "$want_musl" > "$dst/built.stamp"
+}
+
+# up_to_date STAMP WANT: the stamp says this build is done (touched for make)
+up_to_date() {
+    [ -f "$1" ] && [ "$(cat "$1")" = "$2" ] && touch "$1"
+}
+
+config_sum=$(sha256sum build/mbedtls_config.h | cut -c1-16)
+case $ARCH in
+x86_64)
+    stamp="$CACHE/mbedtls/built.stamp"
+    want="rev$BUILD_REV-$config_sum"
+    up_to_date "$stamp" "$want" && exit 0
+    source_pkg mbedtls 'mbedtls-2.28.*'
+    echo "deps: building mbedtls $(basename "$src" | sed 's/^mbedtls-//') (libmbedcrypto) with musl-gcc and gcc"
+    build_mbedtls musl musl-gcc ar ""
+    build_mbedtls host gcc ar "-fPIC -g"
+    ;;
+aarch64)
+    stamp="$CACHE/mbedtls/built-aarch64.stamp"
+    build_musl_cross aarch64 arm64 aarch64-linux-gnu
+    want="rev$BUILD_REV-$config_sum-$(cat "$CACHE/musl-aarch64/built.stamp")"
+    up_to_date "$stamp" "$want" && exit 0
+    source_pkg mbedtls 'mbedtls-2.28.*'
+    echo "deps: building mbedtls $(basename "$src" | sed 's/^mbedtls-//') (libmbedcrypto) for aarch64"
+    build_mbedtls musl-aarch64 "aarch64-linux-gnu-gcc -specs=$CACHE/musl-aarch64/musl-gcc.specs" \
+        aarch64-linux-gnu-ar ""
+    ;;
+esac
+basename "$src" | sed 's/^mbedtls-//' > "$CACHE/mbedtls/version"
 echo "$want" > "$stamp"

@@ -19,6 +19,10 @@
 #include "mbedtls/platform_util.h"
 #include "mbedtls/rsa.h"
 #include "mbedtls/sha256.h"
+#include "mbedtls/version.h"
+#include "version.h"
+
+VERSION_LIBRARY(mbedtls, MBEDTLS_VERSION_STRING);
 
 struct crypto_key {
     mbedtls_pk_context pk;

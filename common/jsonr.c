@@ -3,7 +3,11 @@
  * strict mode (no bare words as values); other files see only its declarations */
 #define JSMN_STRICT
 #include "jsmn.h"
+#include "jsmn_version.h"
 #include "jsonr.h"
+#include "version.h"
+
+VERSION_LIBRARY(jsmn, ESXDIAG_JSMN_VERSION);
 
 #include <errno.h>
 #include <math.h>

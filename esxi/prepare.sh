@@ -40,7 +40,8 @@ Exit codes:
   0  done (or nothing asked)
   1  this host cannot run copied binaries (TPM-enforced execInstalledOnly),
      or it refused a change (see the message)
-  2  usage error, or a command failed
+  2  usage error, the kit is for another CPU architecture than this
+     host's (uname -m), or a command failed
 TXT
 }
 
@@ -85,6 +86,31 @@ if [ -n "$ips" ] && [ "$disable_fw" = 1 ]; then
 fi
 want_change=0
 [ "$allow_exec" = 1 ] || [ -n "$ips" ] || [ "$disable_fw" = 1 ] && want_change=1
+
+# ---- 0. is this kit built for this host's CPU? The x86_64 and aarch64 (ESXi-Arm) kits
+# look alike; the ELF header of each program in bin/ says which it is: bytes 0-3 the
+# magic, 18-19 e_machine (62 x86_64, 183 aarch64). Read with od, as busybox has it.
+# Refused before anything is queried or changed. Files that are not ELF are not judged.
+kit_arch_check() {
+    host_arch=$(uname -m)
+    [ "$host_arch" = arm64 ] && host_arch=aarch64
+    command -v od >/dev/null 2>&1 || { say "note: no od here: the kit's architecture is not checked"; return 0; }
+    for b in "$kit"/bin/*; do
+        [ -f "$b" ] || continue
+        # shellcheck disable=SC2046  # the 20 numbers od prints, one word each
+        set -- $(od -An -tu1 -N20 "$b" 2>/dev/null)
+        if [ $# -ne 20 ] || [ "$1 $2 $3 $4" != "127 69 76 70" ]; then continue; fi
+        case "${19} ${20}" in
+            '62 0') bin_arch=x86_64 ;;
+            '183 0') bin_arch=aarch64 ;;
+            *) bin_arch="ELF machine $((${19} + 256 * ${20}))" ;;
+        esac
+        [ "$bin_arch" = "$host_arch" ] && continue
+        err "this kit is built for $bin_arch (bin/${b##*/}), this host is $host_arch: unpack $(basename "$kit")-$host_arch.tar.gz instead (nothing was changed)"
+        exit 2
+    done
+}
+kit_arch_check
 
 cli_find
 say "esxdiag prepare: kit $kit"

@@ -6,6 +6,9 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
 export ESXDIAG_ROOT=$ROOT ESXDIAG_BIN=$ROOT/out/bin
+# the aarch64 build (make test builds it too): aarch64.bats, binaries.bats and dist.bats
+# run it under qemu-aarch64-static
+export ESXDIAG_BIN_AARCH64=$ROOT/out/aarch64/bin
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 LOG=$ROOT/out/test-log

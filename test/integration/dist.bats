@@ -1,13 +1,20 @@
 #!/usr/bin/env bats
-# make dist: the kit tarball. Built twice from the committed HEAD, each time in a
-# fresh `git clone` of this repository: the second clone has every file's mtime
-# moved to another date, another TMPDIR, umask and TZ. Both tarballs must be the
-# same bytes. The checks on contents, binaries and SHA256SUMS use the first.
-# (Uncommitted work in this tree is not in the tarball: that is the point.)
+# make dist-all: the kit tarballs, x86_64 and aarch64 (ESXi-Arm). Built twice from the
+# committed HEAD, each time in a fresh `git clone` of this repository: the second
+# clone has every file's mtime moved to another date, another TMPDIR, umask and TZ.
+# Each architecture's two tarballs must be the same bytes. The checks on contents,
+# binaries and SHA256SUMS use the first, for each architecture (aarch64 binaries run
+# under qemu-aarch64-static). (Uncommitted work in this tree is not in the tarballs:
+# that is the point.)
 load ../lib/common
 
 VERSION=$(sed -n 's/^VERSION *:= *//p' "$ESXDIAG_ROOT/Makefile")
 TOP=esxdiag-$VERSION
+ARCHES="x86_64 aarch64"
+machine() { case $1 in x86_64) echo 'Advanced Micro Devices X86-64' ;; aarch64) echo AArch64 ;; esac; }
+on() { # ARCH BIN ARGS...: run one binary of ARCH here
+    if [ "$1" = "$(uname -m)" ]; then "${@:2}"; else "qemu-$1-static" "${@:2}"; fi
+}
 
 # clone_build DIR UMASK TZ [DATE]: clone HEAD into DIR, make dist there
 clone_build() {
@@ -16,7 +23,7 @@ clone_build() {
     # dependency cache: copies (deps.sh may rewrite them), the mbedtls source read-only
     mkdir -p "$dir/.cache" "$dir.tmp"
     cp -a "$ESXDIAG_ROOT/.cache/mbedtls" "$ESXDIAG_ROOT/.cache/include" \
-        "$ESXDIAG_ROOT/.cache/musl.version" "$dir/.cache/"
+        "$ESXDIAG_ROOT/.cache/musl.version" "$ESXDIAG_ROOT/.cache/musl-aarch64" "$dir/.cache/"
     [ -d "$ESXDIAG_ROOT/.cache/src" ] && ln -s "$ESXDIAG_ROOT/.cache/src" "$dir/.cache/src"
     # a tree without any tool yet gets a throwaway one, in the clone only
     if ! ls "$dir"/tools/*/main.c >/dev/null 2>&1; then
@@ -39,7 +46,7 @@ clone_build() {
         if [ -n "$date" ]; then
             find . -path ./.git -prune -o -exec touch -h -d "$date" {} +
         fi
-        make -j2 dist
+        make -j2 dist-all
     ) > "$dir.log" 2>&1 || { tail -n 30 "$dir.log" >&2; return 1; }
 }
 
@@ -52,12 +59,17 @@ setup_file() {
     t1=$(date +%s%N)
     clone_build "$W/b" 077 Asia/Tokyo "2031-07-04 12:34:56"
     t2=$(date +%s%N)
-    export DIST_A=$W/a/dist/$TOP-x86_64.tar.gz DIST_B=$W/b/dist/$TOP-x86_64.tar.gz
-    printf '# dist: clone + make dist: first %d ms, second (other mtimes/umask/TMPDIR/TZ) %d ms\n' \
+    printf '# dist: clone + make dist-all: first %d ms, second (other mtimes/umask/TMPDIR/TZ) %d ms\n' \
         $(( (t1 - t0) / 1000000 )) $(( (t2 - t1) / 1000000 )) >> "$W/notes"
-    mkdir -p "$W/x"
-    tar -xzf "$DIST_A" -C "$W/x"
+    local a
+    for a in $ARCHES; do
+        mkdir -p "$W/x/$a"
+        tar -xzf "$(dist_a "$a")" -C "$W/x/$a"
+    done
 }
+# the tarball of ARCH from the first and the second clone
+dist_a() { echo "$W/a/dist/$TOP-$1.tar.gz"; }
+dist_b() { echo "$W/b/dist/$TOP-$1.tar.gz"; }
 
 teardown_file() {
     rm -rf "$W"
@@ -69,99 +81,127 @@ teardown_file() {
     done
 }
 
-@test "dist: one top folder $TOP/ holding bin/, esxi/, docs, licenses and SHA256SUMS" {
-    [ -f "$DIST_A" ] || flunk "no $DIST_A"
-    run tar -tzf "$DIST_A"
+@test "dist: both tarballs are there, -x86_64 and -aarch64 in their names, nothing else" {
+    run ls "$W/a/dist"
     assert_status 0
-    bad=$(printf '%s\n' "$output" | grep -v "^$TOP/" || true)
-    [ -z "$bad" ] || flunk "entries outside $TOP/: $bad"
-    for f in bin/ esxi/ licenses/ esxi/prepare.sh esxi/cleanup.sh esxi/hostcli.sh esxi/README \
-             README.md NOTICE LICENSE SHA256SUMS \
-             licenses/musl.copyright licenses/mbedtls.LICENSE licenses/jsmn.copyright; do
-        printf '%s\n' "$output" | grep -qxF "$TOP/$f" || flunk "missing $TOP/$f"
+    [ "$output" = "$TOP-aarch64.tar.gz
+$TOP-x86_64.tar.gz" ] || flunk "dist/ holds: $output"
+}
+
+@test "dist: one top folder $TOP/ holding bin/, esxi/, docs, licenses and SHA256SUMS (each architecture)" {
+    local a d want have bad
+    for a in $ARCHES; do
+        d=$(dist_a "$a")
+        [ -f "$d" ] || flunk "no $d"
+        run tar -tzf "$d"
+        assert_status 0
+        bad=$(printf '%s\n' "$output" | grep -v "^$TOP/" || true)
+        [ -z "$bad" ] || flunk "$a: entries outside $TOP/: $bad"
+        for f in bin/ esxi/ licenses/ esxi/prepare.sh esxi/cleanup.sh esxi/hostcli.sh esxi/README \
+                 README.md NOTICE LICENSE SHA256SUMS \
+                 licenses/musl.copyright licenses/mbedtls.LICENSE licenses/jsmn.copyright; do
+            printf '%s\n' "$output" | grep -qxF "$TOP/$f" || flunk "$a: missing $TOP/$f"
+        done
+        # every tool of the commit is in bin/, and nothing else
+        want=$(cd "$W/a/tools" && ls -d */main.c | sed 's|/main.c$||' | sort)
+        have=$(ls "$W/x/$a/$TOP/bin" | sort)
+        [ "$want" = "$have" ] || flunk "$a: bin/ has '$have', tools/ has '$want'"
+        grep -q 'Apache License' "$W/x/$a/$TOP/licenses/mbedtls.LICENSE" || flunk "$a: mbedtls license text"
+        grep -q 'License: MIT' "$W/x/$a/$TOP/licenses/musl.copyright" || flunk "$a: musl license text"
+        grep -q 'License: MIT' "$W/x/$a/$TOP/licenses/jsmn.copyright" || flunk "$a: jsmn license text"
     done
-    # every tool of the commit is in bin/, and nothing else
-    want=$(cd "$W/a/tools" && ls -d */main.c | sed 's|/main.c$||' | sort)
-    have=$(ls "$W/x/$TOP/bin" | sort)
-    [ "$want" = "$have" ] || flunk "bin/ has '$have', tools/ has '$want'"
-    grep -q 'Apache License' "$W/x/$TOP/licenses/mbedtls.LICENSE" || flunk "mbedtls license text"
-    grep -q 'License: MIT' "$W/x/$TOP/licenses/musl.copyright" || flunk "musl license text"
-    grep -q 'License: MIT' "$W/x/$TOP/licenses/jsmn.copyright" || flunk "jsmn license text"
+    # the kits differ only in bin/ (and the sums of bin/)
+    run diff -r -x bin -x SHA256SUMS "$W/x/x86_64/$TOP" "$W/x/aarch64/$TOP"
+    assert_status 0
 }
 
 @test "dist: owner 0:0, fixed modes, every mtime the commit time, gzip without name or time" {
-    run tar --numeric-owner --full-time -tvzf "$DIST_A"
-    assert_status 0
+    local a d epoch stamp hdr
     epoch=$(git -C "$W/a" log -1 --format=%ct)
     stamp=$(TZ=UTC date -d "@$epoch" '+%Y-%m-%d %H:%M:%S')
-    while read -r mode owner _size day time name; do
-        [ "$owner" = 0/0 ] || flunk "$name: owner $owner"
-        [ "$day $time" = "$stamp" ] || flunk "$name: mtime $day $time, want $stamp"
-        case $name in
-            */ | */bin/* | */esxi/prepare.sh | */esxi/cleanup.sh) want=rwxr-xr-x ;;
-            *) want=rw-r--r-- ;;
-        esac
-        [ "${mode:1}" = "$want" ] || flunk "$name: mode $mode, want $want"
-    done < <(TZ=UTC tar --numeric-owner --full-time -tvzf "$DIST_A")
-    # gzip header: FLG (byte 3) without FNAME, MTIME (bytes 4-7) zero
-    hdr=$(od -An -tx1 -N8 "$DIST_A" | tr -d ' \n')
-    [ "${hdr:0:6}" = 1f8b08 ] || flunk "not gzip: $hdr"
-    [ "${hdr:6:2}" = 00 ] || flunk "gzip flags ${hdr:6:2} (a file name is stored?)"
-    [ "${hdr:8:8}" = 00000000 ] || flunk "gzip mtime ${hdr:8:8}"
-}
-
-@test "dist: the binaries inside are static, stripped x86_64 ELF without a dynamic section" {
-    n=0
-    for b in "$W/x/$TOP"/bin/*; do
-        n=$((n + 1))
-        t=$(basename "$b")
-        run readelf -h "$b"
-        assert_status 0
-        [[ "$output" == *"Class:"*"ELF64"* ]] || flunk "$t: not ELF64"
-        [[ "$output" == *"Machine:"*"Advanced Micro Devices X86-64"* ]] || flunk "$t: not x86_64"
-        run readelf -lW "$b"
-        assert_status 0
-        assert_not_contains "INTERP"
-        assert_not_contains "DYNAMIC"
-        run readelf -d "$b"
-        assert_contains "There is no dynamic section"
-        run readelf -SW "$b"
-        assert_status 0
-        assert_not_contains ".symtab"
-        assert_not_contains ".debug_"
-        # it names the commit it was built from (clean: no -dirty) and real versions
-        run "$b" --version
-        assert_status 0
-        assert_contains "(esxdiag $VERSION, commit $(git -C "$W/a" rev-parse --short=12 HEAD))"
-        [[ "$output" =~ musl\ [0-9]+\.[0-9]+.*mbedtls\ [0-9]+\.[0-9]+ ]] || flunk "$t --version: $output"
+    for a in $ARCHES; do
+        d=$(dist_a "$a")
+        while read -r mode owner _size day time name; do
+            [ "$owner" = 0/0 ] || flunk "$a: $name: owner $owner"
+            [ "$day $time" = "$stamp" ] || flunk "$a: $name: mtime $day $time, want $stamp"
+            case $name in
+                */ | */bin/* | */esxi/prepare.sh | */esxi/cleanup.sh) want=rwxr-xr-x ;;
+                *) want=rw-r--r-- ;;
+            esac
+            [ "${mode:1}" = "$want" ] || flunk "$a: $name: mode $mode, want $want"
+        done < <(TZ=UTC tar --numeric-owner --full-time -tvzf "$d")
+        # gzip header: FLG (byte 3) without FNAME, MTIME (bytes 4-7) zero
+        hdr=$(od -An -tx1 -N8 "$d" | tr -d ' \n')
+        [ "${hdr:0:6}" = 1f8b08 ] || flunk "$a: not gzip: $hdr"
+        [ "${hdr:6:2}" = 00 ] || flunk "$a: gzip flags ${hdr:6:2} (a file name is stored?)"
+        [ "${hdr:8:8}" = 00000000 ] || flunk "$a: gzip mtime ${hdr:8:8}"
     done
-    [ "$n" -gt 0 ] || flunk "no binaries in bin/"
 }
 
-@test "dist: SHA256SUMS verifies with busybox sha256sum -c, and catches a changed file" {
-    cp -a "$W/x/$TOP" "$W/check"
-    cd "$W/check"
-    run busybox sha256sum -c SHA256SUMS
-    assert_status 0
-    # every file except SHA256SUMS is listed, with a relative path
-    listed=$(sed 's/^[0-9a-f]\{64\}  //' SHA256SUMS | sort)
-    present=$(find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort)
-    [ "$listed" = "$present" ] || flunk "SHA256SUMS lists '$listed', folder has '$present'"
-    echo tampered >> NOTICE
-    run busybox sha256sum -c SHA256SUMS
-    [ "$status" -ne 0 ] || flunk "a changed NOTICE still verified"
-    assert_contains "NOTICE: FAILED"
+@test "dist: the binaries inside are static, stripped ELF of their architecture without PT_INTERP or a dynamic section" {
+    local a b t n
+    for a in $ARCHES; do
+        n=0
+        for b in "$W/x/$a/$TOP"/bin/*; do
+            n=$((n + 1))
+            t="$a/$(basename "$b")"
+            run readelf -h "$b"
+            assert_status 0
+            [[ "$output" == *"Class:"*"ELF64"* ]] || flunk "$t: not ELF64"
+            [[ "$output" == *"Machine:"*"$(machine "$a")"* ]] || flunk "$t: e_machine is not $a: $output"
+            run readelf -lW "$b"
+            assert_status 0
+            assert_not_contains "INTERP"
+            assert_not_contains "DYNAMIC"
+            run readelf -d "$b"
+            assert_contains "There is no dynamic section"
+            run readelf -SW "$b"
+            assert_status 0
+            assert_not_contains ".symtab"
+            assert_not_contains ".debug_"
+            # it names the commit it was built from (clean: no -dirty), its architecture
+            # and a real musl version
+            run on "$a" "$b" --version
+            assert_status 0
+            assert_contains "(esxdiag $VERSION, commit $(git -C "$W/a" rev-parse --short=12 HEAD))"
+            [[ "$output" =~ built\ for\ $a\ with\ musl\ [0-9]+\.[0-9]+ ]] || flunk "$t --version: $output"
+        done
+        [ "$n" -gt 0 ] || flunk "$a: no binaries in bin/"
+    done
 }
 
-@test "dist: two builds of the same commit (other date, umask, TMPDIR, TZ) give the same bytes" {
-    [ -f "$DIST_B" ] || flunk "no second tarball"
-    run cmp "$DIST_A" "$DIST_B"
-    if [ "$status" -ne 0 ]; then
-        # show where they differ, file by file
-        mkdir -p "$W/y"; tar -xzf "$DIST_B" -C "$W/y"
-        flunk "tarballs differ: $output; $(diff -r "$W/x" "$W/y" 2>&1 | head -5)"
-    fi
+@test "dist: SHA256SUMS verifies with busybox sha256sum -c, and catches a changed file (each architecture)" {
+    local a listed present
+    for a in $ARCHES; do
+        cp -a "$W/x/$a/$TOP" "$W/check-$a"
+        cd "$W/check-$a"
+        run busybox sha256sum -c SHA256SUMS
+        assert_status 0
+        # every file except SHA256SUMS is listed, with a relative path
+        listed=$(sed 's/^[0-9a-f]\{64\}  //' SHA256SUMS | sort)
+        present=$(find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort)
+        [ "$listed" = "$present" ] || flunk "$a: SHA256SUMS lists '$listed', folder has '$present'"
+        echo tampered >> NOTICE
+        run busybox sha256sum -c SHA256SUMS
+        [ "$status" -ne 0 ] || flunk "$a: a changed NOTICE still verified"
+        assert_contains "NOTICE: FAILED"
+    done
+}
+
+@test "dist: two builds of the same commit (other date, umask, TMPDIR, TZ) give the same bytes, each architecture" {
+    local a
+    for a in $ARCHES; do
+        [ -f "$(dist_b "$a")" ] || flunk "no second $a tarball"
+        run cmp "$(dist_a "$a")" "$(dist_b "$a")"
+        if [ "$status" -ne 0 ]; then
+            # show where they differ, file by file
+            mkdir -p "$W/y/$a"; tar -xzf "$(dist_b "$a")" -C "$W/y/$a"
+            flunk "$a tarballs differ: $output; $(diff -r "$W/x/$a" "$W/y/$a" 2>&1 | head -5)"
+        fi
+    done
     sort -u "$W/notes" >&3
-    printf '# dist: %s bytes, sha256 %s (both builds)\n' "$(wc -c < "$DIST_A")" \
-        "$(sha256sum "$DIST_A" | cut -c1-16)" >&3
+    for a in $ARCHES; do
+        printf '# dist: %s: %s bytes, sha256 %s (both builds)\n' "$a" "$(wc -c < "$(dist_a "$a")")" \
+            "$(sha256sum "$(dist_a "$a")" | cut -c1-16)" >&3
+    done
 }

@@ -7,29 +7,55 @@
 #   audit_enosys CMD ARGS...     run again once per optional syscall used, injecting
 #                                ENOSYS into it; the command must exit as it did before
 #                                (audits CMD first unless the last audit_syscalls was CMD)
+#
+# AUDIT_ARCH=aarch64 (any ARCH but this machine's): CMD is that architecture's binary;
+# audit_syscalls runs it under qemu-ARCH-static -strace (whose log names the guest's
+# own syscalls) and checks the lines of build/syscalls.allow that hold for ARCH.
 ESXDIAG_ROOT=${ESXDIAG_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
+_audit_arch() { echo "${AUDIT_ARCH:-$(uname -m)}"; }
+
+# the allowed names for ARCH: a line "NAME" holds everywhere, "NAME ARCH..." only there
 _audit_lists() {
-    grep -hv '^#' "$ESXDIAG_ROOT/build/syscalls.allow" "$ESXDIAG_ROOT/build/syscalls.optional" | sed '/^$/d' | sort -u
+    grep -hv '^#' "$ESXDIAG_ROOT/build/syscalls.allow" "$ESXDIAG_ROOT/build/syscalls.optional" |
+        awk -v a="$(_audit_arch)" 'NF == 1 { print $1; next }
+            NF > 1 { for (i = 2; i <= NF; i++) if ($i == a) print $1 }' | sort -u
+}
+
+# the syscall names in a trace: strace's lines, or qemu's (threads interleave mid-line
+# there, so every "PID name(" counts; a syscall qemu does not know is "Unknown syscall N")
+_audit_names() { # $1 = trace file, $2 = strace|qemu
+    if [ "$2" = qemu ]; then
+        grep -oE '[0-9]+ [a-z][a-z0-9_]*\(' "$1" | sed -E 's/^[0-9]+ //; s/\($//'
+        grep -oE 'Unknown syscall [0-9]+' "$1" | tr ' ' _
+    else
+        sed -E 's/^[0-9]+ +//; s/^<\.\.\. ([a-z0-9_]+) resumed>.*/\1/; s/^([a-z0-9_]+)\(.*/\1/; /^\+\+\+|^---|^$/d' "$1" | grep -E '^[a-z0-9_]+$'
+    fi | sort -u
 }
 
 audit_syscalls() {
     local trace; trace=$(mktemp)
-    local rc=0
-    strace -f -qq -o "$trace" "$@" >/dev/null 2>&1 || rc=$?
+    local rc=0 arch kind=strace
+    arch=$(_audit_arch)
+    if [ "$arch" != "$(uname -m)" ]; then
+        kind=qemu
+        "qemu-$arch-static" -strace -D "$trace" "$@" >/dev/null 2>&1 || rc=$?
+    else
+        strace -f -qq -o "$trace" "$@" >/dev/null 2>&1 || rc=$?
+    fi
     AUDIT_RC=$rc
-    AUDIT_CMD="$*"
+    AUDIT_CMD="$arch $*"
     if [ ! -s "$trace" ]; then
         rm -f "$trace"
-        echo "strace produced no trace (did it start?): $*" >&2
+        echo "$kind produced no trace (did it start?): $*" >&2
         return 1
     fi
-    local used; used=$(sed -E 's/^[0-9]+ +//; s/^<\.\.\. ([a-z0-9_]+) resumed>.*/\1/; s/^([a-z0-9_]+)\(.*/\1/; /^\+\+\+|^---|^$/d' "$trace" | grep -E '^[a-z0-9_]+$' | sort -u)
+    local used; used=$(_audit_names "$trace" "$kind")
     rm -f "$trace"
     local bad; bad=$(comm -23 <(printf '%s\n' "$used") <(_audit_lists))
     AUDIT_OPTIONAL=$(comm -12 <(printf '%s\n' "$used") <(grep -v '^#' "$ESXDIAG_ROOT/build/syscalls.optional" | sed '/^$/d' | sort -u) | tr '\n' ' ')
     if [ -n "$bad" ]; then
-        echo "syscalls outside build/syscalls.allow and .optional: $(echo $bad)" >&2
+        echo "syscalls outside build/syscalls.allow and .optional ($arch): $(echo $bad)" >&2
         echo "command: $*" >&2
         return 1
     fi
@@ -39,7 +65,13 @@ audit_syscalls() {
 audit_enosys() {
     # the optional syscalls and exit code of this very command: reuse the audit just
     # made of it, else make one (a list from another command would test the wrong thing)
-    [ "${AUDIT_CMD:-}" = "$*" ] || audit_syscalls "$@" || return 1
+    if [ "$(_audit_arch)" != "$(uname -m)" ]; then
+        # qemu-user turns some guest calls into others (recvmmsg into a recvmsg loop)
+        # and makes the same calls for itself (getrandom): an injection would hit qemu
+        echo "audit_enosys: cannot inject into $(_audit_arch) syscalls under qemu-user: $*" >&2
+        return 1
+    fi
+    [ "${AUDIT_CMD:-}" = "$(_audit_arch) $*" ] || audit_syscalls "$@" || return 1
     local want=$AUDIT_RC sc rc
     for sc in $AUDIT_OPTIONAL; do
         rc=0
