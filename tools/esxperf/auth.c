@@ -170,6 +170,20 @@ int auth_plaintext_parse(const char *pt, size_t len, char user[AUTH_USER_MAX + 1
     return parse_i64_strict(p + sizeof PT_TS - 1, end, ts);
 }
 
+const char *auth_bad_text(enum auth_bad b)
+{
+    switch (b) {
+    case AUTH_BAD_ENCODING: return "not base64 of one block of our key's size";
+    case AUTH_BAD_KEY: return "it does not decrypt with our key (the client used another "
+                              "public key, or sent garbage)";
+    case AUTH_BAD_CHARACTER: return "the user name or password holds a space or control "
+                                    "character, which iperf3's token format cannot carry "
+                                    "(no iperf3 server accepts it either)";
+    case AUTH_BAD_TEXT: return "it decrypts, but not to iperf3's user/pwd/ts text";
+    }
+    return "?";
+}
+
 const char *auth_status_text(enum auth_status s)
 {
     switch (s) {
@@ -216,13 +230,31 @@ static int replay_seen(struct auth_replay *rp, const unsigned char *ct, size_t l
     return 0;
 }
 
-int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
-                     const struct auth_users *users, const char *token, size_t token_len,
-                     int64_t now, int64_t skew, struct auth_replay *replay,
-                     struct auth_result *res)
+/* why a token that decrypted does not parse: the password (or user) field holds
+ * a byte iperf3's token format cannot carry (iperf3 reads it with %s, which stops
+ * at the first space), or the text is not the format at all */
+static enum auth_bad bad_text(const char *pt, size_t len)
+{
+    size_t ul = sizeof PT_USER - 1;
+    if (len < ul || memcmp(pt, PT_USER, ul) != 0)
+        return AUTH_BAD_TEXT;
+    const char *pw = memmem(pt, len, PT_PASS, sizeof PT_PASS - 1);
+    const char *ts = pw ? memmem(pw, len - (size_t)(pw - pt), PT_TS, sizeof PT_TS - 1) : NULL;
+    if (!pw || !ts)
+        return AUTH_BAD_TEXT;
+    for (const char *c = pt + ul; c < ts; c++)
+        if (c < pw || c >= pw + sizeof PT_PASS - 1)
+            if (!field_byte((unsigned char)*c))
+                return AUTH_BAD_CHARACTER;
+    return AUTH_BAD_TEXT;
+}
+
+int auth_token_check(struct crypto_key *priv, const struct auth_users *users,
+                     const char *token, size_t token_len, int64_t now, int64_t skew,
+                     struct auth_replay *replay, struct auth_result *res)
 {
     unsigned char ct[AUTH_KEY_BYTES_MAX];
-    char pt[AUTH_KEY_BYTES_MAX + 1];
+    char pt[AUTH_KEY_BYTES_MAX + 1], pt2[AUTH_KEY_BYTES_MAX + 1];
     struct auth_user cand;
     char pass[AUTH_PASS_MAX + 1];
     char hash[65];
@@ -236,17 +268,25 @@ int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
     }
     /* checks on the ciphertext alone tell nothing about the key: fail fast */
     res->status = AUTH_BAD_TOKEN;
+    res->bad = AUTH_BAD_ENCODING;
     /* mbedtls drops a trailing partial base64 group silently: refuse it here */
     if (token_len > AUTH_TOKEN_MAX || token_len % 4 != 0 || kb > AUTH_KEY_BYTES_MAX ||
         crypto_b64_decode(token, token_len, ct, sizeof ct, &cl) != 0 || cl != kb)
         return -1;
 
-    /* From here on the same work is done whatever the padding said: a failed
-     * decryption goes on with a plaintext that cannot parse, and a failed parse goes
-     * on with an empty user, through the hash and the whole user list. */
+    /* Both paddings, always (OAEP for iperf3 3.17+ clients, PKCS#1 v1.5 for 3.16
+     * and older: nothing on the wire says which), and from here on the same work
+     * whatever they said: a failed decryption goes on with a plaintext that cannot
+     * parse, and a failed parse goes on with an empty user, through the hash and
+     * the whole user list. */
     memset(&cand, 0, sizeof cand);
     memset(pass, 0, sizeof pass);
-    int pl = crypto_rsa_decrypt(priv, pad, ct, cl, pt, kb);   /* pt has kb + 1 bytes */
+    int pl = crypto_rsa_decrypt(priv, CRYPTO_OAEP_SHA1, ct, cl, pt, kb);   /* kb + 1 bytes */
+    int pl2 = crypto_rsa_decrypt(priv, CRYPTO_PKCS1_V15, ct, cl, pt2, kb);
+    if (pl < 0 && pl2 >= 0) {
+        memcpy(pt, pt2, (size_t)pl2);
+        pl = pl2;
+    }
     unsigned dec_ok = pl >= 0;
     size_t plen = dec_ok ? (size_t)pl : 0;
     pt[plen] = 0;
@@ -263,6 +303,7 @@ int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
 
     if (!parsed) {
         res->status = AUTH_BAD_TOKEN;
+        res->bad = dec_ok ? bad_text(pt, plen) : AUTH_BAD_KEY;
     } else {
         size_t i;
         for (i = 0; cand.user[i]; i++)
@@ -281,6 +322,7 @@ int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
             res->status = AUTH_OK;
     }
     crypto_wipe(pt, sizeof pt);
+    crypto_wipe(pt2, sizeof pt2);
     crypto_wipe(pass, sizeof pass);
     crypto_wipe(hash, sizeof hash);
     crypto_wipe(&cand, sizeof cand);

@@ -87,7 +87,7 @@ void auth_users_free(struct auth_users *u);
 enum auth_status {
     AUTH_OK = 0,
     AUTH_NO_TOKEN,        /* the server wants a token, the client sent none */
-    AUTH_BAD_TOKEN,       /* not base64, wrong size, wrong key or padding, bad text */
+    AUTH_BAD_TOKEN,       /* not base64, wrong size, wrong key, bad text (res.bad says) */
     AUTH_UNKNOWN_USER,
     AUTH_WRONG_PASSWORD,
     AUTH_EXPIRED,         /* |now - ts| > skew (right credentials, old token) */
@@ -97,8 +97,19 @@ enum auth_status {
  * "replayed" */
 const char *auth_status_text(enum auth_status s);
 
+/* what was wrong with an AUTH_BAD_TOKEN, for the server's log only (the client is
+ * told nothing more than iperf3 3.12 tells it) */
+enum auth_bad {
+    AUTH_BAD_ENCODING,    /* not base64, or not one RSA block of the key's size */
+    AUTH_BAD_KEY,         /* decrypts with neither padding: another key, or garbage */
+    AUTH_BAD_CHARACTER,   /* decrypts; a space or control byte in the user or password */
+    AUTH_BAD_TEXT,        /* decrypts, but not to the user/pwd/ts text */
+};
+const char *auth_bad_text(enum auth_bad b);
+
 struct auth_result {
     enum auth_status status;
+    enum auth_bad bad;              /* with AUTH_BAD_TOKEN: why */
     char user[AUTH_USER_MAX + 1];   /* for the log: printable ASCII ('?' for others);
                                        "" when the token did not decrypt and parse */
     int64_t ts;                     /* the token's timestamp, 0 if unknown */
@@ -119,13 +130,14 @@ struct auth_replay {
 /* Check an authtoken (token_len bytes, NULL or 0 = missing) against users at time
  * now with the allowed skew (seconds, >= 0; iperf3 refuses |now - ts| > skew).
  * With replay (NULL = no replay check) an accepted token is remembered and the same
- * token again is AUTH_REPLAYED. The work after decryption is the same whether the
- * RSA padding was valid or not (no padding oracle), and the user list is scanned in
+ * token again is AUTH_REPLAYED. Both RSA paddings are tried, OAEP then PKCS#1
+ * v1.5, so one server serves iperf3 3.12 and 3.22 clients alike. The work after
+ * decryption is the same whether a padding was valid or not (no padding oracle),
+ * and the user list is scanned in
  * full with constant-time comparisons. Returns 0 when res->status is AUTH_OK. */
-int auth_token_check(struct crypto_key *priv, enum crypto_padding pad,
-                     const struct auth_users *users, const char *token, size_t token_len,
-                     int64_t now, int64_t skew, struct auth_replay *replay,
-                     struct auth_result *res);
+int auth_token_check(struct crypto_key *priv, const struct auth_users *users,
+                     const char *token, size_t token_len, int64_t now, int64_t skew,
+                     struct auth_replay *replay, struct auth_result *res);
 
 /* ---- parts, exposed for tests and fuzzing */
 

@@ -391,6 +391,11 @@ static int pkcs1_without_auth(const struct perf_opts *o)
     return o->use_pkcs1 && !o->rsa_private_key && !o->rsa_public_key;
 }
 
+static int pkcs1_on_server(const struct perf_opts *o)
+{
+    return o->use_pkcs1 && o->server && o->rsa_private_key;
+}
+
 /* accepted (iperf3 accepts them, or they are harmless) but without effect here */
 static const struct {
     int (*hit)(const struct perf_opts *o);
@@ -406,6 +411,9 @@ static const struct {
     { csv_with_json, "--csv and -J: the sweep's table is written as JSON, --csv is ignored" },
     { pkcs1_without_auth, "--use-pkcs1-padding applies to RSA authentication "
                           "(--rsa-public-key-path or --rsa-private-key-path): ignored" },
+    { pkcs1_on_server, "--use-pkcs1-padding: the server accepts tokens in either padding "
+                       "(OAEP from iperf3 3.17+, PKCS#1 v1.5 from older), the option only "
+                       "changes a client: ignored" },
 };
 
 int opts_warning(const struct perf_opts *o, int k, char *why, size_t len)

@@ -137,9 +137,8 @@ static int server_check_authtoken(struct server *sv, const struct test_params *p
                 "user,<64 lowercase hex digits of sha256(\"{user}password\")>)",
                 o->authorized_users, users.malformed, users.malformed == 1 ? "" : "s",
                 users.first_bad_line);
-    int rc = auth_token_check(sv->priv, o->use_pkcs1 ? CRYPTO_PKCS1_V15 : CRYPTO_OAEP_SHA1,
-                              &users, p->authtoken, strlen(p->authtoken), (int64_t)time(NULL),
-                              o->time_skew, &sv->replay, &res);
+    int rc = auth_token_check(sv->priv, &users, p->authtoken, strlen(p->authtoken),
+                              (int64_t)time(NULL), o->time_skew, &sv->replay, &res);
     auth_users_free(&users);
     if (rc == 0) {
         if (!o->json) {
@@ -157,11 +156,12 @@ static int server_check_authtoken(struct server *sv, const struct test_params *p
     else if (res.user[0])
         warnmsg("test from %s refused: authentication failed: %s (user '%s')", ph,
                 auth_status_text(res.status), res.user);
+    else if (res.status == AUTH_BAD_TOKEN)
+        warnmsg("test from %s refused: authentication failed: bad token: %s", ph,
+                auth_bad_text(res.bad));
     else
-        warnmsg("test from %s refused: authentication failed: %s%s", ph,
-                auth_status_text(res.status),
-                res.status == AUTH_BAD_TOKEN ? " (another key, the other padding "
-                                               "(--use-pkcs1-padding), or garbage)" : "");
+        warnmsg("test from %s refused: authentication failed: %s", ph,
+                auth_status_text(res.status));
     return -1;
 }
 
