@@ -1,0 +1,32 @@
+/* The last check before exit: did the results get written? */
+#include "output.h"
+#include "fail.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+/* errno values a write(2) of results gives (a disk or quota full, a file too big,
+ * an I/O error, a closed pipe or descriptor, a read-only place) */
+static int write_errno(int e)
+{
+    return e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EPIPE ||
+           e == EBADF || e == EROFS;
+}
+
+int output_done(FILE *out, const char *where, int errfd, int rc)
+{
+    /* stdio keeps only a flag for an earlier failed write, not its errno: what the
+     * failing write left in errno is used when nothing has replaced it since by
+     * something a write cannot give */
+    int earlier = errno;
+    errno = 0;
+    int flushed = fflush(out);
+    int e = flushed ? errno : 0;
+    if (flushed == 0 && !ferror(out))
+        return rc;
+    if (!e && write_errno(earlier))
+        e = earlier;
+    dprintf(errfd, "%s: cannot write the results to %s: %s\n", tool_name, where,
+            e ? errtext(e) : "an earlier write failed");
+    return EXIT_USAGE;
+}
