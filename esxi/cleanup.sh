@@ -114,7 +114,7 @@ if [ -f "$state" ]; then
         if [ -z "$rs_loaded" ]; then
             note "ruleset $rsid is not loaded (any more): nothing to restore in it"
         else
-            rs_en_cur=$(row "$rsid")
+            rs_en_cur=$rs_loaded
             query network firewall ruleset allowedip list --ruleset-id "$rsid"
             have=$(allowed_ips "$rsid")
             if [ "$have" = All ]; then rs_aa_cur=true; else rs_aa_cur=false; fi

@@ -377,6 +377,16 @@ reseal() {
     mv "$1.tmp" "$1"
 }
 
+# run_killed K WHEN SCRIPT ARGS...: run esxi/SCRIPT, SIGKILLed at its K-th esxcli
+# call (WHEN before or after it); setsid: the stand-in kills its whole process
+# group (the script), not bats
+run_killed() {
+    local k=$1 when=$2 script=$3; shift 3
+    run setsid -w env PATH="$HOSTPATH" FAKE_KILL_AT="$k" FAKE_KILL_WHEN="$when" \
+        busybox sh "$KIT/esxi/$script" "$@"
+    [ "$(cat "$FAKE_ESXI/calls")" = "$k" ] || flunk "$script: call $k $when: not killed there: $output"
+}
+
 # kill_each_step FLAGS...: run prepare once to count its esxcli calls, then for each
 # call k, killed with SIGKILL just before it and just after it, cleanup must put the
 # host back exactly as it was and leave no lock, state or temporary file behind
@@ -390,10 +400,7 @@ kill_each_step() {
         for when in before after; do
             rm -rf "$KIT" "$FAKE_ESXI"; make_kit; make_host
             [ "$(host_state)" = "$INITIAL" ] || flunk "reset failed"
-            # setsid: the stand-in kills its whole process group (prepare.sh), not bats
-            run setsid -w env PATH="$HOSTPATH" FAKE_KILL_AT="$k" FAKE_KILL_WHEN="$when" \
-                busybox sh "$KIT/esxi/prepare.sh" "$@"
-            [ "$(cat "$FAKE_ESXI/calls")" = "$k" ] || flunk "call $k $when: not killed there: $output"
+            run_killed "$k" "$when" prepare.sh "$@"
             assert_not_contains "changes recorded in"
             : > "$FAKE_ESXI/log"
             cleanup --keep-kit
@@ -438,7 +445,7 @@ kill_each_step() {
 }
 
 @test "esxi: after a killed prepare, prepare stops and points to cleanup; a half-written state is ignored" {
-    run setsid -w env PATH="$HOSTPATH" FAKE_KILL_AT=3 busybox sh "$KIT/esxi/prepare.sh" --allow-exec
+    run_killed 3 after prepare.sh --allow-exec
     [ "$(cat "$FAKE_ESXI/exec")" = 0 ] || flunk "not killed after the change: $output"
     : > "$FAKE_ESXI/log"
     prepare --allow-exec
@@ -613,9 +620,7 @@ kill_each_step() {
             prepare "${flags[@]}"
             assert_status 0
             echo 0 > "$FAKE_ESXI/calls"
-            run setsid -w env PATH="$HOSTPATH" FAKE_KILL_AT="$k" FAKE_KILL_WHEN="$when" \
-                busybox sh "$KIT/esxi/cleanup.sh" --keep-kit
-            [ "$(cat "$FAKE_ESXI/calls")" = "$k" ] || flunk "call $k $when: not killed there: $output"
+            run_killed "$k" "$when" cleanup.sh --keep-kit
             cleanup --keep-kit
             [ "$status" = 0 ] || flunk "cleanup killed $when call $k: rerun exit $status: $output"
             [ "$(host_state)" = "$INITIAL" ] || flunk "cleanup killed $when call $k: host differs: $(host_state)"

@@ -124,9 +124,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 struct tally { size_t readable, unreadable, no_answer, with_errors; };
 
-/* inspect and print one disk (i of n); a disk that cannot be read or answered is
+/* inspect and print one disk (of n); a disk that cannot be read or answered is
  * counted and named on stderr, and in the JSON */
-static void one_disk(const struct opts *o, const char *path, size_t i, size_t n,
+static void one_disk(const struct opts *o, const char *path, size_t n,
                      struct ptable *t, struct jsonw *w, struct tally *k)
 {
     struct disk d;
@@ -148,9 +148,10 @@ static void one_disk(const struct opts *o, const char *path, size_t i, size_t n,
         report_json_disk(w, path, t);
         return;
     }
+    int first = k->readable == 1;   /* a blank line only between printed reports */
     if (n > 1 && (o->partedutil || o->usable))
-        printf("%s# %s\n", i ? "\n" : "", shown);
-    else if (n > 1 && i > 0)
+        printf("%s# %s\n", first ? "" : "\n", shown);
+    else if (!first)
         putchar('\n');
     uint64_t need = 0;
     if (o->partedutil) {
@@ -225,7 +226,7 @@ int main(int argc, char **argv)
     if (o.json)
         jw_arr(&w, "disks");
     for (size_t i = 0; i < npaths; i++)
-        one_disk(&o, paths[i], i, npaths, t, &w, &k);
+        one_disk(&o, paths[i], npaths, t, &w, &k);
     int rc = k.readable == 0 ? EXIT_USAGE
            : k.unreadable || k.no_answer || (o.verify && k.with_errors) ? EXIT_CHECK
            : EXIT_OKAY;
