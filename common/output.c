@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 /* errno values a write(2) of results gives (a disk or quota full, a file too big,
  * an I/O error, a closed pipe or descriptor, a read-only place) */
@@ -26,7 +27,17 @@ int output_done(FILE *out, const char *where, int errfd, int rc)
         return rc;
     if (!e && write_errno(earlier))
         e = earlier;
-    dprintf(errfd, "%s: cannot write the results to %s: %s\n", tool_name, where,
-            e ? errtext(e) : "an earlier write failed");
+    /* one line, control characters of a --logfile path as \xNN (as fail.c does) */
+    char line[1024], shown[600];
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)where; *p && o + 5 < sizeof shown; p++)
+        o += (size_t)snprintf(shown + o, sizeof shown - o, *p < 0x20 || *p == 0x7f ? "\\x%02x" : "%c", *p);
+    shown[o] = 0;
+    int n = snprintf(line, sizeof line, "%s: cannot write the results to %s: %s\n", tool_name,
+                     shown, e ? errtext(e) : "an earlier write failed");
+    if (n > 0) {   /* if even this fails, the exit code still says it */
+        ssize_t w = write(errfd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        (void)w;
+    }
     return EXIT_USAGE;
 }

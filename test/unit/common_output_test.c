@@ -49,6 +49,9 @@ static void a_full_device_is_a_system_error(void **state)
     errno = EAGAIN;
     assert_int_equal(done_with(f, "/dev/full", EXIT_OKAY, msg, sizeof msg), EXIT_USAGE);
     assert_string_equal(msg, "tool: cannot write the results to /dev/full: an earlier write failed\n");
+    /* a name with control characters stays one line */
+    assert_int_equal(done_with(f, "log\n\x1b[2J", EXIT_OKAY, msg, sizeof msg), EXIT_USAGE);
+    assert_non_null(strstr(msg, "tool: cannot write the results to log\\x0a\\x1b[2J: "));
     fclose(f);
 }
 
