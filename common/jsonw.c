@@ -36,26 +36,65 @@ static void newline(struct jsonw *w)
         put(w, "  ", 2);
 }
 
+size_t jw_utf8_len(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    unsigned lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
+    size_t len;
+    if (n == 0)
+        return 0;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        len = 2;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        len = 3;
+        lo = s[0] == 0xE0 ? 0xA0 : 0x80;   /* no overlong forms */
+        hi = s[0] == 0xED ? 0x9F : 0xBF;   /* no surrogates */
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        len = 4;
+        lo = s[0] == 0xF0 ? 0x90 : 0x80;
+        hi = s[0] == 0xF4 ? 0x8F : 0xBF;   /* nothing above U+10FFFF */
+    } else {
+        return 0;   /* a continuation byte, C0/C1 (overlong) or F5..FF */
+    }
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < len; k++)
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
 static void quoted(struct jsonw *w, const char *s, size_t n)
 {
     put(w, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
+        size_t len = jw_utf8_len(s + i, n - i);
         char esc[8];
-        switch (c) {
+        if (len == 0) {
+            put(w, "\\ufffd", 6);   /* a byte that is not UTF-8 */
+            i++;
+            continue;
+        }
+        /* C1 controls (U+0080..U+009F, C2 80..C2 9F) are escaped like C0 */
+        unsigned cp = len == 2 && c == 0xC2 ? (unsigned char)s[i + 1] : c;
+        switch (cp) {
         case '"': put(w, "\\\"", 2); break;
         case '\\': put(w, "\\\\", 2); break;
         case '\n': put(w, "\\n", 2); break;
         case '\r': put(w, "\\r", 2); break;
         case '\t': put(w, "\\t", 2); break;
         default:
-            if (c < 0x20 || c == 0x7f) {
-                snprintf(esc, sizeof esc, "\\u%04x", c);
+            if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+                snprintf(esc, sizeof esc, "\\u%04x", cp);
                 put(w, esc, 6);
             } else {
-                put(w, (const char *)&s[i], 1);
+                put(w, s + i, len);
             }
         }
+        i += len;
     }
     put(w, "\"", 1);
 }

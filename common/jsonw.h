@@ -8,7 +8,15 @@
  *   jw_arr(&w, "probes"); ... jw_end(&w);    // ]
  *   jw_end(&w);                              // }
  *   fputs(jw_text(&w), stdout); jw_free(&w);
- * Inside arrays pass key NULL. */
+ * Inside arrays pass key NULL.
+ *
+ * Strings (keys and values) are bytes that should be UTF-8; the output is always
+ * valid JSON whatever they hold. Well-formed UTF-8 passes through; each byte that
+ * does not start a well-formed sequence (a stray continuation byte, an overlong
+ * form, a surrogate, anything above U+10FFFF, a sequence cut short) becomes
+ * \ufffd, one per byte; C0 controls, DEL and the C1 controls U+0080..U+009F are
+ * written as \u00XX (\n \r \t as themselves), so no raw control byte reaches a
+ * terminal that shows the JSON. */
 #ifndef ESXDIAG_JSONW_H
 #define ESXDIAG_JSONW_H
 #include <stddef.h>
@@ -35,6 +43,9 @@ void jw_arr(struct jsonw *w, const char *key);
 void jw_end(struct jsonw *w);
 void jw_str(struct jsonw *w, const char *key, const char *val);   /* NULL -> null */
 void jw_strn(struct jsonw *w, const char *key, const char *val, size_t n);
+/* bytes in the well-formed UTF-8 sequence at s (1..4), 0 when s[0] does not start
+ * one within n bytes: the test behind the rule above, for text outputs too */
+size_t jw_utf8_len(const char *s, size_t n);
 void jw_int(struct jsonw *w, const char *key, int64_t val);
 void jw_uint(struct jsonw *w, const char *key, uint64_t val);
 void jw_double(struct jsonw *w, const char *key, double val);    /* %.17g; NaN/inf -> null */

@@ -19,6 +19,12 @@ in its SHA256SUMS (plus SHA256SUMS and the state file).
   --dry-run    print the commands that would change something, run none
   -h, --help   this text
 
+Safe to run again, and after an interrupted prepare.sh (^C, kill -9, a lost
+session): the state file names every change prepare.sh may have made, and
+each setting is changed only where it still differs from the recorded value.
+A state file that is empty, cut short, edited, or written for another kit or
+ruleset is refused before anything is changed.
+
 Examples:
   sh esxi/cleanup.sh --dry-run
   sh esxi/cleanup.sh
@@ -27,8 +33,9 @@ Examples:
 Exit codes:
   0  restored (or nothing to restore) and the kit removed (or kept, if asked)
   1  settings restored, but the folder does not look like the kit: not deleted
-  2  usage error, a bad state file, or a restore command failed (the state
-     file is kept: fix the cause and run cleanup.sh again)
+  2  usage error, a bad state file, a restore command failed (the state
+     file is kept: fix the cause and run cleanup.sh again), or prepare.sh
+     is still running on this kit
 TXT
 }
 
@@ -51,16 +58,29 @@ done
 say "esxdiag cleanup: kit $kit"
 [ "$DRY" = 1 ] && say "dry run: commands that change the host are printed, not run"
 
+# one prepare or cleanup at a time; the lock of an interrupted run is taken over
+[ "$DRY" = 1 ] || lock_take 1
+if [ -e "$state.new" ]; then   # a state write cut short: never acted on (write-ahead)
+    note "removing $state.new, a state write that an interrupted prepare.sh did not finish"
+    [ "$DRY" = 1 ] || rm -f "$state.new"
+fi
+
 # ---- read the state file (never sourced: every value is checked)
-exec_prev='' fw_prev='' rs_file='' rs_en_prev='' rs_aa_prev='' rs_ips=''
+exec_prev='' fw_prev='' rs_file='' rs_en_prev='' rs_aa_prev='' rs_ips='' st_kit='' st_rs=''
 bad() { err "$state line '$1': $2 (not restoring anything; fix or remove the file)"; exit 2; }
 bool() { case $2 in true | false) ;; *) bad "$1" "expected true or false" ;; esac; }
 if [ -f "$state" ]; then
+    why=$(state_check)
+    [ -z "$why" ] || { err "$state cannot be trusted: $why (not restoring anything: compare it with what prepare.sh printed, then fix the host by hand and remove the file)"; exit 2; }
     while IFS= read -r line || [ -n "$line" ]; do
         case $line in '' | '#'*) continue ;; esac
         key=${line%%=*} val=${line#*=}
         [ "$key" != "$line" ] || bad "$line" "not key=value"
         case $key in
+            kit) [ "$val" = "$kit" ] || bad "$line" "written for another kit, not $kit"
+                 st_kit=$val ;;
+            ruleset) [ "$val" = "$rsid" ] || bad "$line" "not the $rsid ruleset that prepare.sh makes"
+                     st_rs=$val ;;
             exec_prev) case $val in 0 | 1) exec_prev=$val ;; *) bad "$line" "expected 0 or 1" ;; esac ;;
             fw_enabled_prev) bool "$line" "$val"; fw_prev=$val ;;
             rs_enabled_prev) bool "$line" "$val"; rs_en_prev=$val ;;
@@ -69,9 +89,13 @@ if [ -f "$state" ]; then
                      rs_file=$val ;;
             rs_ip_added) valid_cidr "$val" || bad "$line" "not an IP address or CIDR"
                          rs_ips="$rs_ips $val" ;;
+            sum) ;;   # checked above
             *) bad "$line" "unknown key" ;;
         esac
     done < "$state"
+    [ -n "$st_kit" ] || bad "(none)" "no kit= line"
+    [ -z "$rs_ips$rs_en_prev$rs_aa_prev$rs_file" ] || [ -n "$st_rs" ] ||
+        bad "(none)" "ruleset changes without a ruleset= line"
     say "state: $state"
 else
     say "no state file ($state): prepare.sh changed nothing, or it was undone already"
@@ -86,11 +110,14 @@ if [ -f "$state" ]; then
         say ""
         say "== firewall ruleset $rsid"
         query network firewall ruleset list
-        if [ -z "$(row "$rsid")" ]; then
+        rs_loaded=$(row "$rsid")
+        if [ -z "$rs_loaded" ]; then
             note "ruleset $rsid is not loaded (any more): nothing to restore in it"
         else
+            rs_en_cur=$rs_loaded
             query network firewall ruleset allowedip list --ruleset-id "$rsid"
             have=$(allowed_ips "$rsid")
+            if [ "$have" = All ]; then rs_aa_cur=true; else rs_aa_cur=false; fi
             for ip in $rs_ips; do
                 if in_lines "$have" "$ip"; then
                     act "$CLI" network firewall ruleset allowedip remove --ruleset-id "$rsid" --ip-address "$ip" ||
@@ -99,19 +126,23 @@ if [ -f "$state" ]; then
                     note "$ip is no longer in the ruleset"
                 fi
             done
-            if [ -n "$rs_aa_prev" ]; then
+            if [ -n "$rs_aa_prev" ] && [ "$rs_aa_cur" = "$rs_aa_prev" ]; then
+                note "allowed-all already $rs_aa_prev"
+            elif [ -n "$rs_aa_prev" ]; then
                 act "$CLI" network firewall ruleset set --ruleset-id "$rsid" --allowed-all "$rs_aa_prev" ||
                     fail "setting --allowed-all $rs_aa_prev on $rsid failed"
             fi
-            if [ -n "$rs_en_prev" ]; then
+            if [ -n "$rs_en_prev" ] && [ "$rs_en_cur" = "$rs_en_prev" ]; then
+                note "enabled already $rs_en_prev"
+            elif [ -n "$rs_en_prev" ]; then
                 act "$CLI" network firewall ruleset set --ruleset-id "$rsid" --enabled "$rs_en_prev" ||
                     fail "setting --enabled $rs_en_prev on $rsid failed"
             fi
         fi
-        if [ -n "$rs_file" ]; then
-            if [ -e "$rs_file" ]; then
-                act rm -f "$rs_file" || fail "cannot remove $rs_file"
-            fi
+        # the file prepare.sh wrote (if it got that far), and a refresh to unload the
+        # ruleset (also when an interrupted cleanup removed the file but did not refresh)
+        if [ -n "$rs_file" ] && { [ -e "$rs_file" ] || [ -n "$rs_loaded" ]; }; then
+            if [ -e "$rs_file" ]; then act rm -f "$rs_file" || fail "cannot remove $rs_file"; fi
             act "$CLI" network firewall refresh || fail "esxcli network firewall refresh failed"
         fi
     fi
@@ -158,7 +189,8 @@ why_not_kit() {
     (cd "$kit" && find . ! -name . -print) | sed 's|^\./||' | while IFS= read -r e; do
         case $e in
             bin | esxi | licenses) [ -d "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
-            SHA256SUMS | esxdiag.state) [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
+            SHA256SUMS | esxdiag.state | esxdiag.state.new) [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
+            esxdiag.lock | esxdiag.lock/*) [ ! -L "$kit/$e" ] && continue ;;   # ours, held right now
         esac
         if [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && in_lines "$listed" "$e"; then
             continue

@@ -7,8 +7,8 @@
 
 usage() {
     cat <<'TXT'
-usage: sh esxi/prepare.sh [--allow-exec] [--allow-ip CIDR]... [--port N]
-                          [--disable-firewall] [--dry-run] [-h|--help]
+usage: sh esxi/prepare.sh [--allow-exec] [--allow-ip CIDR]... [--allow-any]
+                          [--port N] [--disable-firewall] [--dry-run] [-h|--help]
 
 Shows whether this ESXi host lets the copied esxdiag binaries run and lets
 esxperf traffic through, and changes a setting only when asked. Every command
@@ -18,11 +18,14 @@ sh esxi/cleanup.sh puts them all back.
   --allow-exec        set /User/execInstalledOnly to 0 (ESXi 8 sets it to 1,
                       which refuses any binary not installed from a VIB)
   --allow-ip CIDR     open the esxperf port, TCP and UDP, inbound and outbound,
-                      for CIDR only (repeat for more). Uses a custom firewall
+                      for CIDR only (repeat for more, at most 64; an IPv4 or
+                      IPv6 address, or one with /LEN). Uses a custom firewall
                       ruleset "esxdiag" (a file in /etc/vmware/firewall, then
                       esxcli network firewall refresh). UNVERIFIED on ESXi 8,
                       which may refuse custom rulesets: prepare checks that the
                       ruleset loaded and says so if not.
+  --allow-any         let --allow-ip take a /0 (0.0.0.0/0, ::/0: any address),
+                      refused without it
   --port N            the port for --allow-ip (default 5201, as iperf3)
   --disable-firewall  turn the whole host firewall off instead (opens every
                       port to everyone: use only if the ruleset is refused)
@@ -36,12 +39,18 @@ Examples:
   sh esxi/prepare.sh --allow-exec --allow-ip 10.20.0.0/24
   sh esxi/cleanup.sh                    undo it and remove the kit
 
+Interrupted (^C, a lost SSH session, kill -9): each previous value is in the
+state file before the change is made, so sh esxi/cleanup.sh undoes whatever
+was done. One prepare.sh or cleanup.sh at a time runs on a kit; another one
+says who holds the lock and stops.
+
 Exit codes:
   0  done (or nothing asked)
   1  this host cannot run copied binaries (TPM-enforced execInstalledOnly),
      or it refused a change (see the message)
   2  usage error, the kit is for another CPU architecture than this
-     host's (uname -m), or a command failed
+     host's (uname -m), a command failed, another prepare.sh or cleanup.sh
+     holds the kit, or an earlier prepare was not undone
 TXT
 }
 
@@ -51,18 +60,31 @@ here=$(cd "$(dirname "$0")" && pwd -P) || exit 2
 . "$here/hostcli.sh" || exit 2
 
 allow_exec=0 disable_fw=0 port=5201 ips=''
+allow_any=0 nips=0 everything='' IPS_MAX=64
+# add_ip CIDR: checked, lower-cased (IPv6), counted, each one once
+add_ip() {
+    if ! valid_cidr "$1"; then   # shown on one line, control characters as ?
+        err "--allow-ip '$(printf '%s' "$1" | tr -c ' -~' '?')': not an IPv4 or IPv6 address or CIDR"
+        exit 2
+    fi
+    ip=$(printf '%s' "$1" | tr 'A-F' 'a-f')
+    case " $ips " in *" $ip "*) return 0 ;; esac
+    nips=$((nips + 1))
+    [ "$nips" -le "$IPS_MAX" ] ||
+        { err "more than $IPS_MAX --allow-ip values: give a wider CIDR (e.g. 198.18.0.0/15) instead"; exit 2; }
+    cidr_is_everything "$ip" && everything=$ip
+    ips="$ips $ip"
+}
 while [ $# -gt 0 ]; do
     case $1 in
         --allow-exec) allow_exec=1 ;;
         --disable-firewall) disable_fw=1 ;;
+        --allow-any) allow_any=1 ;;
         --dry-run) DRY=1 ;;
         --allow-ip)
             [ $# -ge 2 ] || { err "--allow-ip needs an address or CIDR"; exit 2; }
-            valid_cidr "$2" || { err "--allow-ip $2: not an IP address or CIDR"; exit 2; }
-            ips="$ips $2"; shift ;;
-        --allow-ip=*)
-            valid_cidr "${1#*=}" || { err "$1: not an IP address or CIDR"; exit 2; }
-            ips="$ips ${1#*=}" ;;
+            add_ip "$2"; shift ;;
+        --allow-ip=*) add_ip "${1#*=}" ;;
         --port)
             [ $# -ge 2 ] || { err "--port needs a number"; exit 2; }
             port=$2; shift ;;
@@ -83,6 +105,9 @@ if [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
 fi
 if [ -n "$ips" ] && [ "$disable_fw" = 1 ]; then
     err "choose one: --allow-ip (narrow) or --disable-firewall (everything)"; exit 2
+fi
+if [ -n "$everything" ] && [ "$allow_any" = 0 ]; then
+    err "--allow-ip $everything admits any address to port $port: add --allow-any if that is meant"; exit 2
 fi
 want_change=0
 [ "$allow_exec" = 1 ] || [ -n "$ips" ] || [ "$disable_fw" = 1 ] && want_change=1
@@ -115,6 +140,8 @@ kit_arch_check
 cli_find
 say "esxdiag prepare: kit $kit"
 [ "$DRY" = 1 ] && say "dry run: commands that change the host are printed, not run"
+# one prepare or cleanup at a time on this kit, from the state check to the end
+[ "$want_change" = 1 ] && [ "$DRY" = 0 ] && lock_take 0
 
 if [ -e "$state" ] && [ "$want_change" = 1 ]; then
     if [ "$DRY" = 1 ]; then
@@ -125,23 +152,24 @@ if [ -e "$state" ] && [ "$want_change" = 1 ]; then
     fi
 fi
 
-# record KEY VALUE: one line of the state file, written as soon as the change is made
-changed=0
+# record KEY VALUE: the previous value, in the state file BEFORE the change is
+# made (write-ahead): a prepare killed at any point leaves a state file that
+# names every change it may have made. cleanup.sh compares each with the host.
+# made: a change went through (without one, the state file is removed at the end)
+made=0
 record() {
-    changed=1
     [ "$DRY" = 1 ] && return 0
-    printf '%s=%s\n' "$1" "$2" >> "$state" || { err "cannot write $state"; exit 2; }
+    state_add "$1" "$2" || { err "cannot write $state: nothing more is changed"; finish 2; }
+}
+finish() { # $1 = exit code
+    if [ "$made" = 0 ] && [ "$DRY" = 0 ]; then rm -f "$state" "$state.new"; fi
+    exit "$1"
 }
 # create the state file before the first change: if that is impossible, change nothing
 if [ "$want_change" = 1 ] && [ "$DRY" = 0 ]; then
-    printf '# esxdiag prepare.sh state (%s): previous values, read by cleanup.sh\n' \
-        "$(date -u '+%Y-%m-%d %H:%M:%S UTC')" > "$state" ||
-        { err "cannot write $state (is the kit on a read-only place? unpack it in /tmp or a datastore)"; exit 2; }
+    state_begin ||
+        { err "cannot write $state (is the kit on a read-only place? unpack it in /tmp or a datastore)"; rm -f "$state.new"; exit 2; }
 fi
-finish() { # $1 = exit code
-    if [ "$changed" = 0 ] && [ "$DRY" = 0 ]; then rm -f "$state"; fi
-    exit "$1"
-}
 
 # ---- 1. may copied binaries run here?
 say ""
@@ -178,8 +206,9 @@ if [ "$tpm" = yes ] && [ "$exec_cur" != 0 ]; then
 fi
 if [ "$exec_cur" = 1 ]; then
     if [ "$allow_exec" = 1 ]; then
+        record exec_prev 1
         if act "$CLI" system settings advanced set -o /User/execInstalledOnly -i 0; then
-            record exec_prev 1
+            made=1
             note "execInstalledOnly is now 0 (cleanup.sh sets it back to 1)"
         else
             say "the host refused to change /User/execInstalledOnly."
@@ -204,8 +233,8 @@ note "firewall enabled: ${fw_cur:-unknown}"
 if [ "$disable_fw" = 1 ]; then
     if [ "$fw_cur" = false ]; then
         note "already disabled: nothing to change"
-    elif act "$CLI" network firewall set --enabled false; then
-        record fw_enabled_prev true
+    elif record fw_enabled_prev true && act "$CLI" network firewall set --enabled false; then
+        made=1
         note "the WHOLE firewall is off: every port is open (cleanup.sh turns it back on)"
     else
         err "esxcli network firewall set --enabled false failed"; finish 2
@@ -236,6 +265,7 @@ if [ -n "$ips" ]; then
     say "   narrow way; the fallback is --disable-firewall."
     query network firewall ruleset list
     rs_prev=$(row "$rsid")
+    record ruleset "$rsid"
     if [ -z "$rs_prev" ]; then
         xml="$fwdir/$rsid.xml"
         if [ -e "$xml" ]; then
@@ -246,8 +276,9 @@ if [ -n "$ips" ]; then
             say "(dry run, not run) write $xml (ruleset $rsid: tcp+udp port $port, inbound+outbound)"
         else
             say "+ write $xml (ruleset $rsid: tcp+udp port $port, inbound+outbound)"
-            write_ruleset "$xml" || { err "cannot write $xml"; rm -f "$xml"; finish 2; }
             record rs_file "$xml"
+            write_ruleset "$xml" || { err "cannot write $xml"; rm -f "$xml"; finish 2; }
+            made=1
         fi
         act "$CLI" network firewall refresh || { err "esxcli network firewall refresh failed"; finish 2; }
         if [ "$DRY" = 0 ]; then
@@ -270,14 +301,16 @@ if [ -n "$ips" ]; then
         if [ "$(allowed_ips "$rsid")" = All ]; then rs_allall_prev=true; else rs_allall_prev=false; fi
     fi
     if [ "$rs_prev" != true ]; then
+        record rs_enabled_prev "$rs_prev"
         act "$CLI" network firewall ruleset set --ruleset-id "$rsid" --enabled true ||
             { err "enabling ruleset $rsid failed"; finish 2; }
-        record rs_enabled_prev "$rs_prev"
+        made=1
     fi
     if [ "$rs_allall_prev" = true ]; then
+        record rs_allowed_all_prev true
         act "$CLI" network firewall ruleset set --ruleset-id "$rsid" --allowed-all false ||
             { err "setting --allowed-all false on $rsid failed"; finish 2; }
-        record rs_allowed_all_prev true
+        made=1
     fi
     query network firewall ruleset allowedip list --ruleset-id "$rsid"
     have=$(allowed_ips "$rsid")
@@ -286,9 +319,10 @@ if [ -n "$ips" ]; then
             note "$ip is already allowed: left as it is"
             continue
         fi
+        record rs_ip_added "$ip"
         act "$CLI" network firewall ruleset allowedip add --ruleset-id "$rsid" --ip-address "$ip" ||
             { err "adding $ip to ruleset $rsid failed"; finish 2; }
-        record rs_ip_added "$ip"
+        made=1
     done
     [ "$fw_cur" = false ] && note "the firewall is disabled anyway: the ruleset takes effect when it is enabled"
 fi
@@ -299,7 +333,7 @@ fi
 say ""
 if [ "$DRY" = 1 ]; then
     say "dry run: nothing was changed"
-elif [ "$changed" = 1 ]; then
+elif [ "$made" = 1 ]; then
     say "changes recorded in $state"
     say "undo them (and remove the kit) with: sh $here/cleanup.sh"
 else

@@ -18,12 +18,17 @@ static void render(FILE *out, const struct ptable *t)
 {
     report_table(out, "fuzz", t);
     report_partedutil(out, t);
-    report_usable(out, t);
+    uint64_t need;
+    report_usable(out, t, &need);
     struct jsonw w;
     jw_init(&w, 0);
     jw_arr(&w, NULL);
     report_json_disk(&w, "fuzz", t);
     jw_end(&w);
+    /* whatever names and labels the disk holds, the JSON is UTF-8 (jsonw.h) */
+    for (size_t i = 0, n = jw_len(&w), k; i < n; i += k)
+        if ((k = jw_utf8_len(jw_text(&w) + i, n - i)) == 0)
+            abort();
     fputs(jw_text(&w), out);
     jw_free(&w);
 }

@@ -6,16 +6,18 @@ load ../lib/common
 
 FAKE=$ESXDIAG_ROOT/test/lib/fake-esxcli
 
-setup() {
-    T=$(mktemp -d)
-    # an unpacked kit, as build/dist.sh lays it out
+# an unpacked kit, as build/dist.sh lays it out
+make_kit() {
     KIT=$T/esxdiag-0.1.0
     mkdir -p "$KIT/bin" "$KIT/esxi" "$KIT/licenses"
     cp "$ESXDIAG_ROOT"/esxi/* "$KIT/esxi/"
     printf 'not a real tool\n' > "$KIT/bin/esxtest"
     printf 'license text\n' > "$KIT/licenses/musl.copyright"
     (cd "$KIT" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
-    # the host: execInstalledOnly 1, no TPM enforcement, firewall on, one stock ruleset
+}
+
+# the host: execInstalledOnly 1, no TPM enforcement, firewall on, one stock ruleset
+make_host() {
     export FAKE_ESXI=$T/host ESXDIAG_FIREWALL_DIR=$T/host/firewall
     mkdir -p "$FAKE_ESXI/rs/sshServer" "$ESXDIAG_FIREWALL_DIR"
     echo 1 > "$FAKE_ESXI/exec"
@@ -25,10 +27,17 @@ setup() {
     echo true > "$FAKE_ESXI/rs/sshServer/allowed_all"
     : > "$FAKE_ESXI/rs/sshServer/ips"
     : > "$FAKE_ESXI/log"
+}
+
+setup() {
+    T=$(mktemp -d)
+    make_kit
+    make_host
     # PATH: esxcli stand-in, then busybox applets, then the system
     mkdir -p "$T/fakebin" "$T/bb"
     ln -s "$FAKE" "$T/fakebin/esxcli"
-    for a in awk basename cat cut date dirname find grep head mkdir mv paste printf pwd rm sed sort tail tr wc; do
+    for a in awk basename cat cut date dirname find grep head mkdir mv paste printf pwd rm rmdir \
+             sed sha256sum sort tail tr wc; do
         ln -s "$(command -v busybox)" "$T/bb/$a"
     done
     HOSTPATH=$T/fakebin:$T/bb:$PATH
@@ -46,6 +55,8 @@ host_state() {
     ls -A "$ESXDIAG_FIREWALL_DIR"
 }
 prepare() { run env PATH="$HOSTPATH" busybox sh "$KIT/esxi/prepare.sh" "$@"; }
+# the state file's records (no header, no kit= and sum= lines)
+records() { grep -vE '^(#|kit=|sum=)' "$KIT/esxdiag.state"; }
 cleanup() { run env PATH="$HOSTPATH" busybox sh "$KIT/esxi/cleanup.sh" "$@"; }
 # commands that change the host, as the stand-in logged them
 changing_calls() { grep -E ' (set|add|remove|refresh)( |$)' "$FAKE_ESXI/log" || true; }
@@ -126,7 +137,8 @@ assert_all_printed() {
     [ "$(cat "$rs/ips")" = $'198.18.0.0/15\n2001:db8::/32' ] || flunk "ips: $(cat "$rs/ips")"
     [ "$(cat "$FAKE_ESXI/fw_enabled")" = true ] || flunk "firewall was disabled"
     [ "$(cat "$FAKE_ESXI/rs/sshServer/allowed_all")" = true ] || flunk "another ruleset touched"
-    diff <(grep -v '^#' "$KIT/esxdiag.state") - <<EOT || flunk "state file"
+    diff <(records) - <<EOT || flunk "state file"
+ruleset=esxdiag
 rs_file=$ESXDIAG_FIREWALL_DIR/esxdiag.xml
 rs_enabled_prev=false
 rs_allowed_all_prev=true
@@ -154,7 +166,7 @@ EOT
     assert_status 0
     assert_contains "192.0.2.9 is already allowed"
     [ ! -e "$ESXDIAG_FIREWALL_DIR/esxdiag.xml" ] || flunk "wrote a file for a ruleset that exists"
-    [ "$(grep -v '^#' "$KIT/esxdiag.state")" = $'rs_enabled_prev=false\nrs_ip_added=198.18.1.1' ] ||
+    [ "$(records)" = $'ruleset=esxdiag\nrs_enabled_prev=false\nrs_ip_added=198.18.1.1' ] ||
         flunk "state: $(cat "$KIT/esxdiag.state")"
     cleanup --keep-kit
     assert_status 0
@@ -354,4 +366,265 @@ EOT
     assert_status 0
     run shellcheck -s bash "$ESXDIAG_ROOT/test/lib/demo.sh"
     assert_status 0
+}
+
+# ---- issue 10 section 5: host settings survive every interruption
+
+# reseal STATE: recompute the sum line after an edit (as a careful admin could)
+reseal() {
+    local body; body=$(sed '$d' "$1"; echo x); body=${body%x}
+    { printf '%s' "$body"; printf 'sum=%s\n' "$(printf '%s' "$body" | sha256sum | cut -d' ' -f1)"; } > "$1.tmp"
+    mv "$1.tmp" "$1"
+}
+
+# run_killed K WHEN SCRIPT ARGS...: run esxi/SCRIPT, SIGKILLed at its K-th esxcli
+# call (WHEN before or after it); setsid: the stand-in kills its whole process
+# group (the script), not bats
+run_killed() {
+    local k=$1 when=$2 script=$3; shift 3
+    run setsid -w env PATH="$HOSTPATH" FAKE_KILL_AT="$k" FAKE_KILL_WHEN="$when" \
+        busybox sh "$KIT/esxi/$script" "$@"
+    [ "$(cat "$FAKE_ESXI/calls")" = "$k" ] || flunk "$script: call $k $when: not killed there: $output"
+}
+
+# kill_each_step FLAGS...: run prepare once to count its esxcli calls, then for each
+# call k, killed with SIGKILL just before it and just after it, cleanup must put the
+# host back exactly as it was and leave no lock, state or temporary file behind
+kill_each_step() {
+    local calls k when
+    prepare "$@"
+    assert_status 0
+    calls=$(cat "$FAKE_ESXI/calls")
+    [ "$calls" -ge 4 ] || flunk "only $calls calls: $output"
+    for k in $(seq 1 "$calls"); do
+        for when in before after; do
+            rm -rf "$KIT" "$FAKE_ESXI"; make_kit; make_host
+            [ "$(host_state)" = "$INITIAL" ] || flunk "reset failed"
+            run_killed "$k" "$when" prepare.sh "$@"
+            assert_not_contains "changes recorded in"
+            : > "$FAKE_ESXI/log"
+            cleanup --keep-kit
+            [ "$status" = 0 ] || flunk "killed $when call $k of $calls ($*): cleanup exit $status: $output"
+            [ "$(host_state)" = "$INITIAL" ] ||
+                flunk "killed $when call $k of $calls ($*): host differs after cleanup: $(host_state)"
+            [ ! -e "$KIT/esxdiag.state" ] && [ ! -e "$KIT/esxdiag.lock" ] && [ ! -e "$KIT/esxdiag.state.new" ] ||
+                flunk "killed $when call $k: left behind: $(ls -A "$KIT")"
+            # a second cleanup finds nothing to do and changes nothing
+            : > "$FAKE_ESXI/log"
+            cleanup --keep-kit
+            assert_status 0
+            assert_contains "no state file"
+            [ -z "$(changing_calls)" ] || flunk "second cleanup changed: $(changing_calls)"
+        done
+    done
+}
+
+@test "esxi: prepare killed (-9) before and after each step, narrow firewall path: cleanup restores the start" {
+    kill_each_step --allow-exec --allow-ip 198.18.0.0/15 --allow-ip 2001:db8::/32 --port 5299
+}
+
+@test "esxi: prepare killed (-9) before and after each step, --disable-firewall and an existing ruleset" {
+    kill_each_step --allow-exec --disable-firewall
+    # an esxdiag ruleset the host already has (allowed all, disabled): enable, narrow, add
+    make_ruleset() {
+        mkdir -p "$FAKE_ESXI/rs/esxdiag"
+        echo false > "$FAKE_ESXI/rs/esxdiag/enabled"; echo true > "$FAKE_ESXI/rs/esxdiag/allowed_all"
+        : > "$FAKE_ESXI/rs/esxdiag/ips"
+    }
+    make_host() {
+        export FAKE_ESXI=$T/host ESXDIAG_FIREWALL_DIR=$T/host/firewall
+        mkdir -p "$FAKE_ESXI/rs/sshServer" "$ESXDIAG_FIREWALL_DIR"
+        echo 1 > "$FAKE_ESXI/exec"; echo false > "$FAKE_ESXI/tpm"; echo true > "$FAKE_ESXI/fw_enabled"
+        echo true > "$FAKE_ESXI/rs/sshServer/enabled"; echo true > "$FAKE_ESXI/rs/sshServer/allowed_all"
+        : > "$FAKE_ESXI/rs/sshServer/ips"; : > "$FAKE_ESXI/log"
+        make_ruleset
+    }
+    rm -rf "$KIT" "$FAKE_ESXI"; make_kit; make_host
+    INITIAL=$(host_state)
+    kill_each_step --allow-ip 198.18.0.0/15 --allow-ip 198.19.0.1
+}
+
+@test "esxi: after a killed prepare, prepare stops and points to cleanup; a half-written state is ignored" {
+    run_killed 3 after prepare.sh --allow-exec
+    [ "$(cat "$FAKE_ESXI/exec")" = 0 ] || flunk "not killed after the change: $output"
+    : > "$FAKE_ESXI/log"
+    prepare --allow-exec
+    assert_status 2
+    assert_contains "was interrupted: run sh $KIT/esxi/cleanup.sh"
+    [ ! -s "$FAKE_ESXI/log" ] || flunk "esxcli called: $(cat "$FAKE_ESXI/log")"
+    # a state write cut short (killed between writing and renaming): never acted on
+    printf 'exec_prev=0\nfw_enabled_prev=fal' > "$KIT/esxdiag.state.new"
+    cleanup
+    assert_status 0
+    assert_contains "took over the lock of pid"
+    assert_contains "removing $KIT/esxdiag.state.new"
+    assert_contains "kit removed"
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+}
+
+@test "esxi: prepare twice, cleanup twice: the second prepare refuses, the second cleanup has nothing to do" {
+    prepare --allow-exec --allow-ip 198.18.0.0/15
+    assert_status 0
+    local after; after=$(host_state)
+    : > "$FAKE_ESXI/log"
+    prepare --allow-exec --disable-firewall
+    assert_status 2
+    assert_contains "an earlier prepare was not undone (run sh $KIT/esxi/cleanup.sh first)"
+    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+    [ "$(host_state)" = "$after" ] || flunk "second prepare changed the host"
+    cleanup --keep-kit
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+    : > "$FAKE_ESXI/log"
+    cleanup --keep-kit
+    assert_status 0
+    assert_contains "no state file"
+    [ ! -s "$FAKE_ESXI/log" ] || flunk "esxcli called: $(cat "$FAKE_ESXI/log")"
+    # and prepare works again after a cleanup
+    prepare --allow-exec
+    assert_status 0
+    cleanup
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+}
+
+@test "esxi: a state file empty, cut short, edited, or naming another ruleset, kit or path: refused, nothing changed" {
+    prepare --allow-exec --allow-ip 198.18.0.0/15
+    assert_status 0
+    local after good st=$KIT/esxdiag.state
+    after=$(host_state)
+    good=$(cat "$st"; echo x); good=${good%x}
+    check_refused() { # WHAT EXPECTED-TEXT
+        : > "$FAKE_ESXI/log"
+        cleanup
+        [ "$status" = 2 ] || flunk "$1: cleanup exit $status: $output"
+        assert_contains "$2"
+        assert_contains "not restoring anything"
+        [ ! -s "$FAKE_ESXI/log" ] || flunk "$1: esxcli called: $(cat "$FAKE_ESXI/log")"
+        [ "$(host_state)" = "$after" ] || flunk "$1: host changed"
+        [ -f "$st" ] && [ -d "$KIT/bin" ] || flunk "$1: state file or kit removed"
+        [ ! -e "$KIT/esxdiag.lock" ] || flunk "$1: lock left behind"
+        printf '%s' "$good" > "$st"
+    }
+    : > "$st"
+    check_refused empty "it is empty"
+    head -c -20 "$st" > "$st.cut"; mv "$st.cut" "$st"
+    check_refused "cut mid-line" "its last line is cut short"
+    sed -i '$d' "$st"; sed -i '$d' "$st"
+    check_refused "cut at a line" "it has no sum line at the end"
+    sed -i 's/^exec_prev=1$/exec_prev=0/' "$st"
+    check_refused "edited" "its sum does not match its lines"
+    sed -i 's/^ruleset=esxdiag$/ruleset=sshServer/' "$st"; reseal "$st"
+    check_refused "another ruleset" "not the esxdiag ruleset that prepare.sh makes"
+    sed -i "s|^rs_ip_added=.*|rs_file=$T/outside.xml|" "$st"; reseal "$st"
+    check_refused "a path outside" "not $ESXDIAG_FIREWALL_DIR/esxdiag.xml"
+    sed -i "s|^kit=.*|kit=$T/esxdiag-9.9.9|" "$st"; reseal "$st"
+    check_refused "another kit" "written for another kit"
+    # the untouched file still restores everything
+    cleanup
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+}
+
+@test "esxi: two prepares at once: one holds the kit, the other (and a cleanup) says so and changes nothing" {
+    # A stops inside its third esxcli call (two queries done), holding the lock
+    env PATH="$HOSTPATH" FAKE_PAUSE_AT=3 busybox sh "$KIT/esxi/prepare.sh" --allow-exec > "$T/a.out" 2>&1 &
+    local a=$! i
+    for i in $(seq 1 100); do [ -e "$FAKE_ESXI/paused" ] && break; sleep 0.05; done   # 5 s bound
+    [ -e "$FAKE_ESXI/paused" ] || { kill "$a"; flunk "A did not start: $(cat "$T/a.out")"; }
+    prepare --allow-exec --disable-firewall
+    assert_status 2
+    assert_contains "another prepare.sh or cleanup.sh (pid "
+    assert_contains "is running on this kit: wait for it to end"
+    cleanup
+    assert_status 2
+    assert_contains "is running on this kit"
+    [ -d "$KIT/bin" ] || flunk "cleanup removed the kit under a running prepare"
+    [ "$(wc -l < "$FAKE_ESXI/log")" = 3 ] || flunk "B or cleanup called esxcli: $(cat "$FAKE_ESXI/log")"
+    : > "$FAKE_ESXI/go"
+    wait "$a" || flunk "A failed: $(cat "$T/a.out")"
+    [ "$(cat "$FAKE_ESXI/fw_enabled")" = true ] || flunk "B changed the firewall"
+    [ "$(records)" = exec_prev=1 ] || flunk "state: $(cat "$KIT/esxdiag.state")"
+    [ ! -e "$KIT/esxdiag.lock" ] || flunk "A left its lock"
+    # started at the same moment: exactly one changes the host, the other exits 2
+    cleanup --keep-kit
+    assert_status 0
+    for i in 1 2 3; do
+        env PATH="$HOSTPATH" busybox sh "$KIT/esxi/prepare.sh" --allow-exec > "$T/p1" 2>&1 & local p1=$!
+        env PATH="$HOSTPATH" busybox sh "$KIT/esxi/prepare.sh" --allow-exec > "$T/p2" 2>&1 & local p2=$!
+        local r1=0 r2=0; wait "$p1" || r1=$?; wait "$p2" || r2=$?
+        [ "$((r1 + r2))" = 2 ] && [ "$((r1 * r2))" = 0 ] || flunk "round $i: exits $r1 and $r2: $(cat "$T/p1" "$T/p2")"
+        [ "$(records)" = exec_prev=1 ] || flunk "round $i: state: $(cat "$KIT/esxdiag.state")"
+        cleanup --keep-kit
+        assert_status 0
+        [ "$(host_state)" = "$INITIAL" ] || flunk "round $i: host differs"
+    done
+}
+
+@test "esxi: --allow-ip: /0 only with --allow-any, shell metacharacters refused, 1,000 entries refused, 64 work" {
+    local v
+    for v in 0.0.0.0/0 ::/0 198.18.0.1/0; do
+        prepare --allow-ip "$v"
+        assert_status 2
+        assert_contains "--allow-ip $v admits any address to port 5201: add --allow-any if that is meant"
+    done
+    for v in '$(touch '"$T"'/pwned)' '`touch '"$T"'/pwned`' '198.18.0.1;touch '"$T"'/pwned' \
+             '198.18.0.1 198.18.0.2' $'198.18.0.1\n198.18.0.2' '198.18.0.1|x' '*' '../etc' '-rf' '' \
+             198.18.0.1/33 256.0.0.1 198.018.0.1 2001:db8::/129 1::2::3 '198.18.0.1/' 198.18.0.1/08; do
+        prepare --allow-ip "$v"
+        [ "$status" = 2 ] || flunk "--allow-ip '$v' exited $status: $output"
+        [ "${#lines[@]}" = 1 ] || flunk "--allow-ip '$v': $output"
+        assert_contains "not an IPv4 or IPv6 address or CIDR"
+    done
+    [ ! -e "$T/pwned" ] || flunk "a value was run by the shell"
+    assert_host_untouched
+    # 1,000 values: refused at once, before anything is asked of the host
+    local many=() i
+    for i in $(seq 0 999); do many+=(--allow-ip "198.18.$((i / 250)).$((i % 250 + 1))"); done
+    prepare --allow-exec "${many[@]}"
+    assert_status 2
+    assert_contains "more than 64 --allow-ip values: give a wider CIDR"
+    assert_host_untouched
+    # 64 (and a repeated one, and upper-case IPv6 the same as lower-case): all added, all removed
+    prepare "${many[@]:0:128}" --allow-ip 2001:db8::1
+    [ "$status" = 2 ] && [[ "$output" == *"more than 64"* ]] || flunk "64 + 1 distinct: $output"
+    assert_host_untouched
+    prepare "${many[@]:0:126}" --allow-ip 198.18.0.1 --allow-ip 2001:DB8::1 --allow-ip 2001:db8::1
+    assert_status 0
+    [ "$(wc -l < "$FAKE_ESXI/rs/esxdiag/ips")" = 64 ] || flunk "ips: $(cat "$FAKE_ESXI/rs/esxdiag/ips")"
+    grep -qx 2001:db8::1 "$FAKE_ESXI/rs/esxdiag/ips" || flunk "2001:db8::1 missing"
+    cleanup --keep-kit
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+    # --allow-any: 0.0.0.0/0 goes in, and comes out again
+    prepare --allow-ip 0.0.0.0/0 --allow-any
+    assert_status 0
+    [ "$(cat "$FAKE_ESXI/rs/esxdiag/ips")" = 0.0.0.0/0 ] || flunk "ips: $(cat "$FAKE_ESXI/rs/esxdiag/ips")"
+    cleanup
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+}
+
+@test "esxi: cleanup killed (-9) before and after each of its steps: the next cleanup finishes the job" {
+    local flags=(--allow-exec --allow-ip 198.18.0.0/15 --allow-ip 2001:db8::/32) calls k when
+    prepare "${flags[@]}"
+    assert_status 0
+    echo 0 > "$FAKE_ESXI/calls"
+    cleanup --keep-kit
+    assert_status 0
+    calls=$(cat "$FAKE_ESXI/calls")
+    [ "$calls" -ge 4 ] || flunk "only $calls calls: $output"
+    for k in $(seq 1 "$calls"); do
+        for when in before after; do
+            rm -rf "$KIT" "$FAKE_ESXI"; make_kit; make_host
+            prepare "${flags[@]}"
+            assert_status 0
+            echo 0 > "$FAKE_ESXI/calls"
+            run_killed "$k" "$when" cleanup.sh --keep-kit
+            cleanup --keep-kit
+            [ "$status" = 0 ] || flunk "cleanup killed $when call $k: rerun exit $status: $output"
+            [ "$(host_state)" = "$INITIAL" ] || flunk "cleanup killed $when call $k: host differs: $(host_state)"
+            [ ! -e "$KIT/esxdiag.lock" ] && [ ! -e "$KIT/esxdiag.state" ] || flunk "left behind: $(ls -A "$KIT")"
+        done
+    done
 }

@@ -320,3 +320,13 @@ EOF2
     audit_syscalls "$MTU" -W 0.2 127.0.0.1
     audit_enosys "$MTU" -W 0.2 127.0.0.1
 }
+
+@test "results that cannot be written (>/dev/full) exit 2 with one line, text and -J" {
+    local form
+    for form in "" -J; do
+        run bash -c '"$1" -W 0.3 $2 127.0.0.1 >/dev/full' _ "$MTU" "$form"
+        assert_status 2
+        [ "$output" = "esxmtu: cannot write the results to stdout: No space left on device" ] ||
+            flunk "esxmtu $form: $output"
+    done
+}

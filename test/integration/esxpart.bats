@@ -320,12 +320,13 @@ cross_check_blkid() {
     run "$BIN/esxpart" --verify "$img"
     assert_status 1
     assert_contains "partition 1 (2048-3000000) lies outside the usable range 34-2097118"
-    # a name with ESC, BEL and an unpaired surrogate: printed cleaned, JSON escaped
+    # a name with ESC, BEL and an unpaired surrogate: the controls JSON-escaped, the
+    # surrogate (which UTF-8 cannot carry) U+FFFD
     img=$(scratch small_gpt)
     gpt_patch_both "$img" 56 array 1b005b0032004a00070000d84100ffff
     run "$BIN/esxpart" -J "$img"
     assert_status 0
-    [ "$(jq -r '.disks[0].partitions[0].name' <<< "$output")" = "?[2J??A" ] || flunk "$output"
+    assert_contains '"name": "\u001b[2J\u0007'$'\xef\xbf\xbd''A"'
     [[ "$output" != *$'\e'* ]] || flunk "raw ESC in output"
 }
 
@@ -470,4 +471,110 @@ cross_check_blkid() {
     img_sig "$W/c.img" > "$W/c.sig"
     printf x | dd of="$W/c.img" bs=1 seek=600000000 conv=notrunc status=none
     ! diff -q "$W/c.sig" <(img_sig "$W/c.img") >/dev/null || flunk "img_sig missed a write"
+}
+
+# ---- issue 15: hostile paths and tiny disks
+
+@test "esxpart: FIFO, socket, character device: refused at once, the other disks still reported" {
+    mkfifo "$W/fifo"
+    python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$W/sock"
+    # the bound is only against a hang (a FIFO with no writer blocks open() forever);
+    # a run takes milliseconds
+    run timeout 10 "$BIN/esxpart" "$W/fifo" "$W/sock" /dev/zero "$IMGDIR/small_gpt.img"
+    assert_status 1
+    assert_contains "esxpart: $W/fifo: is a FIFO (named pipe) (name a disk or an image file)"
+    assert_contains "esxpart: $W/sock: is a socket (name a disk or an image file)"
+    assert_contains "esxpart: /dev/zero: is a character device (name a disk or an image file)"
+    assert_contains "$IMGDIR/small_gpt.img: 1 GiB, 2097152 sectors of 512 bytes, gpt, health: ok"
+    local json
+    json=$(timeout 10 "$BIN/esxpart" -J "$W/fifo" "$IMGDIR/small_gpt.img" /dev/null "$W/sock" 2>/dev/null) || true
+    [ "$(jq -r '[.disks[] | .error // "read"] | join("|")' <<< "$json")" = \
+      "is a FIFO (named pipe) (name a disk or an image file)|read|is a character device (name a disk or an image file)|is a socket (name a disk or an image file)" ] || flunk "$json"
+    [ "$(jq -r '"\(.disks_read) \(.disks_unreadable) \(.exit_code)"' <<< "$json")" = "1 3 1" ] || flunk "$json"
+    # only such paths: nothing readable, exit 2; and with -p/-u the same
+    run timeout 10 "$BIN/esxpart" -p "$W/fifo" /dev/zero
+    assert_status 2
+    assert_contains "none of the 2 disks could be read"
+    # open() asked not to block, and nothing was read from the FIFO or /dev/zero
+    timeout 10 strace -f -qq -e trace=open,openat,read -o "$W/trace" "$BIN/esxpart" "$W/fifo" /dev/zero >/dev/null 2>&1 || true
+    grep -qE "\"$W/fifo\", O_RDONLY\|O_NONBLOCK" "$W/trace" || flunk "$(cat "$W/trace")"
+    ! grep -qE '^read\((3|4),' "$W/trace" || flunk "read from a refused path: $(cat "$W/trace")"
+}
+
+@test "esxpart: control bytes and non-UTF-8 bytes in paths and labels: valid JSON, \xNN in text" {
+    . "$ESXDIAG_ROOT/test/lib/esxpart-images.sh"
+    local img bad json
+    img=$(scratch small_gpt)
+    fat_write "$img" 2048 1050623 16 BOOTBANK1
+    put_hex "$img" $((2048 * 512 + 43)) 1b5b324aff202020202020   # label (11 bytes): ESC [2J 0xFF
+    bad="$W/"$'\e[31mdisk\xff.img'
+    mv "$img" "$bad"
+    run "$BIN/esxpart" "$bad"
+    assert_status 0
+    ! printf '%s' "$output" | LC_ALL=C grep -q $'[\x1b\xff]' || flunk "raw bytes reach the terminal: $output"
+    assert_contains '\x1b[31mdisk\xff.img: 1 GiB'
+    assert_contains 'FAT16 \x1b[2J\xff'
+    run "$BIN/esxpart" -p "$bad" "$IMGDIR/small_gpt.img"
+    assert_contains '# '"$W"'/\x1b[31mdisk\xff.img'
+    run "$BIN/esxpart" "$W/nope"$'\e[2J'
+    assert_contains "esxpart: $W/nope\\x1b[2J: cannot open"
+    # a strict parser (UTF-8, no replacement) accepts the JSON; bytes that are not
+    # UTF-8 are U+FFFD, control characters \u00XX
+    json=$("$BIN/esxpart" -J "$bad")
+    run python3 -c 'import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))["disks"][0]
+print(ascii(d["path"]), ascii(d["partitions"][0]["content"]["label"]))' <<< "$json"
+    assert_status 0
+    [ "$output" = "'$W/\\x1b[31mdisk\\ufffd.img' '\\x1b[2J\\ufffd'" ] || flunk "$output"
+}
+
+@test "esxpart -u: a disk too small for a GPT (67 sectors or fewer) is an error, not '34 0'" {
+    truncate -s $((67 * 512)) "$W/s67.img"
+    truncate -s $((68 * 512)) "$W/s68.img"
+    truncate -s $((10 * 512)) "$W/s10.img"
+    run "$BIN/esxpart" -u "$W/s67.img"
+    assert_status 1
+    assert_contains "esxpart: $W/s67.img: no usable sectors: 67 sectors of 512 bytes cannot hold a GPT (it needs at least 68"
+    assert_not_contains "34 33"
+    run "$BIN/esxpart" -u "$W/s10.img"
+    assert_status 1
+    assert_not_contains "34 0"
+    run "$BIN/esxpart" -u "$W/s68.img"
+    assert_status 0
+    [ "$output" = "34 34" ] || flunk "$output"
+    # the other disks are still answered
+    run "$BIN/esxpart" -u "$W/s67.img" "$IMGDIR/small_gpt.img"
+    assert_status 1
+    assert_contains "34 2097118"
+}
+
+@test "esxpart: -v is --verify (as sgdisk -v); -V is refused with a pointer" {
+    run "$BIN/esxpart" -v "$IMGDIR/bad_primary.img"
+    assert_status 1
+    assert_contains "verify: 1 disk(s) with error-level findings"
+    run "$BIN/esxpart" -v "$IMGDIR/small_gpt.img"
+    assert_status 0
+    run "$BIN/esxpart" -V "$IMGDIR/small_gpt.img"
+    assert_status 2
+    [ "${#lines[@]}" = 1 ] || flunk "$output"
+    assert_contains "esxpart: -V is not an option: -v (--verify) checks the tables, --version prints the version"
+    run "$BIN/esxpart" -J -x "$IMGDIR/small_gpt.img"
+    assert_status 2
+    [ "$output" = "esxpart: unknown option -x (try 'esxpart --help')" ] || flunk "$output"
+    run "$BIN/esxpart" "$IMGDIR/small_gpt.img" -s
+    assert_status 2
+    [ "$output" = "esxpart: option -s needs a value: 512 or 4096 (try 'esxpart --help')" ] || flunk "$output"
+}
+
+@test "esxpart: results that cannot be written (>/dev/full) exit 2 with one line" {
+    local form
+    for form in "" -J -p -u -g -gJ --help --version; do
+        run bash -c '"$1" $2 "$3" >/dev/full' _ "$BIN/esxpart" "$form" "$IMGDIR/esxi7.img"
+        assert_status 2
+        [ "$output" = "esxpart: cannot write the results to stdout: No space left on device" ] ||
+            flunk "esxpart $form: $output"
+    done
+    # written results keep their code (1: --verify found errors)
+    run bash -c '"$1" -v "$2" >/dev/null' _ "$BIN/esxpart" "$IMGDIR/bad_primary.img"
+    assert_status 1
 }

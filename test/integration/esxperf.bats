@@ -701,3 +701,33 @@ loss_explained() { # $1 sent, $2 counted, $3 lost, $4 lost percent
         assert_status 0
     done
 }
+
+@test "results that cannot be written exit 2: client and server -1, >/dev/full and --logfile /dev/full" {
+    local form s rc
+    for form in "" -J; do
+        iperf3_server
+        run bash -c '"$1" -c 127.0.0.1 -p "$2" -t 1 $3 >/dev/full' _ "$BIN/esxperf" "$PORT" "$form"
+        assert_status 2
+        [ "$output" = "esxperf: cannot write the results to stdout: No space left on device" ] ||
+            flunk "client $form >/dev/full: $output"
+        wait_pid "${PIDS[-1]}"
+        iperf3_server
+        # stderr goes into the log file too: the message comes on the stderr esxperf started with
+        run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 $form --logfile /dev/full
+        assert_status 2
+        [ "$output" = "esxperf: cannot write the results to /dev/full: No space left on device" ] ||
+            flunk "client $form --logfile /dev/full: $output"
+        wait_pid "${PIDS[-1]}"
+    done
+    for form in "" -J "--logfile /dev/full" "-J --logfile /dev/full"; do
+        bash -c '"$1" -s -1 -p "$2" $3 >/dev/full' _ "$BIN/esxperf" "$PORT" "$form" 2>"$TMP/s.err" &
+        s=$!
+        PIDS+=("$s")
+        wait_port "$PORT"
+        iperf3 -c 127.0.0.1 -p "$PORT" -t 1 >/dev/null
+        rc=0; wait "$s" || rc=$?
+        [ "$rc" = 2 ] || flunk "server $form exited $rc: $(cat "$TMP/s.err")"
+        [ "$(cat "$TMP/s.err")" = "esxperf: cannot write the results to $([[ $form == *logfile* ]] && echo /dev/full || echo stdout): No space left on device" ] ||
+            flunk "server $form: $(cat "$TMP/s.err")"
+    done
+}

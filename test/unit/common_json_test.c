@@ -207,6 +207,43 @@ static void writer_output_reads_back(void **state)
     jw_free(&w);
 }
 
+/* the writer's policy (jsonw.h): output is valid JSON whatever bytes a string holds */
+static void escapes_bytes_that_are_not_utf8(void **state)
+{
+    (void)state;
+    static const struct { const char *in, *out; } cases[] = {
+        { "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+        { "a\xff" "b", "\"a\\ufffdb\"" },                       /* never UTF-8 */
+        { "\x80x", "\"\\ufffdx\"" },                           /* stray continuation */
+        { "\xc0\xaf", "\"\\ufffd\\ufffd\"" },                  /* overlong '/' */
+        { "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },       /* overlong, 3 bytes */
+        { "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },       /* surrogate U+D800 */
+        { "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* above U+10FFFF */
+        { "\xe2\x82", "\"\\ufffd\\ufffd\"" },                  /* cut short at the end */
+        { "\xe2(x", "\"\\ufffd(x\"" },                         /* cut short mid-string */
+        { "\x1b[31m\x07", "\"\\u001b[31m\\u0007\"" },          /* C0 controls */
+        { "\x7f\xc2\x9b\xc2\xa0", "\"\\u007f\\u009b\xc2\xa0\"" },  /* DEL, C1 CSI; NBSP stays */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct jsonw w;
+        jw_init(&w, 0);
+        jw_str(&w, NULL, cases[i].in);
+        assert_string_equal(jw_text(&w), cases[i].out);
+        jw_free(&w);
+    }
+    /* keys follow the same rule */
+    struct jsonw w;
+    jw_init(&w, 0);
+    jw_obj(&w, NULL);
+    jw_str(&w, "k\xfe", "v");
+    jw_end(&w);
+    assert_string_equal(jw_text(&w), "{\"k\\ufffd\":\"v\"}");
+    jw_free(&w);
+    assert_int_equal(jw_utf8_len("\xf0\x9f\x98\x80", 4), 4);
+    assert_int_equal(jw_utf8_len("\xf0\x9f\x98\x80", 3), 0);
+    assert_int_equal(jw_utf8_len("", 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +255,7 @@ int main(void)
         cmocka_unit_test(refuses_wrong_types),
         cmocka_unit_test(refuses_bad_documents),
         cmocka_unit_test(writer_output_reads_back),
+        cmocka_unit_test(escapes_bytes_that_are_not_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,17 +71,6 @@ static inline void img_get(struct img *im, uint64_t off, void *buf, size_t len)
     img_read(im, off, buf, len);
 }
 
-static inline void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline void put64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 struct tpart { unsigned num; uint64_t start, end; const char *guid; };
 
 /* protective MBR, primary and backup GPT with count entries of esize bytes */
@@ -98,34 +87,34 @@ static inline void img_gpt(struct img *im, const struct tpart *parts, size_t n,
         guid_parse(parts[i].guid, e);
         for (int k = 0; k < 16; k++)
             e[16 + k] = (unsigned char)(0x10 + parts[i].num + k);
-        put64(e + 32, parts[i].start);
-        put64(e + 40, parts[i].end);
+        store_le64(e + 32, parts[i].start);
+        store_le64(e + 40, parts[i].end);
     }
     uint32_t acrc = crc32_ieee(0, arr, alen);
     unsigned char mbr[512] = { 0 };
     mbr[446 + 4] = 0xEE;
-    put32(mbr + 446 + 8, 1);
-    put32(mbr + 446 + 12, sectors - 1 > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)(sectors - 1));
+    store_le32(mbr + 446 + 8, 1);
+    store_le32(mbr + 446 + 12, sectors - 1 > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)(sectors - 1));
     mbr[510] = 0x55;
     mbr[511] = 0xAA;
     img_write(im, 0, mbr, sizeof mbr);
     for (int backup = 0; backup < 2; backup++) {
         unsigned char *h = calloc(1, s);
         memcpy(h, "EFI PART", 8);
-        put32(h + 8, 0x00010000);
-        put32(h + 12, 92);
-        put64(h + 24, backup ? last : 1);
-        put64(h + 32, backup ? 1 : last);
-        put64(h + 40, 2 + asec);
-        put64(h + 48, last - 1 - asec);
+        store_le32(h + 8, 0x00010000);
+        store_le32(h + 12, 92);
+        store_le64(h + 24, backup ? last : 1);
+        store_le64(h + 32, backup ? 1 : last);
+        store_le64(h + 40, 2 + asec);
+        store_le64(h + 48, last - 1 - asec);
         for (int k = 0; k < 16; k++)
             h[56 + k] = (unsigned char)(0xA0 + k);
         uint64_t alba = backup ? last - asec : 2;
-        put64(h + 72, alba);
-        put32(h + 80, count);
-        put32(h + 84, esize);
-        put32(h + 88, acrc);
-        put32(h + 16, crc32_ieee(0, h, 92));
+        store_le64(h + 72, alba);
+        store_le32(h + 80, count);
+        store_le32(h + 84, esize);
+        store_le32(h + 88, acrc);
+        store_le32(h + 16, crc32_ieee(0, h, 92));
         img_write(im, (backup ? last : 1) * s, h, s);
         img_write(im, alba * s, arr, asec * s);
         free(h);
@@ -140,11 +129,11 @@ static inline void img_gpt_set(struct img *im, uint64_t lba, unsigned field, uin
     unsigned char h[4096];
     img_get(im, lba * im->sector, h, im->sector);
     if (width == 4)
-        put32(h + field, (uint32_t)v);
+        store_le32(h + field, (uint32_t)v);
     else
-        put64(h + field, v);
-    put32(h + 16, 0);
-    put32(h + 16, crc32_ieee(0, h, 92));
+        store_le64(h + field, v);
+    store_le32(h + 16, 0);
+    store_le32(h + 16, crc32_ieee(0, h, 92));
     img_write(im, lba * im->sector, h, im->sector);
 }
 

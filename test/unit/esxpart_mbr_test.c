@@ -16,8 +16,8 @@ static void set_entry(unsigned char *sec, int slot, unsigned boot, unsigned type
     unsigned char *e = sec + 446 + 16 * slot;
     e[0] = (unsigned char)boot;
     e[4] = (unsigned char)type;
-    put32(e + 8, start);
-    put32(e + 12, count);
+    store_le32(e + 8, start);
+    store_le32(e + 12, count);
     sec[510] = 0x55;
     sec[511] = 0xAA;
 }

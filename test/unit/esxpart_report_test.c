@@ -26,7 +26,8 @@ static void assert_parted(const struct ptable *t, const char *getptbl, const cha
     free(c.buf);
     if (!usable)
         return;
-    report_usable(cap_open(&c), t);
+    uint64_t need = 0;
+    assert_int_equal(report_usable(cap_open(&c), t, &need), 0);
     assert_string_equal(cap_text(&c), usable);
     free(c.buf);
 }
@@ -65,8 +66,8 @@ static void prints_msdos_and_unknown(void **state)
     unsigned char s0[512] = { 0 };
     s0[446] = 0x80;
     s0[446 + 4] = 0xFB;
-    put32(s0 + 446 + 8, 2048);
-    put32(s0 + 446 + 12, 20969472);
+    store_le32(s0 + 446 + 8, 2048);
+    store_le32(s0 + 446 + 12, 20969472);
     s0[510] = 0x55;
     s0[511] = 0xAA;
     img_write(im, 0, s0, 512);
@@ -124,6 +125,84 @@ static void writes_json_with_stable_keys(void **state)
     img_free(im);
 }
 
+/* issue 15 item 16: an image of 67 sectors or fewer has no usable range (first
+ * usable 34 would come after last usable 33); 68 sectors has exactly one sector */
+static void usable_on_tiny_disks(void **state)
+{
+    (void)state;
+    static const struct { uint64_t bytes; unsigned sector; int rc; uint64_t need; const char *out; } cases[] = {
+        { 67 * 512, 512, -1, 68, "" },
+        { 34 * 512, 512, -1, 68, "" },
+        { 68 * 512, 512, 0, 68, "34 34\n" },
+        { 11 * 4096ull, 4096, -1, 12, "" },
+        { 12 * 4096ull, 4096, 0, 12, "6 6\n" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        struct img *im = img_new(cases[i].bytes, cases[i].sector);
+        struct ptable *t = img_probe(im, cases[i].sector);
+        struct cap c;
+        uint64_t need = 0;
+        assert_int_equal(report_usable(cap_open(&c), t, &need), cases[i].rc);
+        assert_string_equal(cap_text(&c), cases[i].out);
+        if (cases[i].rc < 0)
+            assert_int_equal(need, cases[i].need);
+        free(c.buf);
+        free(t);
+        img_free(im);
+    }
+}
+
+/* text output never carries a control byte or a byte that is not UTF-8 */
+static void escapes_for_the_terminal(void **state)
+{
+    (void)state;
+    static const struct { const char *in, *out; size_t cols; } cases[] = {
+        { "disk.img", "disk.img", 8 },
+        { "\x1b[31mX", "\\x1b[31mX", 9 },
+        { "a\xff" "b", "a\\xffb", 6 },
+        { "caf\xc3\xa9", "caf\xc3\xa9", 4 },
+        { "\xc2\x9b" "2J", "\\xc2\\x9b2J", 10 },   /* C1 CSI, both bytes shown */
+        { "\x7f\t", "\\x7f\\x09", 8 },
+    };
+    char out[64];
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        assert_int_equal(report_escape(cases[i].in, out, sizeof out), cases[i].cols);
+        assert_string_equal(out, cases[i].out);
+    }
+    /* a short buffer cuts before an escape, never inside one */
+    report_escape("ab\x1b", out, 6);
+    assert_string_equal(out, "ab");
+    report_escape("\xc3\xa9\xc3\xa9", out, 4);
+    assert_string_equal(out, "\xc3\xa9");
+}
+
+static void escapes_labels_and_paths_in_the_table(void **state)
+{
+    (void)state;
+    struct img *im;
+    struct ptable *t = nvme(&im);
+    struct cap c;
+    t->parts[0].content.fam = CF_FAT;
+    snprintf(t->parts[0].content.fs, sizeof t->parts[0].content.fs, "FAT16");
+    snprintf(t->parts[0].content.label, sizeof t->parts[0].content.label, "\x1b[2J\xff");
+    t->parts[1].content.fam = CF_VMFS;
+    snprintf(t->parts[1].content.fs, sizeof t->parts[1].content.fs, "VMFS6");
+    snprintf(t->parts[1].content.label, sizeof t->parts[1].content.label, "D\xc3\xa9p\xc3\xb4t");
+    report_table(cap_open(&c), "/tmp/\x1b]0;x\x07.img", t);
+    const char *s = cap_text(&c);
+    assert_null(strchr(s, '\x1b'));
+    assert_null(strchr(s, '\x07'));
+    assert_null(strchr(s, '\xff'));
+    assert_non_null(strstr(s, "/tmp/\\x1b]0;x\\x07.img: 476.9 GiB"));
+    /* the UTF-8 label is kept and padded by characters, not bytes */
+    assert_non_null(strstr(s, "  vmfsl  OSDATA (VMFS-L)  FAT16 \\x1b[2J\\xff\n"));
+    assert_non_null(strstr(s, "  vmfs   VMFS datastore   VMFS6 D\xc3\xa9p\xc3\xb4t\n"));
+    assert_non_null(strstr(s, "  type   role             content" "            flags\n"));
+    free(c.buf);
+    free(t);
+    img_free(im);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +210,9 @@ int main(void)
         cmocka_unit_test(prints_msdos_and_unknown),
         cmocka_unit_test(prints_an_aligned_table),
         cmocka_unit_test(writes_json_with_stable_keys),
+        cmocka_unit_test(usable_on_tiny_disks),
+        cmocka_unit_test(escapes_for_the_terminal),
+        cmocka_unit_test(escapes_labels_and_paths_in_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,7 @@ static const char usage[] =
 #include "discover.h"
 #include "fail.h"
 #include "net.h"
+#include "output.h"
 #include "packet.h"
 #include "probe.h"
 #include "report.h"
@@ -62,6 +63,7 @@ static const char usage[] =
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char tool_name[] = "esxmtu";
 
@@ -286,5 +288,5 @@ int main(int argc, char **argv)
         free(o.names[i]);
     }
     free(peers);
-    return code;
+    return output_done(stdout, "stdout", STDERR_FILENO, code);
 }

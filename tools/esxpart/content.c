@@ -17,11 +17,13 @@ struct sig {
     void (*probe)(const unsigned char *b, struct content *c, const struct sig *s);
 };
 
+/* the label's bytes as they are on disk, up to a NUL, trailing blanks cut: the
+ * outputs escape what is not printable UTF-8 (report.c, jsonw.c) */
 static void clean_label(const unsigned char *src, size_t n, char *out, size_t outlen)
 {
     size_t o = 0;
     for (size_t i = 0; i < n && src[i] && o + 1 < outlen; i++)
-        out[o++] = (src[i] < 0x20 || src[i] >= 0x7F) ? '?' : (char)src[i];
+        out[o++] = (char)src[i];
     while (o > 0 && out[o - 1] == ' ')
         o--;
     out[o] = 0;
@@ -29,13 +31,13 @@ static void clean_label(const unsigned char *src, size_t n, char *out, size_t ou
 
 static void probe_fat(const unsigned char *b, struct content *c, const struct sig *s)
 {
-    unsigned bps = le16(b + 11), spc = b[13];
+    unsigned bps = load_le16(b + 11), spc = b[13];
     if ((bps != 512 && bps != 1024 && bps != 2048 && bps != 4096) || spc == 0 ||
-        (spc & (spc - 1)) || le16(b + 14) == 0 || b[16] == 0)
+        (spc & (spc - 1)) || load_le16(b + 14) == 0 || b[16] == 0)
         return;
     const unsigned char *label = NULL, *serial = NULL;
     const char *fs = "FAT";
-    if (le16(b + 22) == 0 && memcmp(b + 82, "FAT32", 5) == 0) {
+    if (load_le16(b + 22) == 0 && memcmp(b + 82, "FAT32", 5) == 0) {
         fs = "FAT32";
         if (b[66] == 0x29) {
             label = b + 71;
@@ -65,7 +67,7 @@ static void probe_fat(const unsigned char *b, struct content *c, const struct si
 
 static void probe_volume(const unsigned char *b, struct content *c, const struct sig *s)
 {
-    uint32_t v = le32(b + 4);
+    uint32_t v = load_le32(b + 4);
     c->vmfs_version = v >= 1 && v <= 9 ? (int)v : -1;
     if (c->fam == CF_NONE || c->fam == CF_FAT) {   /* VMFS wins over a stale boot sector */
         c->fam = CF_VMFS;
@@ -85,7 +87,7 @@ static void probe_fsinfo(const unsigned char *b, struct content *c, const struct
     memcpy(c->uuid, b + 9, 16);
     c->has_uuid = 16;
     clean_label(b + 29, 128, c->label, sizeof c->label);
-    uint64_t bs = le64(b + 161);
+    uint64_t bs = load_le64(b + 161);
     c->block_size = bs >= 512 && bs <= (1u << 30) && !(bs & (bs - 1)) ? bs : 0;
 }
 
@@ -110,7 +112,7 @@ void content_probe(struct disk *d, const struct ptable *t, struct part *p)
         return;
     uint64_t base = p->start * t->sector;
     uint64_t len = (p->end - p->start + 1) * t->sector;
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(sigs); i++) {
         const struct sig *s = &sigs[i];
         if (s->offset + SIG_READ > len)
             continue;
@@ -146,8 +148,8 @@ void content_uuid(const struct content *c, char *out, size_t len)
     if (c->has_uuid == 4)   /* FAT volume serial, as blkid prints it */
         snprintf(out, len, "%02X%02X-%02X%02X", u[3], u[2], u[1], u[0]);
     else if (c->has_uuid == 16)   /* VMware's form: u32, u32, u16 little-endian, 6 bytes */
-        snprintf(out, len, "%08x-%08x-%04x-%02x%02x%02x%02x%02x%02x", le32(u), le32(u + 4),
-                 le16(u + 8), u[10], u[11], u[12], u[13], u[14], u[15]);
+        snprintf(out, len, "%08x-%08x-%04x-%02x%02x%02x%02x%02x%02x", load_le32(u), load_le32(u + 4),
+                 load_le16(u + 8), u[10], u[11], u[12], u[13], u[14], u[15]);
     else
         snprintf(out, len, "%s", "");
 }

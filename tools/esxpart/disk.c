@@ -27,15 +27,41 @@ static void bounce_alloc(struct disk *d)
     d->bounce = (unsigned char *)a;
 }
 
+/* what a path is when it is neither a regular file nor a block device; NULL when it
+ * is one of those two (the only things esxpart reads) */
+static const char *not_a_disk(mode_t mode)
+{
+    if (S_ISREG(mode) || S_ISBLK(mode))
+        return NULL;
+    if (S_ISDIR(mode))
+        return "is a directory";
+    if (S_ISFIFO(mode))
+        return "is a FIFO (named pipe)";
+    if (S_ISSOCK(mode))
+        return "is a socket";
+    if (S_ISCHR(mode))
+        return "is a character device";
+    return "is not a regular file or a block device";
+}
+
+/* Opened with O_NONBLOCK so that nothing can block in open() (a FIFO with no writer
+ * would wait forever); the type is checked on the open descriptor, then blocking
+ * reads are restored for the disk or image it turned out to be. */
 int disk_open(struct disk *d, const char *path, char *why, size_t whylen)
 {
     struct stat st;
+    const char *kind;
     memset(d, 0, sizeof *d);
     d->fd = -1;
     d->path = path;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
+        /* a socket cannot be opened at all (ENXIO): say what it is instead */
+        if (e == ENXIO && stat(path, &st) == 0 && (kind = not_a_disk(st.st_mode))) {
+            snprintf(why, whylen, "%s (name a disk or an image file)", kind);
+            return -1;
+        }
         snprintf(why, whylen, "cannot open: %s%s", errtext(e),
                  e == EACCES || e == EPERM ? " (run as root, or check its permissions)" : "");
         return -1;
@@ -45,20 +71,25 @@ int disk_open(struct disk *d, const char *path, char *why, size_t whylen)
         close(fd);
         return -1;
     }
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(why, whylen, "is a directory (name a disk or an image file)");
+    if ((kind = not_a_disk(st.st_mode))) {
+        snprintf(why, whylen, "%s (name a disk or an image file)", kind);
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        snprintf(why, whylen, "cannot clear O_NONBLOCK: %s", errtext(errno));
         close(fd);
         return -1;
     }
     uint64_t size = 0;
     if (S_ISREG(st.st_mode)) {
         size = (uint64_t)st.st_size;
-    } else {
-        if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &size) < 0)
+    } else {   /* a block device */
+        if (ioctl(fd, BLKGETSIZE64, &size) < 0)
             size = 0;
         int ssz = 0;
-        if (S_ISBLK(st.st_mode) && ioctl(fd, BLKSSZGET, &ssz) == 0 &&
-            (ssz == 512 || ssz == 4096))
+        if (ioctl(fd, BLKSSZGET, &ssz) == 0 && (ssz == 512 || ssz == 4096))
             d->sector_hint = (unsigned)ssz;
         if (size == 0) {
             off_t end = lseek(fd, 0, SEEK_END);

@@ -24,8 +24,11 @@ struct disk {
     void *bounce_mem;       /* the allocation bounce points into */
 };
 
-/* Open path read-only and find its size. On failure returns -1 and writes a
- * one-line reason ("is a directory", "Permission denied", "is empty") to why. */
+/* Open path read-only and find its size. Only a regular file or a block device is
+ * read; anything else (directory, FIFO, socket, character device) is refused at
+ * once, and open() never blocks. On failure returns -1 and writes a one-line
+ * reason ("is a FIFO (named pipe) ...", "cannot open: Permission denied ...",
+ * "is empty (0 bytes)") to why. */
 int disk_open(struct disk *d, const char *path, char *why, size_t whylen);
 /* a disk of size bytes whose contents come from fn(ctx, ...) */
 void disk_from_callback(struct disk *d, const char *name, uint64_t size,

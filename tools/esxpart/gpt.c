@@ -56,18 +56,18 @@ static void read_header(struct disk *d, const struct ptable *t, uint64_t lba,
     }
     h->present = 1;
     h->ok = 1;
-    h->revision = le32(buf + 8);
-    h->hdr_size = le32(buf + 12);
-    h->hdr_crc = le32(buf + 16);
-    h->my_lba = le64(buf + 24);
-    h->alt_lba = le64(buf + 32);
-    h->first_usable = le64(buf + 40);
-    h->last_usable = le64(buf + 48);
+    h->revision = load_le32(buf + 8);
+    h->hdr_size = load_le32(buf + 12);
+    h->hdr_crc = load_le32(buf + 16);
+    h->my_lba = load_le64(buf + 24);
+    h->alt_lba = load_le64(buf + 32);
+    h->first_usable = load_le64(buf + 40);
+    h->last_usable = load_le64(buf + 48);
     memcpy(h->disk_guid, buf + 56, 16);
-    h->entries_lba = le64(buf + 72);
-    h->count = le32(buf + 80);
-    h->esize = le32(buf + 84);
-    h->entries_crc = le32(buf + 88);
+    h->entries_lba = load_le64(buf + 72);
+    h->count = load_le32(buf + 80);
+    h->esize = load_le32(buf + 84);
+    h->entries_crc = load_le32(buf + 88);
 
     if (h->hdr_size < 92 || h->hdr_size > t->sector) {
         hdr_fail(h, "header size %u out of range (92..%u)", h->hdr_size, t->sector);
@@ -129,9 +129,9 @@ static int walk_entries(struct disk *d, struct ptable *t, struct gpt_hdr *h, int
             p->num = i + j + 1;
             memcpy(p->type, e, 16);
             memcpy(p->uuid, e + 16, 16);
-            p->start = le64(e + 32);
-            p->end = le64(e + 40);
-            p->attrs = le64(e + 48);
+            p->start = load_le64(e + 32);
+            p->end = load_le64(e + 40);
+            p->attrs = load_le64(e + 48);
             gpt_name(e + 56, 36, p->name, sizeof p->name);
             p->ptype = type_by_guid(p->type);
             if (p->start > p->end)
@@ -280,22 +280,21 @@ void gpt_name(const unsigned char *raw, size_t units, char *out, size_t outlen)
     if (outlen == 0)
         return;
     for (size_t i = 0; i < units; i++) {
-        unsigned cp = le16(raw + 2 * i);
+        unsigned cp = load_le16(raw + 2 * i);
         if (cp == 0 || cp == 0xFFFF)
             break;
         if (cp >= 0xD800 && cp <= 0xDBFF && i + 1 < units) {
-            unsigned lo = le16(raw + 2 * (i + 1));
+            unsigned lo = load_le16(raw + 2 * (i + 1));
             if (lo >= 0xDC00 && lo <= 0xDFFF) {
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 i++;
             } else {
-                cp = '?';
+                cp = 0xFFFD;
             }
         } else if (cp >= 0xD800 && cp <= 0xDFFF) {
-            cp = '?';   /* lone surrogate */
+            cp = 0xFFFD;   /* lone surrogate: UTF-8 cannot hold it */
         }
-        if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
-            cp = '?';   /* no control characters reach a terminal */
+        /* control characters are kept: each output escapes them its own way */
         size_t n = put_utf8(out + o, outlen - 1 - o, cp);
         if (n == 0)
             break;

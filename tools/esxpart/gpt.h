@@ -11,7 +11,8 @@
  * 0 when there is no sign of one. Fills t's GPT fields and partitions. */
 int gpt_parse(struct disk *d, struct ptable *t);
 
-/* UTF-16LE name (up to 36 units, stops at NUL or 0xFFFF) -> sanitised UTF-8 */
+/* UTF-16LE name (up to 36 units, stops at NUL or 0xFFFF) -> well-formed UTF-8;
+ * an unpaired surrogate becomes U+FFFD, control characters are kept */
 void gpt_name(const unsigned char *raw, size_t units, char *out, size_t outlen);
 
 #endif

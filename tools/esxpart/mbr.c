@@ -31,7 +31,7 @@ void mbr_inspect(const unsigned char *s0, struct ptable *t)
     if (!sane && !t->protective)
         return;
     t->mbr_valid = 1;
-    t->mbr_id = le32(s0 + 440);
+    t->mbr_id = load_le32(s0 + 440);
     t->hybrid = t->protective && others > 0;
 }
 
@@ -44,8 +44,8 @@ static struct part *add(struct ptable *t, unsigned num, const unsigned char *e,
     p->num = num;
     p->mbr_type = e[4];
     p->boot = e[0] == 0x80;
-    p->start = base + le32(e + 8);
-    p->end = p->start + le32(e + 12) - 1;
+    p->start = base + load_le32(e + 8);
+    p->end = p->start + load_le32(e + 12) - 1;
     p->ptype = type_by_mbr(e[4]);
     p->extended = mbr_is_extended(e[4]);
     if (p->start == 0)
@@ -93,7 +93,7 @@ static void walk_chain(struct disk *d, struct ptable *t, uint64_t ext_start, uin
             return;
         }
         const unsigned char *e0 = s + MBR_TABLE, *e1 = s + MBR_TABLE + 16;
-        if (e0[4] != 0 && le32(e0 + 12) != 0) {
+        if (e0[4] != 0 && load_le32(e0 + 12) != 0) {
             struct part *p = add(t, num++, e0, ebr);
             if (!p)
                 return;
@@ -108,12 +108,12 @@ static void walk_chain(struct disk *d, struct ptable *t, uint64_t ext_start, uin
                        "extended partition", p->num, (unsigned long long)p->start,
                        (unsigned long long)p->end);
         }
-        if (e1[4] == 0 || le32(e1 + 12) == 0)
+        if (e1[4] == 0 || load_le32(e1 + 12) == 0)
             return;
         if (!mbr_is_extended(e1[4]))
             pt_add(t, SEV_WARN, "EBR at LBA %llu links on with type 0x%02X (expected 0x05)",
                    (unsigned long long)ebr, e1[4]);
-        ebr = ext_start + le32(e1 + 8);
+        ebr = ext_start + load_le32(e1 + 8);
     }
 }
 
@@ -125,7 +125,7 @@ void mbr_parse(struct disk *d, const unsigned char *s0, struct ptable *t)
         const unsigned char *e = s0 + MBR_TABLE + 16 * i;
         if (e[4] == 0)
             continue;
-        if (le32(e + 12) == 0) {
+        if (load_le32(e + 12) == 0) {
             pt_add(t, SEV_WARN, "MBR entry %u has type 0x%02X but size 0", i + 1, e[4]);
             continue;
         }

@@ -12,13 +12,6 @@
 
 #include "fail.h"
 
-uint16_t le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
-uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-uint64_t le64(const unsigned char *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
-
 void pt_add(struct ptable *t, enum sev sev, const char *fmt, ...)
 {
     if (t->nfind >= PT_MAX_FINDINGS) {

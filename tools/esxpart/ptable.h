@@ -5,6 +5,7 @@
 #define ESXPART_PTABLE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "bytes.h"   /* load_le16/32/64 for every reader of on-disk fields */
 #include "disk.h"
 #include "types.h"
 
@@ -23,7 +24,7 @@ struct finding {
 struct content {
     enum cfam fam;        /* CF_NONE when nothing was recognised */
     char fs[24];          /* "VMFS6", "VMFS-L", "FAT16", ... */
-    char label[129];
+    char label[129];      /* bytes as on disk (not always UTF-8): outputs escape */
     unsigned char uuid[16];
     int has_uuid;
     int vmfs_version;     /* from the volume header, 0 if none */
@@ -41,7 +42,7 @@ struct part {
     int boot;                     /* msdos boot flag 0x80 */
     int logical, extended;
     int mismatch;                 /* content is not what the type promises */
-    char name[112];               /* GPT name as UTF-8, sanitised */
+    char name[112];               /* GPT name as UTF-8 (controls kept: outputs escape) */
     const struct ptype *ptype;
     const char *role;
     struct content content;
@@ -81,10 +82,5 @@ int pt_worst(const struct ptable *t);   /* highest severity, -1 when no finding 
 const char *pt_health(const struct ptable *t);   /* "ok", "warning", "error" */
 const char *pt_kind_name(enum pt_kind k);
 const char *sev_name(enum sev s);
-
-/* little-endian readers */
-uint16_t le16(const unsigned char *p);
-uint32_t le32(const unsigned char *p);
-uint64_t le64(const unsigned char *p);
 
 #endif

@@ -1,6 +1,7 @@
 /* Output formats: the human table, partedUtil getptbl / getUsableSectors / showGuids
  * lines, and JSON (keys documented in README.md, section esxpart). */
 #include "report.h"
+#include "bytes.h"
 #include "content.h"
 #include "units.h"
 
@@ -20,7 +21,7 @@ static void flags_text(const struct ptable *t, const struct part *p, char *out, 
 #define FLAG(s) do { int n_ = snprintf(out + o, len - o, "%s%s", o ? "," : "", (s)); \
                      if (n_ > 0 && (size_t)n_ < len - o) o += (size_t)n_; } while (0)
     if (t->kind == PT_GPT) {
-        for (size_t i = 0; i < sizeof gpt_bits / sizeof gpt_bits[0]; i++)
+        for (size_t i = 0; i < ARRAY_SIZE(gpt_bits); i++)
             if (p->attrs & gpt_bits[i].bit)
                 FLAG(gpt_bits[i].name);
     }
@@ -35,17 +36,99 @@ static void flags_text(const struct ptable *t, const struct part *p, char *out, 
 #undef FLAG
 }
 
+size_t report_escape(const char *in, char *out, size_t outlen)
+{
+    size_t o = 0, cols = 0, n = strlen(in);
+    if (outlen == 0)
+        return 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = jw_utf8_len(in + i, n - i);
+        unsigned char c = (unsigned char)in[i];
+        unsigned cp = len == 2 && c == 0xC2 ? (unsigned char)in[i + 1] : c;
+        int plain = len > 0 && cp >= 0x20 && (cp < 0x7F || cp >= 0xA0);
+        size_t need = plain ? len : 4 * (len ? len : 1);
+        if (o + need >= outlen)
+            break;   /* cut on a character boundary */
+        if (plain) {
+            memcpy(out + o, in + i, len);
+            o += len;
+            cols++;
+        } else {
+            for (size_t k = 0; k < (len ? len : 1); k++, o += 4, cols += 4)
+                snprintf(out + o, outlen - o, "\\x%02x", (unsigned char)in[i + k]);
+        }
+        i += len ? len : 1;
+    }
+    out[o] = 0;
+    return cols;
+}
+
+/* columns a string takes on a terminal: one per character (no wide characters in
+ * what esxpart prints but labels, where this is close enough) */
+static int text_width(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+/* append s to line at *o, padded to w columns, right- or left-aligned */
+static void put_cell(char *line, size_t len, size_t *o, const char *s, int w, int right)
+{
+    int pad = w - text_width(s);
+    int n = snprintf(line + *o, len - *o, "  %*s%s%*s", right && pad > 0 ? pad : 0, "", s,
+                     !right && pad > 0 ? pad : 0, "");
+    if (n > 0)
+        *o = (size_t)n < len - *o ? *o + (size_t)n : len - 1;
+}
+
 /* bytes of p; 0 for a partition whose end lies before its start (reported) */
 static uint64_t part_bytes(const struct ptable *t, const struct part *p)
 {
     return p->end >= p->start ? (p->end - p->start + 1) * t->sector : 0;
 }
 
+#define NCOL 8
+static const char *const head[NCOL] = { "#", "start", "end", "size", "type", "role",
+                                        "content", "flags" };
+
+/* the cells of one partition row, each escaped for the terminal */
+static void row_cells(const struct ptable *t, const struct part *p, char cell[NCOL][600])
+{
+    char raw[300];
+    snprintf(cell[0], sizeof cell[0], "%u", p->num);
+    snprintf(cell[1], sizeof cell[1], "%" PRIu64, p->start);
+    snprintf(cell[2], sizeof cell[2], "%" PRIu64, p->end);
+    fmt_iec(cell[3], sizeof cell[3], part_bytes(t, p));
+    if (t->kind == PT_MSDOS)
+        snprintf(cell[4], sizeof cell[4], "%s (0x%02X)", p->ptype->name, p->mbr_type);
+    else
+        snprintf(cell[4], sizeof cell[4], "%s", p->ptype->name);
+    snprintf(cell[5], sizeof cell[5], "%s", p->role ? p->role : "");
+    content_text(&p->content, raw, sizeof raw);
+    report_escape(raw, cell[6], sizeof cell[6]);
+    flags_text(t, p, cell[7], sizeof cell[7]);
+}
+
+static void print_row(FILE *out, char cell[NCOL][600], const int *w)
+{
+    char line[NCOL * 620];
+    size_t o = 0;
+    for (int c = 0; c < NCOL; c++)
+        put_cell(line, sizeof line, &o, cell[c], c == NCOL - 1 ? 0 : w[c], c < 4);
+    while (o > 0 && line[o - 1] == ' ')   /* no trailing blanks */
+        o--;
+    fprintf(out, "%.*s\n", (int)o, line);
+}
+
 void report_table(FILE *out, const char *path, const struct ptable *t)
 {
-    char size[32];
+    char size[32], shown[1024];
     fmt_iec(size, sizeof size, t->size_bytes);
-    fprintf(out, "%s: %s, %" PRIu64 " sectors of %u bytes, %s%s, health: %s\n", path, size,
+    report_escape(path, shown, sizeof shown);
+    fprintf(out, "%s: %s, %" PRIu64 " sectors of %u bytes, %s%s, health: %s\n", shown, size,
             t->sectors, t->sector, pt_kind_name(t->kind),
             t->gpt_backup_used ? " (from the backup GPT)" : "",
             pt_health(t));
@@ -57,44 +140,24 @@ void report_table(FILE *out, const char *path, const struct ptable *t)
                 t->entry_size);
     }
     /* column widths from the data */
-    static const char *head[8] = { "#", "start", "end", "size", "type", "role", "content", "flags" };
-    int w[8];
-    for (int c = 0; c < 8; c++)
-        w[c] = (int)strlen(head[c]);
-    char cell[8][160];
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1 && t->nparts > 0)
-            fprintf(out, "  %*s  %*s  %*s  %*s  %-*s  %-*s  %-*s  %s\n", w[0], head[0],
-                    w[1], head[1], w[2], head[2], w[3], head[3], w[4], head[4], w[5],
-                    head[5], w[6], head[6], head[7]);
-        for (size_t i = 0; i < t->nparts; i++) {
-            const struct part *p = &t->parts[i];
-            snprintf(cell[0], sizeof cell[0], "%u", p->num);
-            snprintf(cell[1], sizeof cell[1], "%" PRIu64, p->start);
-            snprintf(cell[2], sizeof cell[2], "%" PRIu64, p->end);
-            fmt_iec(cell[3], sizeof cell[3], part_bytes(t, p));
-            if (t->kind == PT_MSDOS)
-                snprintf(cell[4], sizeof cell[4], "%s (0x%02X)", p->ptype->name, p->mbr_type);
-            else
-                snprintf(cell[4], sizeof cell[4], "%s", p->ptype->name);
-            snprintf(cell[5], sizeof cell[5], "%s", p->role ? p->role : "");
-            content_text(&p->content, cell[6], sizeof cell[6]);
-            flags_text(t, p, cell[7], sizeof cell[7]);
-            if (pass == 0) {
-                for (int c = 0; c < 8; c++)
-                    if ((int)strlen(cell[c]) > w[c])
-                        w[c] = (int)strlen(cell[c]);
-                continue;
-            }
-            char line[1400];
-            int n = snprintf(line, sizeof line, "  %*s  %*s  %*s  %*s  %-*s  %-*s  %-*s  %s",
-                             w[0], cell[0], w[1], cell[1], w[2], cell[2], w[3], cell[3],
-                             w[4], cell[4], w[5], cell[5], w[6], cell[6], cell[7]);
-            size_t l = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-            while (l > 0 && line[l - 1] == ' ')   /* no trailing blanks */
-                l--;
-            fprintf(out, "%.*s\n", (int)l, line);
-        }
+    int w[NCOL];
+    char cell[NCOL][600];
+    for (int c = 0; c < NCOL; c++)
+        w[c] = text_width(head[c]);
+    for (size_t i = 0; i < t->nparts; i++) {
+        row_cells(t, &t->parts[i], cell);
+        for (int c = 0; c < NCOL; c++)
+            if (text_width(cell[c]) > w[c])
+                w[c] = text_width(cell[c]);
+    }
+    if (t->nparts > 0) {
+        for (int c = 0; c < NCOL; c++)
+            snprintf(cell[c], sizeof cell[c], "%s", head[c]);
+        print_row(out, cell, w);
+    }
+    for (size_t i = 0; i < t->nparts; i++) {
+        row_cells(t, &t->parts[i], cell);
+        print_row(out, cell, w);
     }
     if (t->nparts == 0)
         fprintf(out, "  no partitions\n");
@@ -129,16 +192,20 @@ void report_partedutil(FILE *out, const struct ptable *t)
     }
 }
 
-void report_usable(FILE *out, const struct ptable *t)
+int report_usable(FILE *out, const struct ptable *t, uint64_t *need)
 {
     if (t->kind == PT_GPT && (t->primary_ok || t->backup_ok)) {
         fprintf(out, "%" PRIu64 " %" PRIu64 "\n", t->first_usable, t->last_usable);
-        return;
+        return 0;
     }
-    /* what a new GPT with 128 entries would leave usable on this disk */
+    /* what a new GPT with 128 entries would leave usable on this disk: MBR, header
+     * and array at the start, array and header at the end */
     uint64_t reserve = 2 + (128 * 128 + t->sector - 1) / t->sector;
-    uint64_t last = t->sectors > reserve ? t->sectors - reserve : 0;
-    fprintf(out, "%" PRIu64 " %" PRIu64 "\n", reserve, last);
+    *need = 2 * reserve;
+    if (t->sectors < *need)
+        return -1;   /* the first usable sector would come after the last */
+    fprintf(out, "%" PRIu64 " %" PRIu64 "\n", reserve, t->sectors - reserve);
+    return 0;
 }
 
 void report_showguids(FILE *out)

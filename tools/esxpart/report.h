@@ -2,13 +2,21 @@
  * table, and JSON. Each writes to the FILE it is given. */
 #ifndef ESXPART_REPORT_H
 #define ESXPART_REPORT_H
+#include <stdint.h>
 #include <stdio.h>
 #include "jsonw.h"
 #include "ptable.h"
 
+/* in, made safe for a terminal: control characters (C0, DEL, C1) and bytes that
+ * are not UTF-8 become \xNN, well-formed UTF-8 stays; cut on a character boundary
+ * to fit outlen. Returns the columns the result takes. */
+size_t report_escape(const char *in, char *out, size_t outlen);
 void report_table(FILE *out, const char *path, const struct ptable *t);
 void report_partedutil(FILE *out, const struct ptable *t);
-void report_usable(FILE *out, const struct ptable *t);
+/* "FIRST LAST": the GPT's usable range, or what a new GPT with 128 entries would
+ * leave; -1 (nothing printed, *need = the fewest sectors that hold a GPT) when
+ * the disk is too small for one */
+int report_usable(FILE *out, const struct ptable *t, uint64_t *need);
 void report_showguids(FILE *out);
 void report_showguids_json(struct jsonw *w);
 /* one element of the "disks" array */

@@ -3,6 +3,7 @@
  * linuxSwap/linuxLvm/linuxRaid/vmwareReserved follow partedUtil's showGuids list
  * and its mkpart naming (not confirmed from getptbl output). */
 #include "types.h"
+#include "bytes.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -116,7 +117,7 @@ const struct ptype *type_by_guid(const unsigned char g[16])
 {
     char h[33];
     guid_hex(g, h);
-    for (size_t i = 0; i < sizeof gpt_types / sizeof gpt_types[0]; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(gpt_types); i++)
         if (strcmp(gpt_types[i].hex, h) == 0)
             return &gpt_types[i];
     return &unknown_type;
@@ -124,7 +125,7 @@ const struct ptype *type_by_guid(const unsigned char g[16])
 
 const struct ptype *type_by_mbr(unsigned byte)
 {
-    for (size_t i = 0; i < sizeof mbr_types / sizeof mbr_types[0]; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(mbr_types); i++)
         if (mbr_types[i].mbr == byte)
             return &mbr_types[i];
     return &unknown_type;
@@ -132,7 +133,7 @@ const struct ptype *type_by_mbr(unsigned byte)
 
 const struct ptype *type_gpt_table(size_t *n)
 {
-    *n = sizeof gpt_types / sizeof gpt_types[0];
+    *n = ARRAY_SIZE(gpt_types);
     return gpt_types;
 }
 

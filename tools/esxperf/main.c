@@ -10,6 +10,7 @@
 #include "args.h"
 #include "auth.h"
 #include "options.h"
+#include "output.h"
 #include "proto.h"
 #include "server.h"
 #include "stream.h"
@@ -309,18 +310,25 @@ int main(int argc, char **argv)
         warnmsg("warning: %s", line);
     if (o.congestion && stream_congestion_check(o.congestion, line, sizeof line) < 0)
         die_usage("%s", line);
+    int errfd = STDERR_FILENO;   /* where a failure to write the results is told */
     if (o.logfile) {
         int fd = open(o.logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0)
             die(EXIT_USAGE, "cannot open log file %s: %s", o.logfile, errtext(errno));
+        errfd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);   /* stderr goes to the log */
+        if (errfd < 0)
+            errfd = STDERR_FILENO;
         dup2(fd, 1);
         dup2(fd, 2);
         close(fd);
     }
     signal(SIGPIPE, SIG_IGN);
+    int rc;
     if (o.server)
-        return server_run(&o);
-    if (o.sweep_np || o.sweep_nw)
-        return sweep_run(&o);
-    return client_run(&o, NULL);
+        rc = server_run(&o);
+    else if (o.sweep_np || o.sweep_nw)
+        rc = sweep_run(&o);
+    else
+        rc = client_run(&o, NULL);
+    return output_done(stdout, o.logfile ? o.logfile : "stdout", errfd, rc);
 }

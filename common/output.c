@@ -1,0 +1,43 @@
+/* The last check before exit: did the results get written? */
+#include "output.h"
+#include "fail.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* errno values a write(2) of results gives (a disk or quota full, a file too big,
+ * an I/O error, a closed pipe or descriptor, a read-only place) */
+static int write_errno(int e)
+{
+    return e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EPIPE ||
+           e == EBADF || e == EROFS;
+}
+
+int output_done(FILE *out, const char *where, int errfd, int rc)
+{
+    /* stdio keeps only a flag for an earlier failed write, not its errno: what the
+     * failing write left in errno is used when nothing has replaced it since by
+     * something a write cannot give */
+    int earlier = errno;
+    errno = 0;
+    int flushed = fflush(out);
+    int e = flushed ? errno : 0;
+    if (flushed == 0 && !ferror(out))
+        return rc;
+    if (!e && write_errno(earlier))
+        e = earlier;
+    /* one line, control characters of a --logfile path as \xNN (as fail.c does) */
+    char line[1024], shown[600];
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)where; *p && o + 5 < sizeof shown; p++)
+        o += (size_t)snprintf(shown + o, sizeof shown - o, *p < 0x20 || *p == 0x7f ? "\\x%02x" : "%c", *p);
+    shown[o] = 0;
+    int n = snprintf(line, sizeof line, "%s: cannot write the results to %s: %s\n", tool_name,
+                     shown, e ? errtext(e) : "an earlier write failed");
+    if (n > 0) {   /* if even this fails, the exit code still says it */
+        ssize_t w = write(errfd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        (void)w;
+    }
+    return EXIT_USAGE;
+}
