@@ -397,7 +397,8 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
         fi
         "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 30 >"$TMP/c.out" 2>&1 &
         c=$!
-        sleep 1.2
+        wait_established "$PORT"     # interrupt a running test, not the set-up
+        sleep 0.2
         t0=$SECONDS
         kill -INT "$c"
         local rc=0
@@ -408,7 +409,8 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
             flunk "$(cat "$TMP/c.out")"
         # the server took it as CLIENT_TERMINATE (not a dropped connection) and serves again
         if [ "$kind" = esxperf ]; then
-            sleep 0.3
+            local i
+            for i in $(seq 1 50); do grep -q "the client terminated the test" "$TMP/esxs.out" && break; sleep 0.1; done
             grep -q "the client terminated the test" "$TMP/esxs.out" || flunk "$(cat "$TMP/esxs.out")"
         fi
         run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
@@ -422,7 +424,8 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
     esxperf_server
     "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 20 >/dev/null 2>&1 &
     local c=$!
-    sleep 1
+    wait_established "$PORT"     # killed while the test runs
+    sleep 0.3
     kill -9 "$c"
     wait "$c" 2>/dev/null || true
     iperf3 -c 127.0.0.1 -p "$PORT" -t 1 -u -b 1M -P 2 >/dev/null 2>&1 &
@@ -440,7 +443,7 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
     esxperf_server
     "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 3 -b 100M >/dev/null 2>&1 &
     PIDS+=($!)
-    sleep 1
+    wait_established "$PORT"     # the first test holds the server
     run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
     assert_status 1
     assert_contains "busy"
@@ -455,7 +458,7 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
     wait_port "$PORT"
     iperf3 -c 127.0.0.1 -p "$PORT" -t 3 -b 100M >/dev/null 2>&1 &
     PIDS+=($!)
-    sleep 1
+    wait_established "$PORT"     # the first test holds the server
     run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
     assert_status 1
     assert_contains "ACCESS_DENIED"

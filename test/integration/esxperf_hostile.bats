@@ -81,7 +81,7 @@ kb_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
     for i in 1 2; do
         timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 3 -J >"$TMP/c$i.json" 2>&1 &
         local cpid=$!
-        sleep 1
+        wait_established "$PORT"     # the flood must come while the test runs
         run timeout 30 "$HC" -p "$PORT" -t 5 -s 0 -n 200 flood
         assert_status 0
         assert_contains "flood ACCESS_DENIED=200 after"
@@ -144,7 +144,7 @@ kb_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
     assert_contains "default 10"
     "$HC" -p "$PORT" -t 15 -s 0 silent >"$TMP/silent.out" &
     local hpid=$!
-    sleep 0.5
+    wait_established "$PORT" 1   # the silent client is first in the server's queue
     local t0=$SECONDS
     run timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0
     assert_status 0

@@ -59,7 +59,7 @@ iperf3_server() {
     iperf3_server
     timeout 30 iperf3 -c 127.0.0.1 -p "$PORT" -t 3 -J >"$TMP/client.json" 2>&1 &
     local cpid=$!
-    sleep 1
+    wait_established "$PORT"     # the flood must come while the test runs
     run timeout 30 "$HC" -p "$PORT" -t 3 -s 0 -n 200 flood
     wait "$cpid" || flunk "the running iperf3 test failed: $(cat "$TMP/client.json")"
     assert_status 0

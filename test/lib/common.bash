@@ -98,6 +98,19 @@ udp_counts_iperf3() {
     [ "$lost" -le $((drops * 64)) ] || flunk "iperf3 lost $lost, the kernel dropped $drops"
 }
 
+# wait (bounded, 20 s) until at least $2 TCP connections to local port $1 are
+# established (default 2: a test's control connection and its first data stream,
+# i.e. the test is set up): a fixed sleep is not enough on a loaded host
+wait_established() {
+    local i n=0
+    for i in $(seq 1 200); do
+        n=$(ss -tnH state established "( sport = :$1 )" | wc -l)
+        [ "$n" -ge "${2:-2}" ] && return 0
+        sleep 0.1
+    done
+    flunk "only $n connections established to port $1 after 20 s (wanted ${2:-2})"
+}
+
 # kill every process in the PIDS array and reap it (for teardown)
 stop_pids() {
     local p
