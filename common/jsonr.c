@@ -2,6 +2,7 @@
 /* jsmn is a header-only library: its implementation is compiled once, here, in
  * strict mode (no bare words as values); other files see only its declarations */
 #define JSMN_STRICT
+#define JSMN_PARENT_LINKS   /* as in jsonr.h: linear time, same token layout */
 #include "jsmn.h"
 #include "jsmn_version.h"
 #include "jsonr.h"
@@ -38,21 +39,30 @@ int jr_skip(const struct jsonr *r, int i)
     return j;
 }
 
-static int depth_ok(const struct jsonr *r)
+/* 1 when the text nests deeper than JR_MAX_DEPTH. Checked before jsmn runs: at each
+ * closing bracket jsmn walks from the newest token up to the open one, which costs
+ * the depth, so a million nested arrays took minutes (quadratic). Strings are
+ * skipped as jsmn reads them; like jsmn, the scan stops at a NUL. */
+static int too_deep(const char *js, size_t len)
 {
-    /* tokens come in document order: keep a stack of the ends of open containers */
-    int stack_end[JR_MAX_DEPTH + 1];
-    int depth = 0;
-    for (int i = 0; i < r->ntok; i++) {
-        while (depth > 0 && r->tok[i].start >= stack_end[depth - 1])
+    int depth = 0, in_str = 0;
+    for (size_t i = 0; i < len && js[i]; i++) {
+        char c = js[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = 0;
+        } else if (c == '"') {
+            in_str = 1;
+        } else if (c == '{' || c == '[') {
+            if (++depth > JR_MAX_DEPTH)
+                return 1;
+        } else if (c == '}' || c == ']') {
             depth--;
-        if (r->tok[i].type == JSMN_OBJECT || r->tok[i].type == JSMN_ARRAY) {
-            if (depth >= JR_MAX_DEPTH)
-                return 0;
-            stack_end[depth++] = r->tok[i].end;
         }
     }
-    return 1;
+    return 0;
 }
 
 /* jsmn checks only the first character of a primitive: check the whole word */
@@ -98,6 +108,8 @@ int jr_parse(struct jsonr *r, const char *js, size_t len, jsmntok_t *tok, int ma
     r->len = len;
     r->tok = tok;
     r->ntok = 0;
+    if (too_deep(js, len))
+        return JR_EDEPTH;
     int n = jsmn_parse(&p, js, len, tok, (unsigned)max);
     if (n == JSMN_ERROR_NOMEM)
         return JR_ENOMEM;
@@ -118,8 +130,6 @@ int jr_parse(struct jsonr *r, const char *js, size_t len, jsmntok_t *tok, int ma
         if (tok[i].type == JSMN_PRIMITIVE &&
             !primitive_ok(js + tok[i].start, (size_t)(tok[i].end - tok[i].start)))
             return JR_EINVAL;
-    if (!depth_ok(r))
-        return JR_EDEPTH;
     return JR_OK;
 }
 

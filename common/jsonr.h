@@ -5,6 +5,12 @@
 #define ESXDIAG_JSONR_H
 #include <stddef.h>
 #include <stdint.h>
+/* parent links keep jsmn linear: without them it walks back over every earlier
+ * token at each ',' in an object, so an 8 MiB object with a million keys took hours
+ * (quadratic); jr_parse bounds the depth before jsmn runs, since its walk at each
+ * closing bracket costs the depth. jsonr.c defines it too: the token layout must be
+ * the same everywhere. */
+#define JSMN_PARENT_LINKS
 #define JSMN_HEADER
 #include "jsmn.h"
 
@@ -20,9 +26,9 @@ struct jsonr {
 enum jr_err { JR_OK = 0, JR_ENOMEM = -1, JR_EINVAL = -2, JR_EPART = -3, JR_EDEPTH = -4,
               JR_ETOP = -5 };
 
-/* Parse text (not NUL-terminated) into tok[0..max). Fails (JR_*) on invalid JSON,
- * more tokens than max, nesting deeper than JR_MAX_DEPTH, or a top level that is
- * not an object. */
+/* Parse text (not NUL-terminated) into tok[0..max), in time linear in len. Fails
+ * (JR_*) on nesting deeper than JR_MAX_DEPTH (checked first), invalid JSON, more
+ * tokens than max, or a top level that is not an object. */
 int jr_parse(struct jsonr *r, const char *js, size_t len, jsmntok_t *tok, int max);
 const char *jr_strerror(int err);
 

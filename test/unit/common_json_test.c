@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -186,6 +187,59 @@ static void refuses_bad_documents(void **state)
     assert_string_equal(jr_strerror(JR_EDEPTH), "JSON nested too deeply");
 }
 
+/* a document nested depth deep inside {"a": ... } */
+static char *nested(size_t depth, const char *inner)
+{
+    size_t n = strlen(inner), len = 6 + 2 * depth + n + 1;
+    char *s = malloc(len + 1), *p = s;
+    assert_non_null(s);
+    p += sprintf(p, "{\"a\":");
+    memset(p, '[', depth);
+    p += depth;
+    p += sprintf(p, "%s", inner);
+    memset(p, ']', depth);
+    p += depth;
+    strcpy(p, "}");
+    return s;
+}
+
+/* Size alone must not make the parser slow: a million nested arrays and an object
+ * with half a million keys took minutes to hours (jsmn walked back over earlier
+ * tokens at each closing bracket and each comma). Brackets in strings do not nest. */
+static void parses_in_linear_time(void **state)
+{
+    (void)state;
+    struct jsonr r;
+    jsmntok_t t[64];
+    char *deep = nested(1000000, "");
+    jsmntok_t *big = calloc(1100000, sizeof *big);
+    assert_non_null(big);
+    assert_int_equal(parse(&r, big, 1100000, deep), JR_EDEPTH);
+    free(deep);
+    /* 15 arrays inside the top object: 16 levels, the limit */
+    char *at_limit = nested(15, "1");
+    assert_int_equal(parse(&r, t, 64, at_limit), JR_OK);
+    free(at_limit);
+    char *over = nested(16, "1");
+    assert_int_equal(parse(&r, t, 64, over), JR_EDEPTH);
+    free(over);
+    assert_int_equal(parse(&r, t, 64, "{\"a\":\"[[[[[[[[[[[[[[[[[[[[\\\"[[[[[[[[\"}"), JR_OK);
+
+    size_t keys = 500000, len = 6 * keys + 16;
+    char *wide = malloc(len), *p = wide;
+    assert_non_null(wide);
+    *p++ = '{';
+    for (size_t k = 0; k < keys; k++)
+        p += sprintf(p, "%s\"k\":0", k ? "," : "");
+    p += sprintf(p, ",\"z\":7}");
+    assert_int_equal(jr_parse(&r, wide, (size_t)(p - wide), big, 1100000), JR_OK);
+    int64_t z = 0;
+    assert_int_equal(jr_int(&r, jr_find(&r, 0, "z"), &z), 0);
+    assert_int_equal(z, 7);
+    free(wide);
+    free(big);
+}
+
 static void writer_output_reads_back(void **state)
 {
     (void)state;
@@ -254,6 +308,7 @@ int main(void)
         cmocka_unit_test(reads_typed_values),
         cmocka_unit_test(refuses_wrong_types),
         cmocka_unit_test(refuses_bad_documents),
+        cmocka_unit_test(parses_in_linear_time),
         cmocka_unit_test(writer_output_reads_back),
         cmocka_unit_test(escapes_bytes_that_are_not_utf8),
     };
