@@ -183,9 +183,12 @@ int net_listen(int type, const union sockaddr_any *addr, int backlog)
     return fd;
 }
 
-/* move exactly n bytes in one direction, waiting with poll() up to the deadline */
-static int transfer(int fd, char *p, size_t n, uint64_t deadline_ns, int out)
+/* move exactly n bytes in one direction, waiting with poll() up to the deadline;
+ * *moved (if given) counts what moved, also on failure */
+static int transfer(int fd, char *p, size_t n, uint64_t deadline_ns, int out, size_t *moved)
 {
+    if (moved)
+        *moved = 0;
     while (n) {
         if (wait_fd(fd, out ? POLLOUT : POLLIN, deadline_ns) < 0)
             return -1;
@@ -202,16 +205,23 @@ static int transfer(int fd, char *p, size_t n, uint64_t deadline_ns, int out)
         }
         p += r;
         n -= (size_t)r;
+        if (moved)
+            *moved += (size_t)r;
     }
     return 0;
 }
 
 int net_read_full(int fd, void *buf, size_t n, uint64_t deadline_ns)
 {
-    return transfer(fd, buf, n, deadline_ns, 0);
+    return transfer(fd, buf, n, deadline_ns, 0, NULL);
+}
+
+int net_read_count(int fd, void *buf, size_t n, uint64_t deadline_ns, size_t *got)
+{
+    return transfer(fd, buf, n, deadline_ns, 0, got);
 }
 
 int net_write_full(int fd, const void *buf, size_t n, uint64_t deadline_ns)
 {
-    return transfer(fd, (char *)buf, n, deadline_ns, 1);
+    return transfer(fd, (char *)buf, n, deadline_ns, 1, NULL);
 }

@@ -51,5 +51,7 @@ int net_listen(int type, const union sockaddr_any *addr, int backlog);
  * return 0, or -1 with errno (ETIMEDOUT, ECONNRESET, EPIPE; 0 bytes at EOF -> ECONNRESET) */
 int net_read_full(int fd, void *buf, size_t n, uint64_t deadline_ns);
 int net_write_full(int fd, const void *buf, size_t n, uint64_t deadline_ns);
+/* net_read_full that also says how many bytes came (*got), also when it fails */
+int net_read_count(int fd, void *buf, size_t n, uint64_t deadline_ns, size_t *got);
 
 #endif

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "bytes.h"
 #include "../../tools/esxperf/proto.h"
 
 const char tool_name[] = "esxperf_test";
@@ -289,6 +292,184 @@ static void results_round_trip_and_strictness(void **state)
     results_free(&q);
 }
 
+static const char rs_head[] = "{\"cpu_util_total\":1,\"cpu_util_user\":0,\"cpu_util_system\":1,"
+                              "\"sender_has_retransmits\":1,\"streams\":[";
+
+/* one stream entry with field key set to value (or added), in a results document */
+static int decode_stream_with(const char *key, const char *value)
+{
+    static const char *const fields[][2] = {
+        { "id", "1" }, { "bytes", "10" }, { "retransmits", "0" }, { "jitter", "0" },
+        { "errors", "0" }, { "packets", "0" }, { "end_time", "1" },
+    };
+    char js[600];
+    size_t n = (size_t)snprintf(js, sizeof js, "%s{\"%s\":%s", rs_head, key, value);
+    for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
+        if (strcmp(fields[i][0], key))
+            n += (size_t)snprintf(js + n, sizeof js - n, ",\"%s\":%s", fields[i][0], fields[i][1]);
+    snprintf(js + n, sizeof js - n, "}]}");
+    struct test_results q;
+    const char *why = NULL;
+    int rc = results_decode(js, strlen(js), &q, &why);
+    results_free(&q);
+    return rc;
+}
+
+/* what results_decode lets through is what the report can add up and print: a
+ * server's INT64_MAX counts overflowed the sums (UB), 1e308 % CPU printed a
+ * 300-digit figure, an end time of 1e-300 s an infinite rate (and exit 0) */
+static void results_refuse_absurd_values(void **state)
+{
+    (void)state;
+    assert_int_equal(decode_stream_with("x", "0"), 0);
+    assert_int_equal(decode_stream_with("bytes", "9007199254740992"), 0);       /* 2^53 */
+    assert_int_equal(decode_stream_with("bytes", "9007199254740993"), -1);
+    assert_int_equal(decode_stream_with("packets", "9223372036854775807"), -1);
+    assert_int_equal(decode_stream_with("errors", "-1"), -1);
+    assert_int_equal(decode_stream_with("retransmits", "-1"), 0);
+    assert_int_equal(decode_stream_with("retransmits", "18446744073709551615"), 0);  /* 3.12's -1 */
+    assert_int_equal(decode_stream_with("retransmits", "-2"), -1);
+    assert_int_equal(decode_stream_with("omitted_packets", "1e300"), -1);
+    assert_int_equal(decode_stream_with("jitter", "1e308"), -1);
+    assert_int_equal(decode_stream_with("jitter", "-0.5"), -1);
+    assert_int_equal(decode_stream_with("end_time", "1e-300"), -1);
+    assert_int_equal(decode_stream_with("end_time", "0"), 0);
+    assert_int_equal(decode_stream_with("end_time", "1e8"), -1);
+    assert_int_equal(decode_stream_with("id", "0"), -1);
+
+    struct test_results q;
+    const char *why = NULL;
+    const char *cpu = "{\"cpu_util_total\":1e308,\"cpu_util_user\":0,\"cpu_util_system\":0,"
+                      "\"sender_has_retransmits\":1,\"streams\":[]}";
+    assert_int_equal(results_decode(cpu, strlen(cpu), &q, &why), -1);
+    assert_string_equal(why, "results have a CPU figure out of range (0..100000 %)");
+
+    /* 257 streams: more than -P 128 --bidir can have */
+    size_t cap = 257 * 120 + 200, n;
+    char *many = malloc(cap);
+    assert_non_null(many);
+    n = (size_t)sprintf(many, "%s", rs_head);
+    for (int i = 0; i < 257; i++)
+        n += (size_t)sprintf(many + n, "%s{\"id\":%d,\"bytes\":1,\"retransmits\":0,\"jitter\":0,"
+                             "\"errors\":0,\"packets\":0}", i ? "," : "", 1 + i % 200);
+    n += (size_t)sprintf(many + n, "]}");
+    assert_int_equal(results_decode(many, n, &q, &why), -1);
+    assert_string_equal(why, "results have more streams than a test can have (256)");
+    free(many);
+}
+
+/* a results message with more than RESULTS_TOKENS_MAX tokens is refused before it
+ * costs more than that many tokens of memory */
+static void results_token_limit(void **state)
+{
+    (void)state;
+    size_t elems = RESULTS_TOKENS_MAX, cap = 2 * elems + 200, n;
+    char *js = malloc(cap);
+    assert_non_null(js);
+    n = (size_t)sprintf(js, "%s],\"pad\":[", rs_head);
+    for (size_t i = 0; i < elems; i++) {
+        js[n++] = '0';
+        js[n++] = ',';
+    }
+    js[n - 1] = ']';
+    js[n++] = '}';
+    struct test_results q;
+    const char *why = NULL;
+    assert_int_equal(results_decode(js, n, &q, &why), -1);
+    assert_string_equal(why, "results have more JSON tokens than our limit (1048576)");
+    free(js);
+}
+
+/* bytes a server writes, readable from fds[0] and then EOF */
+static void server_says(int fds[2], const void *bytes, size_t n)
+{
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    assert_int_equal(write(fds[1], bytes, n), (ssize_t)n);
+    close(fds[1]);
+}
+
+static void state_text(const void *bytes, size_t n, int want, char *text, size_t len)
+{
+    int fds[2];
+    struct server_state ss;
+    server_says(fds, bytes, n);
+    assert_int_equal(ctl_recv_server_state(fds[0], 0, &ss), 0);
+    server_state_text(&ss, want, text, len);
+    close(fds[0]);
+}
+
+/* SERVER_ERROR codes out of any range are named as such, not passed to strerror;
+ * missing codes are said to be missing, not shown as error 0 */
+static void server_states_are_named(void **state)
+{
+    (void)state;
+    char t[400];
+    state_text("\xfe\x7f\xff\xff\xff\x7f\xff\xff\xff", 9, ST_CREATE_STREAMS, t, sizeof t);
+    assert_string_equal(t, "the server reported an error: iperf3 error 2147483647 (not an iperf3 "
+                           "error number), errno 2147483647 (not an errno value)");
+    state_text("\xfe\xff\xff\xff\xfb\xff\xff\xff\xf9", 9, ST_CREATE_STREAMS, t, sizeof t);
+    assert_string_equal(t, "the server reported an error: iperf3 error -5 (not an iperf3 error "
+                           "number), errno -7 (not an errno value)");
+    state_text("\xfe\x00\x00\x00\x76\x00\x00\x00\x6f", 9, ST_CREATE_STREAMS, t, sizeof t);
+    assert_string_equal(t, "the server reported an error: iperf3 error 118, errno 111: "
+                           "Connection refused");
+    state_text("\xfe\x00\x00\x00\x8e", 5, ST_CREATE_STREAMS, t, sizeof t);
+    assert_string_equal(t, "the server refused the test: authentication failed");
+    state_text("\xfe", 1, ST_CREATE_STREAMS, t, sizeof t);
+    assert_string_equal(t, "the server reported an error (SERVER_ERROR) but closed the "
+                           "connection before its error code");
+    state_text("\x55", 1, ST_PARAM_EXCHANGE, t, sizeof t);
+    assert_string_equal(t, "the server sent byte 85 (0x55) when PARAM_EXCHANGE was due, which "
+                           "is no iperf3 state (is it an iperf3 server?)");
+    state_text("\x04", 1, 0, t, sizeof t);
+    assert_string_equal(t, "the server sent TEST_END (4) out of turn during the test (a "
+                           "protocol error on its side)");
+}
+
+static void results_text(const void *bytes, size_t n, char *why, size_t len)
+{
+    int fds[2];
+    struct test_results r;
+    server_says(fds, bytes, n);
+    why[0] = '\0';
+    assert_int_equal(ctl_recv_results(fds[0], 1000000000ull, &r, why, len), -1);
+    close(fds[0]);
+}
+
+/* lengths are checked before anything is allocated; a short body says how short */
+static void results_messages_are_checked(void **state)
+{
+    (void)state;
+    char why[300];
+    results_text("\x80\x00\x00\x00{}", 6, why, sizeof why);
+    assert_string_equal(why, "the server announced a results message of 2147483648 bytes (more "
+                             "than our 8 MiB limit)");
+    results_text("\x00\x00\x00\x00", 4, why, sizeof why);
+    assert_string_equal(why, "the server announced a results message of 0 bytes (an empty one)");
+    results_text("\x00\x00\x00\x0a{\"cpu", 9, why, sizeof why);
+    assert_string_equal(why, "the server sent 5 of the 10 bytes of its results, then closed the "
+                             "control connection");
+    results_text("\x00\x00", 2, why, sizeof why);
+    assert_string_equal(why, "the server closed the control connection instead of sending its "
+                             "results");
+    results_text("\x00\x00\x00\x05{\"a\":", 9, why, sizeof why);
+    assert_string_equal(why, "the server's results are not valid: results are truncated JSON");
+
+    int fds[2];
+    struct test_results r;
+    size_t n = strlen(real_results);
+    unsigned char *msg = malloc(4 + n);
+    assert_non_null(msg);
+    proto_frame_header(msg, (uint32_t)n);
+    memcpy(msg + 4, real_results, n);
+    server_says(fds, msg, 4 + n);
+    assert_int_equal(ctl_recv_results(fds[0], 1000000000ull, &r, why, sizeof why), 0);
+    assert_int_equal(r.nstreams, 1);
+    results_free(&r);
+    close(fds[0]);
+    free(msg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +485,10 @@ int main(void)
         cmocka_unit_test(framed_params_message),
         cmocka_unit_test(decodes_real_iperf3_results),
         cmocka_unit_test(results_round_trip_and_strictness),
+        cmocka_unit_test(results_refuse_absurd_values),
+        cmocka_unit_test(results_token_limit),
+        cmocka_unit_test(server_states_are_named),
+        cmocka_unit_test(results_messages_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,11 +19,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#define CTL_WAIT_NS (30ull * 1000000000ull)
-#define UDP_REPLY_NS (30ull * 1000000000ull)
+/* Every wait for the server is bounded: a server that stops answering at any step
+ * (a state byte, the UDP reply, the results, an -n/-k test whose data it stops
+ * taking) ends the test after CTL_WAIT_S, with a line that says which step; the
+ * results body gets 1 s more per RESULTS_BODY_BPS announced (README: hostile servers) */
+#define CTL_WAIT_S 10
+#define CTL_WAIT_NS ((uint64_t)CTL_WAIT_S * NS_PER_SEC)
 
 struct client {
     const struct perf_opts *o;
@@ -36,6 +41,7 @@ struct client {
     union sockaddr_any dst, src;
     int have_src;
     char host[64];
+    uint64_t tx_seen, tx_seen_ns;   /* -n/-k: bytes sent, and when that last changed */
 };
 
 void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p)
@@ -191,8 +197,10 @@ fail:
     return net_close_fail(fd);
 }
 
-/* UDP stream setup: send the 4-byte hello, wait for the server's reply */
-static int udp_hello(int fd, const char **why)
+/* UDP stream setup: send the 4-byte hello, wait for the server's reply. Returns 0,
+ * -1 with *why, or 1 when the control connection has something instead (a state,
+ * or its end: the caller reads it) */
+static int udp_hello(int fd, int ctl, const char **why)
 {
     unsigned char msg[4], buf[65536];
     udp_connect_value(msg, 1, 1);
@@ -200,16 +208,18 @@ static int udp_hello(int fd, const char **why)
         *why = "cannot send the UDP stream hello";
         return -1;
     }
-    uint64_t deadline = mono_ns() + UDP_REPLY_NS;
+    uint64_t deadline = mono_ns() + CTL_WAIT_NS;
     for (int tries = 0; tries < 64; tries++) {
-        struct pollfd pf = { fd, POLLIN, 0 };
-        int rc = poll(&pf, 1, ms_until(deadline));
+        struct pollfd pf[2] = { { fd, POLLIN, 0 }, { ctl, POLLIN, 0 } };
+        int rc = poll(pf, 2, ms_until(deadline));
         if (rc < 0 && errno == EINTR)
             continue;
         if (rc <= 0) {
-            *why = "no UDP reply from the server within 30 s (is UDP blocked?)";
+            *why = "no UDP reply from the server within 10 s (is UDP blocked?)";
             return -1;
         }
+        if (!(pf[0].revents & (POLLIN | POLLERR)))
+            return 1;
         ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR)
@@ -225,6 +235,8 @@ static int udp_hello(int fd, const char **why)
     *why = "no UDP reply from the server";
     return -1;
 }
+
+static int wait_state(struct client *c, int want, uint64_t deadline);
 
 static int create_streams(struct client *c, const struct test_params *p)
 {
@@ -245,9 +257,15 @@ static int create_streams(struct client *c, const struct test_params *p)
             return cfail(c, EXIT_CHECK, "cannot open data stream %d to %s port %u: %s",
                          i + 1, c->host, c->o->port, why ? why : errtext(errno));
         if (p->udp) {
-            if (udp_hello(fd, &why) < 0) {
+            int hrc = udp_hello(fd, c->ctl, &why);
+            if (hrc) {
                 close(fd);
-                return cfail(c, EXIT_CHECK, "UDP stream %d: %s", i + 1, why);
+                if (hrc < 0)
+                    return cfail(c, EXIT_CHECK, "UDP stream %d: %s", i + 1, why);
+                /* whatever the server said instead of the reply: TEST_START is due next */
+                int rc = wait_state(c, ST_TEST_START, mono_ns() + CTL_WAIT_NS);
+                return rc ? rc : cfail(c, EXIT_CHECK, "the server sent TEST_START before "
+                                       "UDP stream %d was set up", i + 1);
             }
         } else if (net_write_full(fd, c->cookie, COOKIE_SIZE, mono_ns() + CTL_WAIT_NS) < 0) {
             int e = errno;
@@ -285,40 +303,59 @@ static void print_connected(struct client *c)
     }
 }
 
-/* a state byte the server sent when we did not expect one */
-static int server_state_fail(struct client *c, int st)
+/* a state the server sent when `want` was due (0: during the test) */
+static int server_state_fail(struct client *c, const struct server_state *ss, int want)
 {
-    if (st == ST_ACCESS_DENIED)
-        return cfail(c, EXIT_CHECK, "the server is busy running a test (ACCESS_DENIED; try again later)");
-    if (st == ST_SERVER_ERROR) {
-        unsigned char b[8];
-        int32_t ie = 0, en = 0;
-        if (net_read_full(c->ctl, b, 4, mono_ns() + 2000000000ull) == 0) {
-            ie = (int32_t)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]);
-            if (net_read_full(c->ctl, b + 4, 4, mono_ns() + 500000000ull) == 0)
-                en = (int32_t)((uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7]);
-        }
-        if (ie == 142)
-            return cfail(c, EXIT_CHECK, "the server refused the test: authentication failed");
-        return cfail(c, EXIT_CHECK, "the server reported an error (iperf3 error %d, errno %d%s%s)",
-                     ie, en, en ? ": " : "", en ? errtext(en) : "");
-    }
-    if (st == ST_SERVER_TERMINATE)
-        return cfail(c, EXIT_CHECK, "the server ended the test (SERVER_TERMINATE: it was "
-                     "stopped, or this test ran past its --max-duration)");
-    return cfail(c, EXIT_CHECK, "the server sent an unexpected state %d (%s)", st, ctl_state_name(st));
+    char msg[400];
+    server_state_text(ss, want, msg, sizeof msg);
+    return cfail(c, EXIT_CHECK, "%s", msg);
 }
 
 static int wait_state(struct client *c, int want, uint64_t deadline)
 {
-    int st;
-    if (ctl_recv_state(c->ctl, &st, deadline) < 0)
+    struct server_state ss;
+    if (ctl_recv_server_state(c->ctl, deadline, &ss) < 0) {
+        int e = errno;
+        if (e == ETIMEDOUT)
+            return cfail(c, EXIT_CHECK, "the server sent nothing for %d s when %s was due (it "
+                         "is stuck, or is no iperf3 server)", CTL_WAIT_S, ctl_state_name(want));
+        if (e == ECONNRESET || e == EPIPE)
+            return cfail(c, EXIT_CHECK, "the server closed the control connection when %s "
+                         "was due", ctl_state_name(want));
         return cfail(c, EXIT_CHECK, "waiting for %s from the server: %s", ctl_state_name(want),
-                     errno == ECONNRESET ? "the server closed the control connection"
-                                         : errtext(errno));
-    if (st != want)
-        return server_state_fail(c, st);
+                     errtext(e));
+    }
+    if (ss.st != want)
+        return server_state_fail(c, &ss, want);
     return 0;
+}
+
+/* -n/-k tests end when the bytes are sent: a server that takes the data stream but
+ * never reads it would hold them forever. A TCP sender whose bytes stay queued with
+ * nothing sent for CTL_WAIT_NS ends the test; returns that stream's index + 1, or 0.
+ * (TIOCOUTQ, which is SIOCOUTQ on a TCP socket: bytes not yet acknowledged; a paced
+ * sender's queue empties between its writes.) */
+static int send_stalled(struct client *c, uint64_t now)
+{
+    const struct session *s = &c->s;
+    if (s->p.udp || !(s->p.num || s->p.blockcount))
+        return 0;
+    uint64_t sent = 0;
+    int queued = -1;
+    for (int i = 0; i < s->nstreams; i++) {
+        if (!s->st[i].sender)
+            continue;
+        sent += atomic_load(&s->st[i].bytes);
+        int q = 0;
+        if (queued < 0 && ioctl(s->st[i].fd, TIOCOUTQ, &q) == 0 && q > 0)
+            queued = i;
+    }
+    if (!c->tx_seen_ns || sent != c->tx_seen || queued < 0) {
+        c->tx_seen = sent;
+        c->tx_seen_ns = now;
+        return 0;
+    }
+    return now - c->tx_seen_ns >= CTL_WAIT_NS ? queued + 1 : 0;
 }
 
 /* ^C or kill during the test: tell the server (CLIENT_TERMINATE, as iperf3 does) so it
@@ -349,13 +386,17 @@ static int run_test(struct client *c, const sigset_t *stop)
             return cfail(c, EXIT_CHECK, "a data stream failed: %s", errtext(err));
         if (session_should_end(s, now))
             break;
+        int stalled = send_stalled(c, now);
+        if (stalled)
+            return cfail(c, EXIT_CHECK, "the server took no data for %d s (data stream %d: "
+                         "it accepted the stream but does not read it)", CTL_WAIT_S, stalled);
         struct pollfd pf = { c->ctl, POLLIN, 0 };
         int rc = poll(&pf, 1, ms < 1 ? 1 : ms);
         if (rc > 0) {
-            int st;
-            if (ctl_recv_state(c->ctl, &st, mono_ns() + 1000000000ull) < 0)
+            struct server_state ss;
+            if (ctl_recv_server_state(c->ctl, mono_ns() + NS_PER_SEC, &ss) < 0)
                 return cfail(c, EXIT_CHECK, "the server closed the control connection during the test");
-            return server_state_fail(c, st);
+            return server_state_fail(c, &ss, 0);
         }
     }
     return 0;
@@ -512,25 +553,20 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     char *rjs = results_encode(&mine, &rlen);
     results_free(&mine);
     if (!rjs || ctl_send_json(c.ctl, rjs, rlen, mono_ns() + CTL_WAIT_NS) < 0) {
+        int e = errno;
         free(rjs);
-        rc = cfail(&c, EXIT_CHECK, "cannot send our results: %s", errtext(errno));
+        rc = e == EPIPE || e == ECONNRESET
+                 ? cfail(&c, EXIT_CHECK, "the server closed the control connection before "
+                         "it took our results")
+                 : cfail(&c, EXIT_CHECK, "cannot send our results: %s", errtext(e));
         goto out;
     }
     free(rjs);
-    char *sjs = NULL;
-    size_t slen = 0;
-    if (ctl_recv_json(c.ctl, RESULTS_MAX, &sjs, &slen, mono_ns() + CTL_WAIT_NS) < 0) {
-        rc = cfail(&c, EXIT_CHECK, "cannot read the server's results: %s",
-                   errno == EMSGSIZE ? "length 0 or above 8 MiB" : errtext(errno));
+    char rwhy[300];
+    if (ctl_recv_results(c.ctl, CTL_WAIT_NS, &c.s.remote, rwhy, sizeof rwhy) < 0) {
+        rc = cfail(&c, EXIT_CHECK, "%s", rwhy);
         goto out;
     }
-    const char *rwhy = NULL;
-    if (results_decode(sjs, slen, &c.s.remote, &rwhy) < 0) {
-        free(sjs);
-        rc = cfail(&c, EXIT_CHECK, "the server's results are not valid: %s", rwhy);
-        goto out;
-    }
-    free(sjs);
     c.s.have_remote = 1;
     if ((rc = wait_state(&c, ST_DISPLAY_RESULTS, mono_ns() + CTL_WAIT_NS)))
         goto out;

@@ -1,5 +1,7 @@
 /* iperf3 control protocol: cookie, state bytes, framing, params and results JSON. */
 #include "proto.h"
+#include "bytes.h"
+#include "clock.h"
 #include "jsonr.h"
 #include "jsonw.h"
 #include "net.h"
@@ -7,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -397,6 +400,63 @@ static int get_i64_or_m1(const struct jsonr *r, int obj, const char *key, int64_
     return -1;
 }
 
+static const char *parse_why(int rc)
+{
+    switch (rc) {
+    case JR_ENOMEM: return "results have more JSON tokens than our limit (1048576)";
+    case JR_EDEPTH: return "results are JSON nested deeper than 16 levels";
+    case JR_EPART: return "results are truncated JSON";
+    case JR_ETOP: return "results are not a JSON object";
+    default: return "results are not valid JSON";
+    }
+}
+
+static int count_ok(int64_t v)
+{
+    return v >= 0 && v <= RESULTS_COUNT_MAX;
+}
+
+static int seconds_ok(double v)
+{
+    return v >= 0 && v <= RESULTS_SECONDS_MAX;
+}
+
+/* one element of the streams array into s; 0, or -1 with *why */
+static int stream_decode(const struct jsonr *r, int o, struct stream_result *s, const char **why)
+{
+    int64_t id;
+    if (get_i64(r, o, "id", 1, &id) < 0 || get_i64(r, o, "bytes", 1, &s->bytes) < 0 ||
+        get_i64_or_m1(r, o, "retransmits", &s->retransmits) < 0 ||
+        get_num(r, o, "jitter", 1, &s->jitter) < 0 ||
+        get_i64(r, o, "errors", 1, &s->errors) < 0 ||
+        get_i64(r, o, "packets", 1, &s->packets) < 0 ||
+        get_i64(r, o, "omitted_errors", 0, &s->omitted_errors) < 0 ||
+        get_i64(r, o, "omitted_packets", 0, &s->omitted_packets) < 0 ||
+        get_num(r, o, "start_time", 0, &s->start_time) < 0 ||
+        get_num(r, o, "end_time", 0, &s->end_time) < 0) {
+        *why = "a results stream lacks a field or has a wrong type";
+        return -1;
+    }
+    if (id < 1 || id > 4 * MAX_STREAMS) {
+        *why = "a results stream id is out of range (1..512)";
+        return -1;
+    }
+    if (!count_ok(s->bytes) || !count_ok(s->errors) || !count_ok(s->packets) ||
+        !count_ok(s->omitted_errors) || !count_ok(s->omitted_packets) ||
+        (s->retransmits != -1 && !count_ok(s->retransmits))) {
+        *why = "a results stream has a count out of range (0..2^53)";
+        return -1;
+    }
+    /* an end before 1 us is no test: it would make the rate infinite */
+    if (!seconds_ok(s->jitter) || !seconds_ok(s->start_time) || !seconds_ok(s->end_time) ||
+        (s->end_time > 0 && s->end_time < 1e-6)) {
+        *why = "a results stream has a jitter or time out of range (0..1e7 s)";
+        return -1;
+    }
+    s->id = (int)id;
+    return 0;
+}
+
 int results_decode(const char *js, size_t len, struct test_results *res, const char **why)
 {
     memset(res, 0, sizeof *res);
@@ -404,12 +464,15 @@ int results_decode(const char *js, size_t len, struct test_results *res, const c
         *why = "results empty or larger than our limit";
         return -1;
     }
-    int max = (int)(len / 2 + 8);
+    /* calloc'd pages that jsmn does not reach are never touched: a small message
+     * costs a few tokens of memory, the worst one RESULTS_TOKENS_MAX of them */
+    int max = len / 2 + 8 < RESULTS_TOKENS_MAX ? (int)(len / 2 + 8) : RESULTS_TOKENS_MAX;
     jsmntok_t *tok = xcalloc((size_t)max, sizeof *tok);
     struct jsonr r;
     int64_t shr;
-    if (jr_parse(&r, js, len, tok, max) != JR_OK) {
-        *why = "results are not a JSON object";
+    int rc = jr_parse(&r, js, len, tok, max);
+    if (rc != JR_OK) {
+        *why = parse_why(rc);
         goto bad;
     }
     if (get_num(&r, 0, "cpu_util_total", 1, &res->cpu_total) < 0 ||
@@ -417,6 +480,11 @@ int results_decode(const char *js, size_t len, struct test_results *res, const c
         get_num(&r, 0, "cpu_util_system", 1, &res->cpu_system) < 0 ||
         get_i64_or_m1(&r, 0, "sender_has_retransmits", &shr) < 0 || shr < -1 || shr > 1) {
         *why = "results lack CPU figures or sender_has_retransmits, or have wrong types";
+        goto bad;
+    }
+    if (res->cpu_total < 0 || res->cpu_total > RESULTS_CPU_MAX || res->cpu_user < 0 ||
+        res->cpu_user > RESULTS_CPU_MAX || res->cpu_system < 0 || res->cpu_system > RESULTS_CPU_MAX) {
+        *why = "results have a CPU figure out of range (0..100000 %)";
         goto bad;
     }
     res->sender_has_retransmits = (int)shr;
@@ -427,28 +495,18 @@ int results_decode(const char *js, size_t len, struct test_results *res, const c
     }
     int arr = jr_find(&r, 0, "streams");
     int n = arr >= 0 ? jr_arr_len(&r, arr) : -1;
-    if (n < 0 || n > 2 * MAX_STREAMS) {
-        *why = "results lack a streams array or have too many streams";
+    if (n < 0) {
+        *why = "results lack a streams array";
         goto bad;
     }
-    for (int k = 0; k < n; k++) {
-        int o = jr_arr_at(&r, arr, k);
-        struct stream_result *s = &res->streams[k];
-        int64_t id;
-        if (get_i64(&r, o, "id", 1, &id) < 0 || id < 1 || id > 4 * MAX_STREAMS ||
-            get_i64(&r, o, "bytes", 1, &s->bytes) < 0 || s->bytes < 0 ||
-            get_i64_or_m1(&r, o, "retransmits", &s->retransmits) < 0 ||
-            get_num(&r, o, "jitter", 1, &s->jitter) < 0 ||
-            get_i64(&r, o, "errors", 1, &s->errors) < 0 ||
-            get_i64(&r, o, "packets", 1, &s->packets) < 0 ||
-            get_i64(&r, o, "omitted_errors", 0, &s->omitted_errors) < 0 ||
-            get_i64(&r, o, "omitted_packets", 0, &s->omitted_packets) < 0 ||
-            get_num(&r, o, "start_time", 0, &s->start_time) < 0 ||
-            get_num(&r, o, "end_time", 0, &s->end_time) < 0) {
-            *why = "a results stream lacks a field or has a wrong type";
+    if (n > 2 * MAX_STREAMS) {
+        *why = "results have more streams than a test can have (256)";
+        goto bad;
+    }
+    /* the elements one after the other (jr_arr_at would walk from the start each time) */
+    for (int k = 0, o = arr + 1; k < n; k++, o = jr_skip(&r, o)) {
+        if (stream_decode(&r, o, &res->streams[k], why) < 0)
             goto bad;
-        }
-        s->id = (int)id;
         res->nstreams = k + 1;
     }
     if ((v = jr_find(&r, 0, "server_output_text")) >= 0) {
@@ -527,5 +585,138 @@ int ctl_recv_json(int fd, uint32_t max, char **js, size_t *len, uint64_t deadlin
     buf[n] = '\0';
     *js = buf;
     *len = n;
+    return 0;
+}
+
+/* ---- what the client reads from the server */
+
+int ctl_recv_server_state(int fd, uint64_t deadline_ns, struct server_state *s)
+{
+    memset(s, 0, sizeof *s);
+    if (ctl_recv_state(fd, &s->st, deadline_ns) < 0)
+        return -1;
+    if (s->st != ST_SERVER_ERROR)
+        return 0;
+    /* the codes follow at once; 3.12 sends only the first after an auth failure */
+    unsigned char b[4];
+    uint64_t dl = mono_ns() + SERVER_CODE_WAIT_NS;
+    for (; s->ncodes < 2; s->ncodes++) {
+        if (net_read_full(fd, b, 4, dl) < 0) {
+            s->code_wait = errno == ETIMEDOUT;
+            break;
+        }
+        if (s->ncodes == 0) {
+            s->ierr = (int32_t)load_be32(b);
+            dl = mono_ns() + SERVER_CODE_WAIT_NS / 4;
+        } else {
+            s->err = (int32_t)load_be32(b);
+        }
+    }
+    return 0;
+}
+
+/* iperf3 numbers its errors 1..~400 (1xx test, 2xx stream, 3xx timer errors) */
+#define IPERF3_ERR_MAX 999
+#define IPERF3_IEAUTHTEST 142
+#define ERRNO_MAX 4095          /* Linux's largest errno */
+
+static void server_error_text(const struct server_state *s, char *buf, size_t len)
+{
+    if (s->ncodes == 0) {
+        snprintf(buf, len, "the server reported an error (SERVER_ERROR) but %s",
+                 s->code_wait ? "sent no error code within 2 s"
+                              : "closed the connection before its error code");
+        return;
+    }
+    if (s->ierr == IPERF3_IEAUTHTEST) {
+        snprintf(buf, len, "the server refused the test: authentication failed");
+        return;
+    }
+    char ie[80], en[160] = "";
+    snprintf(ie, sizeof ie, "iperf3 error %ld%s", (long)s->ierr,
+             s->ierr < 0 || s->ierr > IPERF3_ERR_MAX ? " (not an iperf3 error number)" : "");
+    if (s->ncodes == 2 && (s->err < 0 || s->err > ERRNO_MAX))
+        snprintf(en, sizeof en, ", errno %ld (not an errno value)", (long)s->err);
+    else if (s->ncodes == 2 && s->err > 0)
+        snprintf(en, sizeof en, ", errno %ld: %s", (long)s->err, errtext((int)s->err));
+    snprintf(buf, len, "the server reported an error: %s%s", ie, en);
+}
+
+void server_state_text(const struct server_state *s, int want, char *buf, size_t len)
+{
+    char due[64] = " during the test";
+    if (want)
+        snprintf(due, sizeof due, " when %s was due", ctl_state_name(want));
+    switch (s->st) {
+    case ST_ACCESS_DENIED:
+        snprintf(buf, len, "the server is busy running a test (ACCESS_DENIED; try again later)");
+        return;
+    case ST_SERVER_ERROR:
+        server_error_text(s, buf, len);
+        return;
+    case ST_SERVER_TERMINATE:
+        snprintf(buf, len, "the server ended the test (SERVER_TERMINATE: it was stopped, or "
+                 "this test ran past its --max-duration)");
+        return;
+    }
+    if (strcmp(ctl_state_name(s->st), "unknown state"))
+        snprintf(buf, len, "the server sent %s (%d) out of turn%s (a protocol error on its "
+                 "side)", ctl_state_name(s->st), s->st, due);
+    else
+        snprintf(buf, len, "the server sent byte %d (0x%02x)%s, which is no iperf3 state (is "
+                 "it an iperf3 server?)", s->st, (unsigned)s->st & 0xff, due);
+}
+
+int ctl_recv_results(int fd, uint64_t timeout_ns, struct test_results *r, char *why,
+                     size_t whylen)
+{
+    unsigned char hdr[4];
+    unsigned secs = (unsigned)(timeout_ns / NS_PER_SEC);
+    memset(r, 0, sizeof *r);
+    if (net_read_full(fd, hdr, 4, mono_ns() + timeout_ns) < 0) {
+        int e = errno;
+        if (e == ETIMEDOUT)
+            snprintf(why, whylen, "the server sent no results within %u s", secs);
+        else if (e == ECONNRESET || e == EPIPE)
+            snprintf(why, whylen, "the server closed the control connection instead of "
+                     "sending its results");
+        else
+            snprintf(why, whylen, "cannot read the server's results: %s", errtext(e));
+        errno = e;
+        return -1;
+    }
+    uint32_t n = load_be32(hdr);
+    if (n == 0 || n > RESULTS_MAX) {
+        snprintf(why, whylen, "the server announced a results message of %lu bytes (%s)",
+                 (unsigned long)n, n ? "more than our 8 MiB limit" : "an empty one");
+        errno = EMSGSIZE;
+        return -1;
+    }
+    uint64_t body_ns = timeout_ns + (uint64_t)(n / RESULTS_BODY_BPS) * NS_PER_SEC;
+    char *buf = xmalloc((size_t)n + 1);
+    size_t got = 0;
+    if (net_read_count(fd, buf, n, mono_ns() + body_ns, &got) < 0) {
+        int e = errno;
+        free(buf);
+        if (e == ETIMEDOUT)
+            snprintf(why, whylen, "the server sent %zu of the %lu bytes of its results, "
+                     "then nothing more within %llu s", got, (unsigned long)n,
+                     (unsigned long long)(body_ns / NS_PER_SEC));
+        else
+            snprintf(why, whylen, "the server sent %zu of the %lu bytes of its results, "
+                     "then %s", got, (unsigned long)n,
+                     e == ECONNRESET ? "closed the control connection" : errtext(e));
+        errno = e;
+        return -1;
+    }
+    buf[n] = '\0';
+    const char *rwhy = NULL;
+    int rc = results_decode(buf, n, r, &rwhy);
+    free(buf);
+    if (rc < 0) {
+        snprintf(why, whylen, "the server's results are not valid: %s", rwhy);
+        errno = EPROTO;
+        return -1;
+    }
     return 0;
 }

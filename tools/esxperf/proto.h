@@ -19,6 +19,13 @@ const char *ctl_state_name(int st);
 #define COOKIE_SIZE 37              /* 36 characters + NUL, on the wire as is */
 #define PARAMS_MAX 8192             /* params JSON limit (as iperf3 3.18+) */
 #define RESULTS_MAX (8u << 20)      /* our bound for results JSON (iperf3 has none) */
+#define RESULTS_TOKENS_MAX (1 << 20) /* JSON tokens in one results message (20 MiB of them);
+                                        iperf3's own results for 256 streams need ~6000 */
+#define RESULTS_COUNT_MAX (1ll << 53) /* bytes, packets, errors, retransmits of one stream:
+                                        exact in a double; 512 of them sum within int64 */
+#define RESULTS_SECONDS_MAX 1e7      /* jitter, start and end times of a stream (s) */
+#define RESULTS_CPU_MAX 1e5          /* percent: a thousand busy CPUs */
+#define RESULTS_BODY_BPS (128u << 10) /* the results body gets 1 s more per 128 KiB announced */
 #define MAX_STREAMS 128             /* -P limit; bidir doubles the stream count */
 #define UDP_LEN_MIN 16
 #define UDP_LEN_MAX 65507
@@ -71,7 +78,10 @@ struct test_results {
     char *server_output_json;            /* malloc'd raw JSON text or NULL */
 };
 char *results_encode(const struct test_results *r, size_t *len);
-/* decode into r (owned strings malloc'd; free with results_free) */
+/* decode into r (owned strings malloc'd; free with results_free). Refuses more than
+ * RESULTS_TOKENS_MAX tokens, nesting deeper than JR_MAX_DEPTH, more than 2 x
+ * MAX_STREAMS streams and values out of range (counts 0..RESULTS_COUNT_MAX, CPU
+ * 0..100000 %, times 0..1e7 s), so what the report adds up and prints is sane. */
 int results_decode(const char *js, size_t len, struct test_results *r, const char **why);
 void results_free(struct test_results *r);
 const struct stream_result *results_find(const struct test_results *r, int id);
@@ -82,6 +92,31 @@ int ctl_recv_state(int fd, int *st, uint64_t deadline_ns);
 int ctl_send_json(int fd, const char *js, size_t len, uint64_t deadline_ns);
 /* malloc'd NUL-terminated text; refuses (EMSGSIZE) lengths above max */
 int ctl_recv_json(int fd, uint32_t max, char **js, size_t *len, uint64_t deadline_ns);
+
+/* What the client reads from a server that may be hostile: every read has a
+ * deadline, every length is checked before anything is allocated, and each
+ * failure comes back as a sentence naming the server's fault. */
+struct server_state {
+    int st;                  /* the state byte (signed) */
+    int ncodes;              /* SERVER_ERROR: codes that came, 0..2 */
+    int32_t ierr, err;       /* iperf3's i_errno and errno */
+    int code_wait;           /* SERVER_ERROR: 1 = the codes did not come in time, 0 = closed */
+};
+#define SERVER_CODE_WAIT_NS (2ull * 1000000000ull)  /* for SERVER_ERROR's codes */
+/* one state byte by deadline_ns; for SERVER_ERROR also its two big-endian int32
+ * (up to SERVER_CODE_WAIT_NS more; iperf3 3.12 sends one after an auth failure).
+ * Returns 0, or -1 with errno (ETIMEDOUT; ECONNRESET also for a closed connection) */
+int ctl_recv_server_state(int fd, uint64_t deadline_ns, struct server_state *s);
+/* "the server sent ..." for a state that is not `want` (or any state when want is 0):
+ * ACCESS_DENIED, SERVER_ERROR with its codes (out-of-range ones named as such),
+ * SERVER_TERMINATE, a known state out of turn, or a byte that is no state */
+void server_state_text(const struct server_state *s, int want, char *buf, size_t len);
+/* the server's results message: its length within timeout_ns, checked against
+ * RESULTS_MAX, then the body (1 s more per RESULTS_BODY_BPS bytes announced), decoded
+ * into r (free with results_free).
+ * Returns 0, or -1 with why (what the server did wrong) and errno */
+int ctl_recv_results(int fd, uint64_t timeout_ns, struct test_results *r, char *why,
+                     size_t whylen);
 
 /* Handle one control byte stream as a server would after the cookie: a
  * length-prefixed params message. Used by the fuzz target and by server.c.
