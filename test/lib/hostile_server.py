@@ -148,8 +148,8 @@ class Stream:
         self.t.start()
 
     def run(self):
-        self.s.settimeout(0.1)
         try:
+            self.s.settimeout(0.1)
             if self.sender:
                 self.send_loop()
             elif self.read:
