@@ -8,6 +8,7 @@
 #   make dist-all one tarball per architecture (build/arch/*.mk)
 #   make bench    side-by-side benchmarks against the anchors
 #   make fuzz     each libFuzzer target for FUZZ_SECONDS (default 60)
+#   make asan     out/asan/<tool>: each tool with ASan+UBSan (host gcc), for tests
 #   V=1           show the full compiler command lines
 # Any folder tools/<name>/ with a main.c becomes out/bin/<name>.
 # What differs between architectures lives in build/arch/<arch>.mk (compiler, output
@@ -69,7 +70,7 @@ FUZZ_CFLAGS := $(DEFS) -Wall -Wextra -Werror -Wno-unused-command-line-argument -
 GIT_COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY   := $(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-.PHONY: all all-arches deps test unit fuzz-bins demo dist dist-all bench fuzz clean FORCE
+.PHONY: all all-arches deps test unit fuzz-bins asan demo dist dist-all bench fuzz clean FORCE
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(A_BIN)/,$(TOOLS))
@@ -162,10 +163,21 @@ $(OUT)/test/fuzz/$(1): $(OUT)/obj/fuzz/test/fuzz/$(1).o \
 endef
 $(foreach f,$(FUZZ_SRC:test/fuzz/%.c=%),$(eval $(call FUZZ_template,$(f))))
 
+# a tool built from the same sources with the sanitizers (host gcc, ASan+UBSan):
+# out/asan/<tool>, for integration tests that run it against hostile peers
+define ASAN_template
+$(OUT)/asan/$(1): $(patsubst %.c,$(OUT)/obj/host/%.o,$(sort $(wildcard tools/$(1)/*.c)) $(COMMON_SRC))
+	@mkdir -p $$(@D)
+	@echo "  LINK    $$@"
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $$@ $$^ $(MBED_HOST)/lib/libmbedcrypto.a -lpthread
+endef
+$(foreach t,$(TOOLS),$(eval $(call ASAN_template,$(t))))
+
 unit: $(UNIT_BINS)
 fuzz-bins: $(FUZZ_BINS)
+asan: $(addprefix $(OUT)/asan/,$(TOOLS))
 
-test: all-arches $(UNIT_BINS) $(FUZZ_BINS)
+test: all-arches $(UNIT_BINS) $(FUZZ_BINS) $(OUT)/asan/esxperf
 	@./test/run.sh
 
 demo: all
