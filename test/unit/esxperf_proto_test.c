@@ -442,10 +442,10 @@ static void results_messages_are_checked(void **state)
     (void)state;
     char why[300];
     results_text("\x80\x00\x00\x00{}", 6, why, sizeof why);
-    assert_string_equal(why, "the server announced a results message of 2147483648 bytes (more "
+    assert_string_equal(why, "the server announced a results message of length 2147483648 (more "
                              "than our 8 MiB limit)");
     results_text("\x00\x00\x00\x00", 4, why, sizeof why);
-    assert_string_equal(why, "the server announced a results message of 0 bytes (an empty one)");
+    assert_string_equal(why, "the server announced a results message of length 0 (empty)");
     results_text("\x00\x00\x00\x0a{\"cpu", 9, why, sizeof why);
     assert_string_equal(why, "the server sent 5 of the 10 bytes of its results, then closed the "
                              "control connection");

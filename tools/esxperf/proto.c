@@ -687,8 +687,8 @@ int ctl_recv_results(int fd, uint64_t timeout_ns, struct test_results *r, char *
     }
     uint32_t n = load_be32(hdr);
     if (n == 0 || n > RESULTS_MAX) {
-        snprintf(why, whylen, "the server announced a results message of %lu bytes (%s)",
-                 (unsigned long)n, n ? "more than our 8 MiB limit" : "an empty one");
+        snprintf(why, whylen, "the server announced a results message of length %lu (%s)",
+                 (unsigned long)n, n ? "more than our 8 MiB limit" : "empty");
         errno = EMSGSIZE;
         return -1;
     }
