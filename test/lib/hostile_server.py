@@ -397,6 +397,19 @@ def server_error_stall(srv):
     srv.ctl.hold("SERVER_ERROR without its error codes")
 
 
+def streams_then_state(byte):
+    """end the test the way a server that gives up may: close the data streams
+    (unread data: the client's senders get a reset), then 0.5 s later say why"""
+    def act(srv):
+        for st in srv.streams:
+            st.stop.set()
+            st.s.close()
+        time.sleep(0.5)
+        srv.ctl.send(struct.pack("b", byte), "a state after closing the streams")
+        srv.ctl.hold("after closing the streams")
+    return act
+
+
 def during_test(act):
     """let the test run 0.3 s, then act"""
     def run(srv):
@@ -552,6 +565,8 @@ MODES.update({
                         "sends state byte 0x7f during the test"),
     "garbage-end": ({"end": send_state_then_hold(0xe0, "garbage-end")},
                     "answers TEST_END with state byte 0xe0 (-32)"),
+    "terminate-streams-first": ({"test": during_test(streams_then_state(11))},
+                                "closes the data streams, 0.5 s later sends SERVER_TERMINATE"),
     "error-negative": ({"params": server_error([-5, -7], "params")},
                        "SERVER_ERROR with i_errno -5, errno -7"),
     "error-max": ({"params": server_error([2**31 - 1, 2**31 - 1], "params")},
@@ -611,7 +626,7 @@ def main():
     a = ap.parse_args()
     if a.list:
         for k, (_, what) in MODES.items():
-            print(f"{k:22} {what}")
+            print(f"{k:24} {what}")
         return 0
     if a.mode not in MODES:
         ap.error(f"give one MODE (see --list), not {a.mode!r}")

@@ -372,6 +372,23 @@ static int interrupted(struct client *c, const sigset_t *stop)
                  sig == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
+/* the control connection has something during the test (within ms): the server's
+ * state, or its close, as the test's failure; 0 when it stayed silent */
+static int ctl_during_test(struct client *c, int ms)
+{
+    struct pollfd pf = { c->ctl, POLLIN, 0 };
+    if (poll(&pf, 1, ms) <= 0)
+        return 0;
+    struct server_state ss;
+    if (ctl_recv_server_state(c->ctl, mono_ns() + NS_PER_SEC, &ss) < 0)
+        return cfail(c, EXIT_CHECK, "the server closed the control connection during the test");
+    return server_state_fail(c, &ss, 0);
+}
+
+/* a server that ends the test (closing, SERVER_ERROR, SERVER_TERMINATE) closes its
+ * streams too: when a stream fails, the control connection gets this long to say why */
+#define STREAM_FAIL_GRACE_MS 2000
+
 static int run_test(struct client *c, const sigset_t *stop)
 {
     struct session *s = &c->s;
@@ -382,22 +399,19 @@ static int run_test(struct client *c, const sigset_t *stop)
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
         int err = session_stream_error(s);
-        if (err)
-            return cfail(c, EXIT_CHECK, "a data stream failed: %s", errtext(err));
+        if (err) {
+            int rc = ctl_during_test(c, STREAM_FAIL_GRACE_MS);
+            return rc ? rc : cfail(c, EXIT_CHECK, "a data stream failed: %s", errtext(err));
+        }
         if (session_should_end(s, now))
             break;
         int stalled = send_stalled(c, now);
         if (stalled)
             return cfail(c, EXIT_CHECK, "the server took no data for %d s (data stream %d: "
                          "it accepted the stream but does not read it)", CTL_WAIT_S, stalled);
-        struct pollfd pf = { c->ctl, POLLIN, 0 };
-        int rc = poll(&pf, 1, ms < 1 ? 1 : ms);
-        if (rc > 0) {
-            struct server_state ss;
-            if (ctl_recv_server_state(c->ctl, mono_ns() + NS_PER_SEC, &ss) < 0)
-                return cfail(c, EXIT_CHECK, "the server closed the control connection during the test");
-            return server_state_fail(c, &ss, 0);
-        }
+        int rc = ctl_during_test(c, ms < 1 ? 1 : ms);
+        if (rc)
+            return rc;
     }
     return 0;
 }
