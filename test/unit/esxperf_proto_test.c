@@ -403,27 +403,32 @@ static void state_text(const void *bytes, size_t n, int want, char *text, size_t
 static void server_states_are_named(void **state)
 {
     (void)state;
-    char t[400];
-    state_text("\xfe\x7f\xff\xff\xff\x7f\xff\xff\xff", 9, ST_CREATE_STREAMS, t, sizeof t);
-    assert_string_equal(t, "the server reported an error: iperf3 error 2147483647 (not an iperf3 "
-                           "error number), errno 2147483647 (not an errno value)");
-    state_text("\xfe\xff\xff\xff\xfb\xff\xff\xff\xf9", 9, ST_CREATE_STREAMS, t, sizeof t);
-    assert_string_equal(t, "the server reported an error: iperf3 error -5 (not an iperf3 error "
-                           "number), errno -7 (not an errno value)");
-    state_text("\xfe\x00\x00\x00\x76\x00\x00\x00\x6f", 9, ST_CREATE_STREAMS, t, sizeof t);
-    assert_string_equal(t, "the server reported an error: iperf3 error 118, errno 111: "
-                           "Connection refused");
-    state_text("\xfe\x00\x00\x00\x8e", 5, ST_CREATE_STREAMS, t, sizeof t);
-    assert_string_equal(t, "the server refused the test: authentication failed");
-    state_text("\xfe", 1, ST_CREATE_STREAMS, t, sizeof t);
-    assert_string_equal(t, "the server reported an error (SERVER_ERROR) but closed the "
-                           "connection before its error code");
-    state_text("\x55", 1, ST_PARAM_EXCHANGE, t, sizeof t);
-    assert_string_equal(t, "the server sent byte 85 (0x55) when PARAM_EXCHANGE was due, which "
-                           "is no iperf3 state (is it an iperf3 server?)");
-    state_text("\x04", 1, 0, t, sizeof t);
-    assert_string_equal(t, "the server sent TEST_END (4) out of turn during the test (a "
-                           "protocol error on its side)");
+    static const struct { const char *bytes; size_t n; int want; const char *text; } t[] = {
+        { "\xfe\x7f\xff\xff\xff\x7f\xff\xff\xff", 9, ST_CREATE_STREAMS,
+          "the server reported an error: iperf3 error 2147483647 (not an iperf3 error number), "
+          "errno 2147483647 (not an errno value)" },
+        { "\xfe\xff\xff\xff\xfb\xff\xff\xff\xf9", 9, ST_CREATE_STREAMS,
+          "the server reported an error: iperf3 error -5 (not an iperf3 error number), "
+          "errno -7 (not an errno value)" },
+        { "\xfe\x00\x00\x00\x76\x00\x00\x00\x6f", 9, ST_CREATE_STREAMS,
+          "the server reported an error: iperf3 error 118, errno 111: Connection refused" },
+        { "\xfe\x00\x00\x00\x8e", 5, ST_CREATE_STREAMS,
+          "the server refused the test: authentication failed" },
+        { "\xfe", 1, ST_CREATE_STREAMS,
+          "the server reported an error (SERVER_ERROR) but closed the connection before its "
+          "error code" },
+        { "\x55", 1, ST_PARAM_EXCHANGE,
+          "the server sent byte 85 (0x55) when PARAM_EXCHANGE was due, which is no iperf3 "
+          "state (is it an iperf3 server?)" },
+        { "\x04", 1, 0,
+          "the server sent TEST_END (4) out of turn during the test (a protocol error on its "
+          "side)" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+        char text[400];
+        state_text(t[i].bytes, t[i].n, t[i].want, text, sizeof text);
+        assert_string_equal(text, t[i].text);
+    }
 }
 
 static void results_text(const void *bytes, size_t n, char *why, size_t len)
