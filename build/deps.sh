@@ -26,6 +26,9 @@ iperf3 gdisk fdisk dosfstools mtools util-linux iproute2 nftables strace busybox
 openssl make gcc jq time shellcheck iputils-ping iputils-tracepath python3"
 # aarch64 kit: the cross compiler (and its binutils), qemu-user to run its binaries in tests
 [ "$ARCH" = aarch64 ] && PKGS="$PKGS gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user-static"
+# iperf3 3.18/3.22 test peers: apt checks the trixie and sid signatures with this keyring
+# (test/lib/iperf3-peers.sh fetches them from the bats files and the bench, cached)
+PKGS="$PKGS debian-archive-keyring"
 
 missing=""
 for p in $PKGS; do
