@@ -13,15 +13,18 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 LOG=$ROOT/out/test-log
 mkdir -p "$LOG"
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 failures=()
 
 # count TAP lines of one run; a crash with no "not ok" still counts as a failure
 tap_count() { # $1 = name, $2 = exit code, $3 = tap file
-    local ok nok
+    local ok nok skip
     ok=$(grep -cE '^ok ' "$3")
     nok=$(grep -cE '^not ok ' "$3")
-    passed=$((passed + ok))
+    # a skipped test (bats "ok N name # skip reason") is counted apart, never as passed
+    skip=$(grep -ciE '^ok .* # skip' "$3")
+    skipped=$((skipped + skip))
+    passed=$((passed + ok - skip))
     failed=$((failed + nok))
     if [ "$nok" -gt 0 ]; then
         while IFS= read -r l; do failures+=("$1: ${l#not ok }"); done < <(grep -E '^not ok ' "$3")
@@ -49,7 +52,7 @@ for f in test/integration/*.bats; do
     timeout 1800 bats --tap "$f" > "$LOG/$name.tap" 2>&1
     rc=$?
     tap_count "$name" "$rc" "$LOG/$name.tap"
-    printf '   %-32s %s (%ss)\n' "$name" "$(grep -cE '^ok ' "$LOG/$name.tap") ok, $(grep -cE '^not ok ' "$LOG/$name.tap") failed" "$(( $(date +%s) - start ))"
+    printf '   %-32s %s (%ss)\n' "$name" "$(grep -cE '^ok ' "$LOG/$name.tap") ok ($(grep -ciE '^ok .* # skip' "$LOG/$name.tap") skipped), $(grep -cE '^not ok ' "$LOG/$name.tap") failed" "$(( $(date +%s) - start ))"
 done
 
 echo "== fuzz smoke runs (libFuzzer, corpus + 20 s each)"
@@ -71,5 +74,5 @@ if [ ${#failures[@]} -gt 0 ]; then
     echo "== failures"
     printf '   %s\n' "${failures[@]}"
 fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
