@@ -1,7 +1,11 @@
 #!/bin/bash
-# esxperf benchmark against Debian's iperf3 on loopback, like with like: esxperf
-# client -> esxperf server, then iperf3 client -> iperf3 server, alternately in
-# the same run, ROUNDS rounds of SECS seconds per mode; medians per column.
+# esxperf benchmark against iperf3 3.12 (Debian 12's) and iperf3 3.22 (Debian sid's,
+# test/lib/iperf3-peers.sh) on loopback, like with like: esxperf client -> esxperf
+# server, iperf3 3.12 -> 3.12, iperf3 3.22 -> 3.22, in turn in the same run, ROUNDS
+# rounds of SECS seconds per mode; medians per column. Each tool gets its best flags
+# for the mode: the -Z row lets esxperf and 3.22 skip the receive copy
+# (--skip-rx-copy) as 3.12 cannot; UDP rows try 3.22 with and without --gsro (UDP
+# GSO/GRO) and keep the better (the note says which).
 # CPU is each side's own figure from the client's JSON (the test period):
 # cpu_utilization_percent.host_total (client) and remote_total (server).
 # Gbit per CPU-second = received Gbit / (client + server CPU seconds).
@@ -9,13 +13,18 @@
 # ROUNDS=5 SECS=5 for steadier medians; ONLY=UDP runs the modes whose name holds it.
 # Not a timed test: nothing here passes or fails on a number.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 ESXPERF=${ESXPERF:-$PWD/out/bin/esxperf}
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-3}
 [ -x "$ESXPERF" ] || { echo "bench-esxperf: $ESXPERF missing (run make)" >&2; exit 2; }
 command -v iperf3 >/dev/null || { echo "bench-esxperf: iperf3 missing (apt-get install iperf3)" >&2; exit 2; }
 command -v jq >/dev/null || { echo "bench-esxperf: jq missing (apt-get install jq)" >&2; exit 2; }
+# shellcheck source=test/lib/iperf3-peers.sh
+source test/lib/iperf3-peers.sh
+iperf3_peers_fetch || echo "bench-esxperf: $IPERF3_PEERS_ERROR: the iperf3 3.22 columns read n/a"
+I312=$(iperf3_peer 3.12)
+I322=$(iperf3_peer 3.22 || true)
 TMP=$(mktemp -d)
 SRV=""
 cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; rm -rf "$TMP"; }
@@ -23,25 +32,25 @@ trap cleanup EXIT INT TERM
 PORT=$((30000 + RANDOM % 20000))
 
 wait_port() {
-    local i
-    for i in $(seq 1 50); do
+    local _
+    for _ in $(seq 1 50); do
         ss -ltnH "sport = :$1" | grep -q . && return 0
         sleep 0.1
     done
     return 1
 }
 
-# one run: tool (esxperf|iperf3), client args; prints
+# one run: one_run BIN ARGS...: the tool against its own fresh server; prints
 # "gbit_rx cpu_client cpu_server pps_rx loss_pct gbit_tx" or "fail"
 one_run() {
-    local tool=$1; shift
-    local bin=iperf3 out rc
-    [ "$tool" = esxperf ] && bin=$ESXPERF
+    local bin=$1 out rc
+    shift
     PORT=$((PORT + 1))
     "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
     SRV=$!
     wait_port "$PORT" || { echo fail; return; }
-    out=$("$bin" -c 127.0.0.1 -p "$PORT" -t "$SECS" -J "$@" 2>/dev/null); rc=$?
+    out=$(timeout 60 "$bin" -c 127.0.0.1 -p "$PORT" -t "$SECS" -J "$@" 2>/dev/null); rc=$?
+    kill "$SRV" 2>/dev/null
     wait "$SRV" 2>/dev/null
     SRV=""
     [ $rc = 0 ] || { echo fail; return; }
@@ -65,60 +74,92 @@ one_run() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) { print "nan"; exit } print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 col() { awk -v c="$1" '$1 != "fail" { print $c }' "$2" | median; }
+# the medians of one tool's rounds: "gbit cpu_c cpu_s eff pps loss tx fails" (nan: not run)
+summary() {
+    local f=$1
+    if [ ! -s "$f" ]; then echo "nan nan nan nan nan nan nan 0"; return; fi
+    echo "$(col 1 "$f") $(col 2 "$f") $(col 3 "$f")" \
+        "$(awk '$1 != "fail" && ($2 + $3) > 0 { print $1 / (($2 + $3) / 100) }' "$f" | median)" \
+        "$(col 4 "$f") $(col 5 "$f") $(col 6 "$f") $(grep -c fail "$f")"
+}
 
-# mode name | esxperf args | iperf3 args
+# mode name | esxperf | iperf3 3.12 | iperf3 3.22 (A||B: alternatives, the better
+# median is kept); "-": that tool has no such mode
 MODES=(
-    "TCP 1 stream|-P 1|-P 1"
-    "TCP -P 2|-P 2|-P 2"
-    "TCP -P 8|-P 8|-P 8"
-    "TCP -Z (esxperf +skip-rx-copy)|-Z --skip-rx-copy|-Z"
-    "TCP -R|-R|-R"
-    "UDP -b 0 -l 1448|-u -b 0 -l 1448|-u -b 0 -l 1448"
-    "UDP -b 2G -l 1448 paced|-u -b 2G -l 1448|-u -b 2G -l 1448"
+    "TCP 1 stream|-P 1|-P 1|-P 1"
+    "TCP -P 2|-P 2|-P 2|-P 2"
+    "TCP -P 8|-P 8|-P 8|-P 8"
+    "TCP -Z (+skip-rx-copy; 3.12 plain -Z)|-Z --skip-rx-copy|-Z|-Z --skip-rx-copy"
+    "TCP --skip-rx-copy|--skip-rx-copy|-|--skip-rx-copy"
+    "TCP -R|-R|-R|-R"
+    "UDP -b 0 -l 1448|-u -b 0 -l 1448|-u -b 0 -l 1448|-u -b 0 -l 1448 --gsro||-u -b 0 -l 1448"
+    "UDP -b 0 -l 8972 (jumbo)|-u -b 0 -l 8972|-u -b 0 -l 8972|-u -b 0 -l 8972 --gsro||-u -b 0 -l 8972"
+    "UDP -b 2G -l 1448 paced|-u -b 2G -l 1448|-u -b 2G -l 1448|-u -b 2G -l 1448 --gsro||-u -b 2G -l 1448"
 )
 
-echo "loopback, $ROUNDS rounds x ${SECS} s per tool and mode, alternating; medians"
-echo "esxperf: $("$ESXPERF" --version 2>&1 | head -1); iperf3: $(iperf3 --version 2>&1 | head -1 | cut -d' ' -f1-2)"
+echo "loopback, $ROUNDS rounds x ${SECS} s per tool and mode, in turn; medians"
+echo "esxperf: $("$ESXPERF" --version 2>&1 | head -1); iperf3 3.12: $("$I312" --version 2>&1 | head -1 | cut -d' ' -f1-2);" \
+    "iperf3 3.22: $([ -n "$I322" ] && "$I322" --version 2>&1 | head -1 | cut -d' ' -f1-2 || echo absent)"
 echo
 for m in "${MODES[@]}"; do
-    IFS='|' read -r name eargs iargs <<<"$m"
+    IFS='|' read -r name eargs aargs bargs <<<"$m"
     [[ "$name" == *"${ONLY:-}"* ]] || continue
-    : >"$TMP/e"; : >"$TMP/i"
-    for r in $(seq 1 "$ROUNDS"); do
-        # shellcheck disable=SC2086
-        one_run esxperf $eargs >>"$TMP/e"
-        # shellcheck disable=SC2086
-        one_run iperf3 $iargs >>"$TMP/i"
+    alts=()
+    while [ -n "$bargs" ]; do
+        alts+=("${bargs%%||*}")
+        [[ "$bargs" == *"||"* ]] && bargs=${bargs#*||} || bargs=""
     done
-    for t in e i; do
-        eval "${t}_g=\$(col 1 $TMP/$t) ${t}_cc=\$(col 2 $TMP/$t) ${t}_cs=\$(col 3 $TMP/$t)"
-        eval "${t}_pps=\$(col 4 $TMP/$t) ${t}_loss=\$(col 5 $TMP/$t) ${t}_tx=\$(col 6 $TMP/$t)"
-        # efficiency per round, then the median
-        awk '$1 != "fail" && ($2 + $3) > 0 { print $1 / (($2 + $3) / 100) }' "$TMP/$t" | median >"$TMP/$t.eff"
-        eval "${t}_eff=\$(cat $TMP/$t.eff)"
-        eval "${t}_fail=\$(grep -c fail $TMP/$t)"
+    rm -f "$TMP"/e "$TMP"/a "$TMP"/b.*
+    : >"$TMP/e"
+    for _ in $(seq 1 "$ROUNDS"); do
+        # shellcheck disable=SC2086 # the options are words
+        one_run "$ESXPERF" $eargs >>"$TMP/e"
+        # shellcheck disable=SC2086
+        [ "$aargs" = - ] || one_run "$I312" $aargs >>"$TMP/a"
+        for k in "${!alts[@]}"; do
+            # shellcheck disable=SC2086
+            [ -z "$I322" ] || [ "${alts[$k]}" = - ] || one_run "$I322" ${alts[$k]} >>"$TMP/b.$k"
+        done
     done
-    printf '%s\n' "$name|$i_g|$e_g|$i_cc|$i_cs|$e_cc|$e_cs|$i_eff|$e_eff|$i_pps|$e_pps|$i_loss|$e_loss|$i_tx|$e_tx|$i_fail|$e_fail" >>"$TMP/rows"
+    read -r e_g e_cc e_cs e_eff e_pps e_loss e_tx e_fail <<<"$(summary "$TMP/e")"
+    read -r a_g a_cc a_cs a_eff a_pps a_loss a_tx a_fail <<<"$(summary "$TMP/a")"
+    best=0 best_g=-1
+    for k in "${!alts[@]}"; do
+        g=$(col 1 "$TMP/b.$k" 2>/dev/null)
+        if awk -v g="$g" -v b="$best_g" 'BEGIN { exit !(g != "nan" && g + 0 > b + 0) }'; then best=$k best_g=$g; fi
+    done
+    read -r b_g b_cc b_cs b_eff b_pps b_loss b_tx b_fail <<<"$(summary "$TMP/b.$best")"
+    bflags=""
+    [ ${#alts[@]} -gt 1 ] && bflags="${alts[$best]}"
+    printf '%s\n' "$name|$a_g|$b_g|$e_g|$a_cc|$a_cs|$b_cc|$b_cs|$e_cc|$e_cs|$a_eff|$b_eff|$e_eff|$a_pps|$b_pps|$e_pps|$a_loss|$b_loss|$e_loss|$a_tx|$b_tx|$e_tx|$a_fail|$b_fail|$e_fail|$bflags" >>"$TMP/rows"
 done
 
 awk -F'|' '
-function r(a, b) { return (a > 0) ? sprintf("%.2f", b / a) : "n/a" }
+function r(a, b) { return (a != "nan" && b != "nan" && a > 0) ? sprintf("%.2f", b / a) : "n/a" }
+function g(v, f) { return (v == "nan") ? "n/a" : sprintf(f, v) }
+function cpu(c, s) { return (c == "nan") ? "n/a" : sprintf("%.0f/%.0f", c, s) }
 BEGIN {
-    printf "%-32s %8s %8s %6s  %-13s %-13s %7s %7s %6s  %s\n", "mode", "iperf3", "esxperf", "ratio",
-           "iperf3 CPU%", "esxperf CPU%", "iperf3", "esxperf", "ratio", "notes"
-    printf "%-32s %8s %8s %6s  %-13s %-13s %7s %7s %6s\n", "", "Gbit/s", "Gbit/s", "", "client/server",
-           "client/server", "Gb/CPUs", "Gb/CPUs", ""
+    printf "%-38s %22s %13s  %-23s %20s %13s  %s\n", "", "Gbit/s received", "ratio esxperf",
+           "CPU % client/server", "Gbit per CPU-second", "ratio esxperf", ""
+    printf "%-38s %6s %6s %8s %6s %6s  %-7s %-7s %-7s %6s %6s %6s %6s %6s  %s\n", "mode",
+           "3.12", "3.22", "esxperf", "/3.12", "/3.22", "3.12", "3.22", "esxperf",
+           "3.12", "3.22", "esxperf", "/3.12", "/3.22", "notes"
 }
 {
     note = ""
-    if ($1 ~ /^UDP -b 0/) {
-        note = sprintf("rx packets/s: iperf3 %.0fk, esxperf %.0fk (ratio %s); loss %.2f%% vs %.2f%%",
-                       $10 / 1000, $11 / 1000, r($10, $11), $12, $13)
-    } else if ($1 ~ /paced/) {
-        note = sprintf("asked 2 Gbit/s: sent iperf3 %+.2f%%, esxperf %+.2f%%; received %+.2f%% / %+.2f%%; loss %.2f%% / %.2f%%",
-                       ($14 / 2 - 1) * 100, ($15 / 2 - 1) * 100, ($2 / 2 - 1) * 100, ($3 / 2 - 1) * 100, $12, $13)
-    }
-    if ($16 > 0 || $17 > 0) note = note sprintf(" [failed runs: iperf3 %d, esxperf %d]", $16, $17)
-    printf "%-32s %8.2f %8.2f %6s  %5.0f/%-7.0f %5.0f/%-7.0f %7.1f %7.1f %6s  %s\n", $1, $2, $3, r($2, $3),
-           $4, $5, $6, $7, $8, $9, r($8, $9), note
+    if ($1 ~ /^UDP -b 0/)
+        note = sprintf("rx packets/s 3.12 %s, 3.22 %s, esxperf %s (ratios %s, %s); loss %s / %s / %s %%",
+                       g($14 / 1000, "%.0fk"), g($15 / 1000, "%.0fk"), g($16 / 1000, "%.0fk"),
+                       r($14, $16), r($15, $16), g($17, "%.2f"), g($18, "%.2f"), g($19, "%.2f"))
+    else if ($1 ~ /paced/)
+        note = sprintf("asked 2 Gbit/s, received %s / %s / %s %%; loss %s / %s / %s %%",
+                       g(($2 / 2 - 1) * 100, "%+.2f"), g(($3 / 2 - 1) * 100, "%+.2f"),
+                       g(($4 / 2 - 1) * 100, "%+.2f"), g($17, "%.2f"), g($18, "%.2f"), g($19, "%.2f"))
+    if ($26 != "") note = note sprintf("; 3.22 best with: %s", $26)
+    if ($23 > 0 || $24 > 0 || $25 > 0) note = note sprintf(" [failed runs: 3.12 %d, 3.22 %d, esxperf %d]", $23, $24, $25)
+    sub(/^; /, "", note)
+    printf "%-38s %6s %6s %8s %6s %6s  %-7s %-7s %-7s %6s %6s %6s %6s %6s  %s\n", $1,
+           g($2, "%.2f"), g($3, "%.2f"), g($4, "%.2f"), r($2, $4), r($3, $4),
+           cpu($5, $6), cpu($7, $8), cpu($9, $10), g($11, "%.1f"), g($12, "%.1f"), g($13, "%.1f"),
+           r($11, $13), r($12, $13), note
 }' "$TMP/rows"
