@@ -416,8 +416,9 @@ static int run_until_end(struct server *sv, const char **why)
         }
         if (rc <= 0)
             continue;
-        if (listen_ok && (pf[1].revents & POLLIN))
-            deny_pending(sv);
+        /* the control connection before the listener: when a client dies and the
+         * next one connects at once, both can be waiting here, and the next one
+         * must find the test over (served), not be denied by a dead test */
         if (pf[0].revents) {
             int st;
             if (ctl_recv_state(sv->ctl, &st, now + SEC) < 0) {
@@ -432,6 +433,8 @@ static int run_until_end(struct server *sv, const char **why)
             }
             /* anything else is ignored, as iperf3 does */
         }
+        if (listen_ok && (pf[1].revents & POLLIN))
+            deny_pending(sv);
     }
 }
 
