@@ -17,7 +17,7 @@
 #                           stall guard's 30 s); the test ends as skipped naming it,
 #                           after the other combinations passed. INTEROP_RUN_KNOWN=1
 #                           runs them as ordinary cases (for the fixers).
-#   --server "OPTS"         extra options for the server (either kind)
+#   --server "OPTS"         extra options for the server (either kind; may repeat)
 #   --esx-client "OPTS"     extra options only when esxperf is the client (c2i)
 #   --esx-server "OPTS"     extra options only when esxperf is the server (i2e)
 #   --host H                client target (default 127.0.0.1)
@@ -164,7 +164,7 @@ combo() {
 # interop [row options] -- CLIENT OPTIONS: the row against every peer in both roles
 interop() {
     local roles="c2i i2e" peer role pbin r why out
-    local -a known=() na=() fails=() skips=()
+    local -a known=() na=() fails=() skips=() more=()
     CHECKS=()
     R_SERVER=() R_ESXC=() R_ESXS=() R_EXPECT=() R_HOST=127.0.0.1 R_TEXT="" R_EVERY="" R_SENT="" R_OUTPUT="" R_QUICK=""
     while [ $# -gt 0 ]; do
@@ -172,7 +172,7 @@ interop() {
         --roles) roles=$2; shift 2 ;;
         --known) known+=("$2"); shift 2 ;;
         --na) na+=("$2"); shift 2 ;;
-        --server) read -ra R_SERVER <<<"$2"; shift 2 ;;
+        --server) read -ra more <<<"$2"; R_SERVER+=("${more[@]}"); shift 2 ;;
         --esx-client) read -ra R_ESXC <<<"$2"; shift 2 ;;
         --esx-server) read -ra R_ESXS <<<"$2"; shift 2 ;;
         --output) R_OUTPUT=$2; shift 2 ;;
@@ -222,11 +222,15 @@ interop() {
 
 # RSA auth, each peer in both roles: OAEP (the default of 3.17+) against 3.18 and
 # 3.22; PKCS#1 v1.5 against 3.12, which has nothing else (README "Authentication"):
-# interop_auth [row options]; keys and users made by openssl in setup_file
+# interop_auth [row options] [-- more client options]; keys and users made by openssl
+# in setup_file
 interop_auth() {
+    local -a more=()
     export IPERF3_PASSWORD=s3cret
-    interop "$@" --server "--rsa-private-key-path $K/priv.pem --authorized-users-path $K/users.csv" \
-        -- --username alice --rsa-public-key-path "$K/pub.pem"
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do more+=("$1"); shift; done
+    [ "${1:-}" = -- ] && shift
+    interop "${more[@]}" --server "--rsa-private-key-path $K/priv.pem --authorized-users-path $K/users.csv" \
+        -- --username alice --rsa-public-key-path "$K/pub.pem" "$@"
 }
 
 @test "peers: iperf3 3.12, 3.18 and 3.22 run and report their version" {
@@ -310,3 +314,7 @@ interop_auth() {
 @test "server --idle-timeout"    { interop --quick --server "--idle-timeout 20" -- ; }
 @test "auth: RSA, PKCS1 v1.5 with 3.12" { interop_auth --quick --na "3.18,3.22 both: OAEP row" --esx-client --use-pkcs1-padding --esx-server --use-pkcs1-padding; }
 @test "auth: RSA, OAEP with 3.18, 3.22"   { interop_auth --quick --na "3.12 both: PKCS#1 row"; }
+@test "auth: RSA, PKCS1 with 3.18, 3.22"  { interop_auth --quick --server --use-pkcs1-padding --na "3.12 both: PKCS#1 row above" --na "3.22 i2e: iperf3 3.20+ clients have no --use-pkcs1-padding" -- --use-pkcs1-padding; }
+@test "auth: --time-skew-threshold"      { interop_auth --quick --server "--time-skew-threshold 30" --na "3.12 both: PKCS#1 row above"; }
+@test "UDP --cport"              { interop --expect "c['start']['connected'][0]['local_port']==@CPORT@" -- -u -b 50M --cport @CPORT@; }
+@test "server -B 127.0.0.1"      { interop --quick --server "-B 127.0.0.1" -- ; }
