@@ -34,21 +34,34 @@ teardown() {
     rm -rf "$TMP"
 }
 
-# a fresh server for one run: serve KIND PORT (iperf3 3.22 or esxperf), log in $TMP
+# a fresh server for one run: serve KIND (iperf3 3.22 or esxperf) on the next free
+# port after PORT (into PORT), log in $TMP; retried when another job takes the port
 serve() {
-    if [ "$1" = esxperf ]; then
-        "$BIN/esxperf" -s -p "$2" >"$TMP/server-$2.log" 2>&1 &
-    else
-        "$IPERF3" -s -p "$2" >"$TMP/server-$2.log" 2>&1 &
-    fi
-    PIDS+=($!)
-    wait_port "$2"
+    local _ pid
+    for _ in 1 2 3; do
+        PORT=$((PORT + 1))
+        while ss -ltunH "sport = :$PORT" | grep -q .; do PORT=$((PORT + 1)); done
+        if [ "$1" = esxperf ]; then
+            "$BIN/esxperf" -s -p "$PORT" >"$TMP/server-$PORT.log" 2>&1 &
+        else
+            "$IPERF3" -s -p "$PORT" >"$TMP/server-$PORT.log" 2>&1 &
+        fi
+        pid=$!
+        PIDS+=($pid)
+        # bounded (5 s): our own process listens there, not another job's
+        for _ in $(seq 1 50); do
+            ss -ltnpH "sport = :$PORT" | grep -q "pid=$pid," && return 0
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill "$pid" 2>/dev/null
+    done
+    flunk "no server would listen on three free ports: $(cat "$TMP/server-$PORT.log")"
 }
 
 # one way of one case: way NAME CLIENTKIND CLIENTBIN SERVERKIND; sets WAY_RC, WAY_MSG
 way() {
-    PORT=$((PORT + 1))
-    serve "$4" "$PORT"
+    serve "$4"
     WAY_RC=0
     commands_run "$2" "$3" "$PORT" "$CASE" "$TMP/$1.out" || WAY_RC=$?
     WAY_MSG="exit $WAY_RC$([ "$WAY_RC" = 124 ] && echo " (timed out after $COMMANDS_TIMEOUT s)"): $(grep -v '^\s*$' "$TMP/$1.out" | tail -n 2 | tr '\n' ' ' | cut -c1-300)"

@@ -87,38 +87,70 @@ rule_match() {
 # version_ge A B: A >= B (dotted)
 version_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n1)" = "$2" ]; }
 
-# one combination: combo ROLE PEER PEERBIN; sets COMBO_MSG on failure, returns 1;
-# the JSON check of a run that completed goes into CHECKS
-combo() {
-    local role=$1 peer=$2 pbin=$3 srv cli port rc sout cout spid i
-    local -a sargs cargs chk
+# listen_own PORT PID: wait (bounded, 5 s) until PID itself listens on TCP PORT;
+# 1 if another process holds the port (other jobs on this machine pick ports too)
+listen_own() {
+    local _
+    for _ in $(seq 1 50); do
+        ss -ltnpH "sport = :$1" | grep -q "pid=$2," && return 0
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# the next port after PORT that nothing uses (TCP or UDP), into PORT
+free_port() {
     PORT=$((PORT + 1))
-    port=$PORT
-    sout="$TMP/$role-$peer.server"
-    cout="$TMP/$role-$peer.client"
-    sargs=(-s -1 -p "$port" "${R_SERVER[@]}")
-    cargs=(-c "$R_HOST" -p "$port")
-    for i in "${R_ARGS[@]}"; do i=${i//@PORT@/$port}; cargs+=("${i//@CPORT@/$((port + 7000))}"); done
+    while ss -ltunH "sport = :$PORT" | grep -q .; do PORT=$((PORT + 1)); done
+}
+
+# the server and client command lines of one combination on port $3: sets C_SRV,
+# C_CLI, C_SARGS, C_CARGS
+combo_args() {
+    local role=$1 pbin=$2 port=$3 i
+    C_SARGS=(-s -1 -p "$port" "${R_SERVER[@]}")
+    C_CARGS=(-c "$R_HOST" -p "$port")
+    for i in "${R_ARGS[@]}"; do i=${i//@PORT@/$port}; C_CARGS+=("${i//@CPORT@/$((port + 7000))}"); done
     # the length: the row's own -t/-n/-k, else 1 s, or with --quick 48 MiB (iperf3
     # 3.18+ ends an -n test at the next interval: -i 0.1 keeps that short)
     if ! [[ " ${R_ARGS[*]} " =~ \ -(t|n|k)\  ]]; then
-        if [ -n "$R_QUICK" ]; then cargs+=(-n 48M -i 0.1); else cargs+=(-t 1); fi
+        if [ -n "$R_QUICK" ]; then C_CARGS+=(-n 48M -i 0.1); else C_CARGS+=(-t 1); fi
     fi
-    if [ -z "$R_TEXT$R_EVERY" ]; then sargs+=(-J); cargs+=(-J); fi
+    if [ -z "$R_TEXT$R_EVERY" ]; then C_SARGS+=(-J); C_CARGS+=(-J); fi
     if [ "$role" = c2i ]; then
-        srv=$pbin cli=$BIN/esxperf
-        cargs+=("${R_ESXC[@]}")
+        C_SRV=$pbin C_CLI=$BIN/esxperf
+        C_CARGS+=("${R_ESXC[@]}")
     else
-        srv=$BIN/esxperf cli=$pbin
-        sargs+=("${R_ESXS[@]}")
+        C_SRV=$BIN/esxperf C_CLI=$pbin
+        C_SARGS+=("${R_ESXS[@]}")
     fi
+}
+
+# one combination: combo ROLE PEER PEERBIN; sets COMBO_MSG on failure, returns 1;
+# the JSON check of a run that completed goes into CHECKS
+combo() {
+    local role=$1 peer=$2 pbin=$3 port rc sout cout spid i attempt
+    local -a chk
+    sout="$TMP/$role-$peer.server"
+    cout="$TMP/$role-$peer.client"
     [ -n "$R_OUTPUT" ] && rm -f "$R_OUTPUT"
-    "$srv" "${sargs[@]}" >"$sout" 2>&1 &
-    spid=$!
-    PIDS+=($spid)
-    wait_port "$port" || { COMBO_MSG="server did not listen: $(head -c 300 "$sout")"; return 1; }
+    for attempt in 1 2 3; do
+        free_port
+        port=$PORT
+        combo_args "$role" "$pbin" "$port"
+        "$C_SRV" "${C_SARGS[@]}" >"$sout" 2>&1 &
+        spid=$!
+        PIDS+=($spid)
+        listen_own "$port" "$spid" && break
+        kill "$spid" 2>/dev/null
+        if [ "$attempt" = 3 ]; then
+            COMBO_MSG="server did not listen on three free ports: $(head -c 300 "$sout")"
+            return 1
+        fi
+    done
     rc=0
-    timeout -k 2 "$CASE_TIMEOUT" "$cli" "${cargs[@]}" >"$cout" 2>&1 || rc=$?
+    timeout -k 2 "$CASE_TIMEOUT" "$C_CLI" "${C_CARGS[@]}" >"$cout" 2>&1 || rc=$?
     if [ "$rc" -ne 0 ]; then
         kill "$spid" 2>/dev/null
         [ "$rc" -eq 124 ] && rc="124 (timed out after $CASE_TIMEOUT s)"

@@ -61,8 +61,10 @@ export IPERF3_PASSWORD=pw
 "$ESXPERF" -s -p "$PORT" --rsa-private-key-path "$TMP/priv.pem" \
     --authorized-users-path "$TMP/users.csv" >"$TMP/server.log" 2>&1 &
 SPID=$!
-for _ in $(seq 1 50); do ss -ltnH "sport = :$PORT" | grep -q . && break; sleep 0.1; done
-ss -ltnH "sport = :$PORT" | grep -q . || { echo "bench-soak: the server did not listen: $(cat "$TMP/server.log")" >&2; exit 2; }
+# our own server must hold the port (other jobs on the machine pick ports too)
+for _ in $(seq 1 50); do ss -ltnpH "sport = :$PORT" | grep -q "pid=$SPID," && break; sleep 0.1; done
+ss -ltnpH "sport = :$PORT" | grep -q "pid=$SPID," ||
+    { echo "bench-soak: the server did not listen on port $PORT: $(cat "$TMP/server.log")" >&2; exit 2; }
 
 # server figures once idle: the refused and denied connections it drains are closed
 # within 1 s of their answer, so wait until the descriptor count is steady
