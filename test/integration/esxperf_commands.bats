@@ -24,7 +24,6 @@ setup() {
     source "$ESXDIAG_ROOT/test/lib/iperf3-commands.sh"
     [ ! -f "$BATS_FILE_TMPDIR/peers.skip" ] || skip "$(cat "$BATS_FILE_TMPDIR/peers.skip")"
     IPERF3=$(iperf3_peer 3.22) || skip "no iperf3 3.22 peer"
-    PORT=$((20000 + RANDOM % 20000))
     PIDS=()
     TMP=$(mktemp -d)
 }
@@ -34,13 +33,12 @@ teardown() {
     rm -rf "$TMP"
 }
 
-# a fresh server for one run: serve KIND (iperf3 3.22 or esxperf) on the next free
-# port after PORT (into PORT), log in $TMP; retried when another job takes the port
+# a fresh server for one run: serve KIND (iperf3 3.22 or esxperf) on a free port (into
+# PORT), log in $TMP; retried when another job takes the port
 serve() {
     local _ pid
     for _ in 1 2 3; do
-        PORT=$((PORT + 1))
-        while ss -ltunH "sport = :$PORT" | grep -q .; do PORT=$((PORT + 1)); done
+        PORT=$(free_port) || return 1
         if [ "$1" = esxperf ]; then
             "$BIN/esxperf" -s -p "$PORT" >"$TMP/server-$PORT.log" 2>&1 &
         else

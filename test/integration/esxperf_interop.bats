@@ -29,7 +29,7 @@
 #   --every-line ERE        client text output: every non-empty line matches
 #   --output FILE           the client's text output to check is FILE (--logfile)
 # In client options and --expect, @PORT@ is the combination's server port and @CPORT@
-# that plus 7000 (a fresh client port for each combination).
+# a client port (both from free_port, fresh for each combination).
 # PEERS is a comma list (3.12,3.18,3.22) or "all"; ROLE is c2i, i2e or both.
 # Every client runs under `timeout` (CASE_TIMEOUT): a hang fails, it never blocks.
 load ../lib/common
@@ -54,7 +54,6 @@ setup_file() {
 
 setup() {
     source "$PEERS_LIB"
-    PORT=$((20000 + RANDOM % 20000))
     PIDS=()
     TMP=$(mktemp -d)
     K="$BATS_FILE_TMPDIR"
@@ -99,19 +98,13 @@ listen_own() {
     return 1
 }
 
-# the next port after PORT that nothing uses (TCP or UDP), into PORT
-free_port() {
-    PORT=$((PORT + 1))
-    while ss -ltunH "sport = :$PORT" | grep -q .; do PORT=$((PORT + 1)); done
-}
-
 # the server and client command lines of one combination on port $3: sets C_SRV,
 # C_CLI, C_SARGS, C_CARGS
 combo_args() {
     local role=$1 pbin=$2 port=$3 i
     C_SARGS=(-s -1 -p "$port" "${R_SERVER[@]}")
     C_CARGS=(-c "$R_HOST" -p "$port")
-    for i in "${R_ARGS[@]}"; do i=${i//@PORT@/$port}; C_CARGS+=("${i//@CPORT@/$((port + 7000))}"); done
+    for i in "${R_ARGS[@]}"; do i=${i//@PORT@/$port}; C_CARGS+=("${i//@CPORT@/$C_CPORT}"); done
     # the length: the row's own -t/-n/-k, else 1 s, or with --quick 48 MiB (iperf3
     # 3.18+ ends an -n test at the next interval: -i 0.1 keeps that short)
     if ! [[ " ${R_ARGS[*]} " =~ \ -(t|n|k)\  ]]; then
@@ -136,8 +129,7 @@ combo() {
     cout="$TMP/$role-$peer.client"
     [ -n "$R_OUTPUT" ] && rm -f "$R_OUTPUT"
     for attempt in 1 2 3; do
-        free_port
-        port=$PORT
+        port=$(free_port) && C_CPORT=$(free_port) || { COMBO_MSG="no free port"; return 1; }
         combo_args "$role" "$pbin" "$port"
         "$C_SRV" "${C_SARGS[@]}" >"$sout" 2>&1 &
         spid=$!
@@ -188,7 +180,7 @@ combo() {
             chk+=(--sent-exact)
         fi
     fi
-    for i in "${R_EXPECT[@]}"; do i=${i//@PORT@/$port}; chk+=(--expect "${i//@CPORT@/$((port + 7000))}"); done
+    for i in "${R_EXPECT[@]}"; do i=${i//@PORT@/$port}; chk+=(--expect "${i//@CPORT@/$C_CPORT}"); done
     # checked for the whole row at once (one python start, not six)
     CHECKS+=(--case "$peer $role" "$cout" "$sout" "${chk[@]}")
 }

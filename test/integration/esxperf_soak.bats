@@ -5,7 +5,7 @@
 load ../lib/common
 
 setup() {
-    PORT=$((20000 + RANDOM % 20000))
+    PORT=$(free_port)
     PIDS=()
     TMP=$(mktemp -d)
     SPID=""

@@ -46,7 +46,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-PORT=$((30000 + RANDOM % 20000))
+# below the ephemeral range (32768+), where client sockets take their local ports
+PORT=$((20000 + RANDOM % 12000))
 RANDOM=$SEED    # from here on the mix is the same for the same seed
 
 if ! openssl genrsa -traditional -out "$TMP/priv.pem" 2048 2>/dev/null ||
