@@ -1,0 +1,196 @@
+# esxdiag fleet: the report for people. From report.json's content (fleet_pairs.py):
+#   esxdiag_matrices  the grids, hosts as rows (from) and columns (to): one per MTU
+#                     family and one for throughput; each cell has its label (PASS,
+#                     the failing verdict with its MTU, Gbit/s), a class and details
+#   esxdiag_text      the text printed at the end of the run (report.txt): the grids,
+#                     the hosts, then the failing pairs in words with what to look at
+# report.html (templates/report.html.j2) draws the same grids.
+
+FAMILY_NAME = {'ipv4': 'IPv4', 'ipv6': 'IPv6'}
+
+# what to look at, per esxmtu verdict (README, "Verdicts and what to fix")
+HINTS = {
+    'LOCAL-MTU': "{f}'s own interface is smaller: the MTU of its vmk{vmk} and its vSwitch/DVS "
+                 "(esxcli network ip interface list; esxcli network vswitch standard list)",
+    'TOO-BIG': "the router {router} between them: its interface towards {t} has MTU {nh}",
+    'BLACK-HOLE': "an L2 device between {f} and {t} that drops big frames silently: the physical "
+                  "switch ports of both hosts' uplinks, the vSwitch/DVS and vmk MTU on {t}, or a router "
+                  "whose frag-needed is filtered (esxmtu --trace {addr} on {f} shows where)",
+    'NO-REPLY': "{t} does not answer ICMP at all (host down, wrong test address, or filtered): "
+                "no MTU conclusion",
+    'UNREACHABLE': "routing between {f} and {t} (the ICMP error names who refused)",
+    'TTL-EXCEEDED': "a routing loop or a TTL too small between {f} and {t}",
+    'SHORT-REPLY': "a device between {f} and {t} that truncates packets",
+    'ERROR': "esxmtu did not run on {f}: its stderr is in report.json",
+}
+
+
+def _mtu_of(pair):
+    ev = pair.get('evidence') or {}
+    v = pair['verdict']
+    if v == 'LOCAL-MTU':
+        return ev.get('local_mtu') or ev.get('discovered_mtu')
+    if v == 'TOO-BIG':
+        return ev.get('next_hop_mtu') or ev.get('discovered_mtu')
+    return ev.get('discovered_mtu')
+
+
+def cell_label(pair):
+    if pair['check'] == 'perf':
+        return '%.2f' % pair['gbps'] if pair['verdict'] == 'ok' else 'failed'
+    if pair['verdict'] == 'PASS':
+        return 'PASS'
+    mtu = _mtu_of(pair)
+    return '%s %s' % (pair['verdict'], mtu) if mtu else pair['verdict']
+
+
+def pair_details(pair):
+    """One line of evidence, as a person reads it."""
+    if pair['check'] == 'perf':
+        if pair['verdict'] != 'ok':
+            return pair.get('error') or 'failed'
+        parts = ['%.2f Gbit/s received' % pair['gbps']]
+        if pair.get('retransmits') is not None:
+            parts.append('%d retransmits' % pair['retransmits'])
+        if pair.get('cpu_sender') is not None:
+            parts.append('CPU sender %.0f%%, receiver %.0f%%' % (pair['cpu_sender'], pair['cpu_receiver'] or 0))
+        parts.append('round %s, port %s' % (pair.get('round'), pair.get('port')))
+        return ', '.join(parts)
+    ev = pair.get('evidence') or {}
+    text = ev.get('discover_text') or ev.get('text') or ''
+    if ev.get('discovered_mtu') and 'discovered' not in text:
+        text += '; discovered path MTU %s' % ev['discovered_mtu']
+    return text
+
+
+def hint(pair, vmk_of):
+    if pair['check'] == 'perf':
+        err = pair.get('error') or ''
+        if 'did not start listening' in err:
+            return "esxperf could not listen on %s: the port, or prepare.sh's output for %s in report.json" % (
+                pair['to'], pair['to'])
+        return 'the path between them carries no TCP at full size: fix a failing MTU check of this pair first'
+    ev = pair.get('evidence') or {}
+    vmk = vmk_of.get(pair['from'])
+    return HINTS.get(pair['verdict'], 'see the evidence').format(
+        f=pair['from'], t=pair['to'], vmk=' (%s)' % vmk if vmk else '', router=ev.get('router'),
+        nh=ev.get('next_hop_mtu'), addr=pair.get('address'))
+
+
+def matrices(report):
+    """[{title, key, check, family, hosts, rows: [{host, cells: [cell]}]}] for the grids."""
+    names = [h['name'] for h in report['hosts']]
+    tested = set(h['name'] for h in report['hosts'] if h.get('tested'))
+    settings = report.get('settings') or {}
+    grids = []
+    kinds = sorted(set((p['check'], p.get('family')) for p in report['pairs']),
+                   key=lambda k: (k[0] != 'mtu', k[1] or ''))
+    for check, family in kinds:
+        index = dict(((p['from'], p['to']), p) for p in report['pairs']
+                     if p['check'] == check and p.get('family') == family)
+        if check == 'mtu':
+            title = 'MTU %s %s, DF set (row: from, column: to)' % (settings.get('mtu'), FAMILY_NAME.get(family, family))
+        else:
+            title = 'Throughput, Gbit/s received, %s s per direction (row: sender, column: receiver)' % (
+                settings.get('perf_seconds'))
+        rows = []
+        for a in names:
+            cells = []
+            for b in names:
+                p = index.get((a, b))
+                if a == b:
+                    cells.append({'label': '-', 'cls': 'self', 'title': '', 'from': a, 'to': b, 'asym': False})
+                elif p is None:
+                    why = 'not tested' if a not in tested or b not in tested else 'no result'
+                    cells.append({'label': 'n/t' if why == 'not tested' else '?', 'cls': 'none',
+                                  'title': why, 'from': a, 'to': b, 'asym': False})
+                else:
+                    ok = p['verdict'] in ('PASS', 'ok')
+                    cells.append({'label': cell_label(p), 'from': a, 'to': b, 'asym': p.get('asymmetric', False),
+                                  'cls': 'pass' if ok else 'fail v-%s' % p['verdict'].lower(),
+                                  'title': '%s -> %s: %s' % (a, b, pair_details(p)), 'verdict': p['verdict']})
+            rows.append({'host': a, 'cells': cells})
+        grids.append({'title': title, 'key': check + ('-' + family if family else ''), 'check': check,
+                      'family': family, 'hosts': names, 'rows': rows})
+    return grids
+
+
+def failing(report):
+    vmk_of = dict((h['name'], h.get('vmk')) for h in report['hosts'])
+    out = []
+    for p in report['pairs']:
+        if p['verdict'] in ('PASS', 'ok'):
+            continue
+        what = 'MTU %s' % FAMILY_NAME.get(p.get('family'), '') if p['check'] == 'mtu' else 'throughput'
+        out.append({'from': p['from'], 'to': p['to'], 'check': p['check'], 'family': p.get('family'),
+                    'what': what.strip(), 'verdict': p['verdict'], 'asymmetric': p.get('asymmetric'),
+                    'details': pair_details(p), 'hint': hint(p, vmk_of)})
+    return out
+
+
+def suspects(report):
+    """Hosts every one of whose MTU pairs fails, both ways: look at them first."""
+    out = []
+    for h in report['hosts']:
+        mine = [p for p in report['pairs'] if p['check'] == 'mtu' and h['name'] in (p['from'], p['to'])]
+        if mine and all(p['verdict'] != 'PASS' for p in mine) and report['summary']['hosts_tested'] > 2:
+            out.append(h['name'])
+    return out
+
+
+def _grid_text(grid):
+    widths = [max([len('from \\ to')] + [len(r['host']) for r in grid['rows']])]
+    for j, name in enumerate(grid['hosts']):
+        col = [name] + [r['cells'][j]['label'] + ('*' if r['cells'][j]['asym'] else '') for r in grid['rows']]
+        widths.append(max(len(c) for c in col))
+    lines = ['  '.join(c.ljust(w) for c, w in zip(['from \\ to'] + grid['hosts'], widths)).rstrip()]
+    for r in grid['rows']:
+        cells = [c['label'] + ('*' if c['asym'] else '') for c in r['cells']]
+        lines.append('  '.join(c.ljust(w) for c, w in zip([r['host']] + cells, widths)).rstrip())
+    return lines
+
+
+def text_report(report, report_dir=''):
+    s, kit = report['summary'], report.get('kit') or {}
+    secs = report.get('seconds') or {}
+    lines = ['esxdiag fleet: %d hosts (%d tested), kit %s, started %s' % (
+        s['hosts'], s['hosts_tested'], kit.get('file', '?'), report.get('started'))]
+    timing = ['%s step %.1f s' % (k, secs[k]) for k in ('mtu', 'perf') if secs.get(k) is not None]
+    if timing:
+        lines.append('  ' + ', '.join(timing).replace('perf step', 'throughput step'))
+    if report.get('interrupted'):
+        lines.append('  INTERRUPTED: the tests stopped early; cleanup ran on every host that had the kit')
+    for grid in matrices(report):
+        lines += ['', grid['title']] + _grid_text(grid)
+    if any(c['asym'] for g in matrices(report) for r in g['rows'] for c in r['cells']):
+        lines.append('* the other direction of this pair gives another verdict (or under 80% of its rate)')
+    lines += ['', 'hosts']
+    width = max(len(h['name']) for h in report['hosts'])
+    for h in report['hosts']:
+        state = h['state'] + (': ' + h['detail'] if h.get('detail') else '')
+        lines.append('  %s  %s' % (h['name'].ljust(width), state))
+        part = h.get('part')
+        if part:
+            lines.append('  %s  OSDATA %s; bootbanks %s; VMFS %s' % (
+                ''.ljust(width), ', '.join(part['osdata']) or 'none', ', '.join(part['bootbanks']) or 'none',
+                ', '.join(part['vmfs']) or 'none'))
+    bad = failing(report)
+    if bad:
+        lines += ['', 'failing pairs (%d of %d directed checks)' % (len(bad), s['pairs'])]
+        for f in bad:
+            lines.append('  %s -> %s  %s  %s: %s' % (f['from'], f['to'], f['what'], f['verdict'], f['details']))
+            lines.append('      look at: %s' % f['hint'])
+    sus = suspects(report)
+    if sus:
+        lines += ['', 'every MTU pair with %s fails, in both directions: look at %s first' % (
+            ' and with '.join(sus), 'them' if len(sus) > 1 else 'that host')]
+    lines += ['', 'summary: %d of %d directed checks failed (MTU %d, throughput %d); %d of %d hosts not ok%s' % (
+        s['failed'], s['pairs'], s['mtu_failed'], s['perf_failed'], len(s['hosts_not_ok']), s['hosts'],
+        '; report in %s' % report_dir if report_dir else '')]
+    return '\n'.join(lines) + '\n'
+
+
+class FilterModule(object):
+    def filters(self):
+        return {'esxdiag_matrices': matrices, 'esxdiag_text': text_report, 'esxdiag_failing': failing,
+                'esxdiag_suspects': suspects}

@@ -1,0 +1,236 @@
+# esxdiag fleet: from each host's record (tasks/record.yml: its state and the raw
+# output of esxmtu, esxperf, esxpart) to report.json's content: `pairs`, one object
+# per directed pair and check (from, to, check, verdict, evidence), `hosts`, each
+# host's state with its raw tool JSON, and a `summary`. Pure functions of the records.
+
+import json
+
+from ansible.errors import AnsibleFilterError
+
+MTU_PASS = 'PASS'
+
+
+def parse_json(text):
+    """The tool's JSON object, or None when the text is not one (a crash, an error)."""
+    if isinstance(text, dict):
+        return text
+    try:
+        value = json.loads(text or '')
+    except (TypeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def mtu_failing(stdout):
+    """The targets of one esxmtu -J run that did not pass (for --discover)."""
+    doc = parse_json(stdout) or {}
+    return [p.get('target') for p in doc.get('peers', [])
+            if p.get('verdict') != MTU_PASS and p.get('target')]
+
+
+def _num(value, kind=float):
+    """Ansible hands facts back as text at times ('None', '12'): the number, or None."""
+    if value is None or value == '' or value == 'None':
+        return None
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _addresses(rec):
+    out = {}
+    if rec.get('test_ip'):
+        out[rec['test_ip']] = 'ipv4'
+    if rec.get('test_ip6'):
+        out[rec['test_ip6']] = 'ipv6'
+    return out
+
+
+def _mtu_evidence(peer, disc):
+    ev = dict(peer.get('evidence') or {})
+    d = (disc or {}).get('discover') or {}
+    found = d.get('state') == 'found'
+    verdict = peer.get('verdict')
+    ev.update({
+        'largest_passed': peer.get('mtu') if verdict == MTU_PASS else (d.get('mtu') if found else None),
+        'smallest_failed': d.get('smallest_failed') if found else None,
+        'discovered_mtu': (disc or {}).get('discovered_mtu') if disc else peer.get('discovered_mtu'),
+        'discover_proof': d.get('proof'),
+        'discover_text': (disc or {}).get('evidence', {}).get('text') if disc else None,
+        'loss_percent': (peer.get('probes') or {}).get('loss_percent'),
+        'rtt_ms': peer.get('rtt_ms'),
+        'method': peer.get('method'),
+        'mtu': peer.get('mtu'),
+    })
+    return ev
+
+
+def _mtu_pairs(rec, tested, by_name):
+    """One pair per (peer host, family) this host probed, from its esxmtu JSON."""
+    raw = rec.get('mtu') or {}
+    doc = parse_json(raw.get('stdout'))
+    disc_doc = parse_json(raw.get('discover_stdout')) or {}
+    disc = dict((p.get('target'), p) for p in disc_doc.get('peers', []))
+    got = dict((p.get('target'), p) for p in (doc or {}).get('peers', []))
+    pairs = []
+    for other in tested:
+        if other == rec['name']:
+            continue
+        for addr, family in sorted(_addresses(by_name[other]).items(), key=lambda a: a[1]):
+            if family == 'ipv6' and not rec.get('test_ip6') or family == 'ipv4' and not rec.get('test_ip'):
+                continue
+            peer = got.get(addr)
+            pair = {'from': rec['name'], 'to': other, 'check': 'mtu', 'family': family, 'address': addr}
+            if peer is None:
+                why = (raw.get('stderr') or '').strip() or 'esxmtu gave no result for this peer'
+                pair.update({'verdict': 'ERROR', 'evidence': {'text': 'esxmtu exit %s: %s' % (raw.get('rc'), why)}})
+            else:
+                pair.update({'verdict': peer.get('verdict'), 'evidence': _mtu_evidence(peer, disc.get(addr))})
+            pairs.append(pair)
+    return pairs
+
+
+def _receiver_said(run):
+    doc = parse_json(run.get('receiver_stdout'))
+    text = (doc or {}).get('error') or (run.get('receiver_stderr') or '').strip()
+    return text or 'no message'
+
+
+def _perf_pair(rec, run, min_gbps):
+    pair = {'from': rec['name'], 'to': run.get('to'), 'check': 'perf', 'round': _num(run.get('round'), int),
+            'direction': run.get('direction'), 'port': _num(run.get('port'), int),
+            'gbps': None, 'sent_gbps': None, 'retransmits': None, 'cpu_sender': None, 'cpu_receiver': None,
+            'error': None}
+    doc = parse_json(run.get('stdout'))
+    end = (doc or {}).get('end') or {}
+    recv, sent = end.get('sum_received') or {}, end.get('sum_sent') or {}
+    cpu = end.get('cpu_utilization_percent') or {}
+    if recv:
+        pair['gbps'] = round(recv.get('bits_per_second', 0) / 1e9, 3)
+    if sent:
+        pair['sent_gbps'] = round(sent.get('bits_per_second', 0) / 1e9, 3)
+        r = sent.get('retransmits')
+        pair['retransmits'] = r if isinstance(r, int) and r >= 0 else None
+    pair['cpu_sender'] = cpu.get('host_total')
+    pair['cpu_receiver'] = cpu.get('remote_total')
+    if not run.get('receiver_started') in (True, 'True', 'true'):
+        pair['error'] = 'the receiver (esxperf -s) could not be started on %s' % run.get('to')
+    elif 'Connection refused' in (run.get('stderr') or ''):
+        pair['error'] = 'the receiver did not listen on port %s (its exit %s: %s)' % (
+            run.get('port'), run.get('receiver_rc'), _receiver_said(run))
+    elif doc is None or (doc or {}).get('error'):
+        msg = (doc or {}).get('error') or (run.get('stderr') or '').strip() or 'no JSON from esxperf'
+        pair['error'] = 'esxperf exit %s: %s' % (run.get('rc'), msg)
+    elif not recv.get('bytes'):
+        pair['error'] = 'no data reached the receiver in %.1f s (sent %s bytes, %s retransmits)' % (
+            recv.get('seconds') or 0, sent.get('bytes'), sent.get('retransmits'))
+    elif pair['gbps'] < min_gbps:
+        pair['error'] = '%.2f Gbit/s, below esxdiag_perf_min_gbps %g' % (pair['gbps'], min_gbps)
+    pair['verdict'] = 'failed' if pair['error'] else 'ok'
+    return pair
+
+
+def _mark_asymmetric(pairs):
+    index = dict(((p['check'], p.get('family'), p['from'], p['to']), p) for p in pairs)
+    for p in pairs:
+        back = index.get((p['check'], p.get('family'), p['to'], p['from']))
+        if back is None:
+            p['asymmetric'] = False
+        elif p['check'] == 'perf' and p['verdict'] == back['verdict'] == 'ok':
+            lo, hi = sorted([p['gbps'] or 0, back['gbps'] or 0])
+            p['asymmetric'] = hi > 0 and lo / hi < 0.8
+        else:
+            p['asymmetric'] = p['verdict'] != back['verdict']
+
+
+def _part_summary(doc):
+    """Where OSDATA, the bootbanks and the VMFS datastores are, one line each."""
+    found = {'osdata': [], 'bootbanks': [], 'vmfs': []}
+    for disk in (doc or {}).get('disks', []):
+        for part in disk.get('partitions') or []:
+            role = part.get('role') or ''
+            where = '%s #%s' % (disk.get('path'), part.get('number'))
+            label = ((part.get('content') or {}).get('label') or '')
+            if role.startswith('OSDATA'):
+                found['osdata'].append(where)
+            elif role == 'bootbank':
+                found['bootbanks'].append(where)
+            elif role == 'VMFS datastore':
+                found['vmfs'].append(where + (' (%s)' % label if label else ''))
+    return found
+
+
+def _host(rec):
+    raw = {}
+    mtu = rec.get('mtu') or {}
+    if mtu:
+        raw['esxmtu'] = parse_json(mtu.get('stdout'))
+        raw['esxmtu_discover'] = parse_json(mtu.get('discover_stdout'))
+    raw['esxperf'] = [dict(to=r.get('to'), round=_num(r.get('round'), int), direction=r.get('direction'),
+                           sender=parse_json(r.get('stdout')), receiver=parse_json(r.get('receiver_stdout')))
+                      for r in rec.get('perf') or []]
+    part = rec.get('part') or {}
+    if part:
+        raw['esxpart'] = parse_json(part.get('stdout'))
+    host = dict((k, rec.get(k)) for k in ('name', 'state', 'detail', 'management', 'test_ip', 'test_ip6',
+                                          'vmk', 'arch', 'remote_dir', 'steps'))
+    host['tested'] = rec.get('tested') in (True, 'True', 'true')
+    host['part'] = _part_summary(raw.get('esxpart')) if part else None
+    host['raw'] = raw
+    return host
+
+
+def build_report(names, hostvars):
+    """The report from the records of the hosts named (the inventory group)."""
+    records = []
+    for name in names:
+        rec = hostvars[name].get('esxdiag_record') if name in hostvars else None
+        if not rec:
+            rec = {'name': name, 'state': 'not run', 'detail': 'the play stopped before this host'}
+        records.append(dict(rec))
+    if not records:
+        raise AnsibleFilterError('esxdiag_report: the group has no hosts')
+    by_name = dict((r['name'], r) for r in records)
+    tested = [r['name'] for r in records if r.get('tested') in (True, 'True', 'true')]
+    first = next((r for r in records if r.get('settings')), {})
+    settings = dict(first.get('settings') or {})
+    min_gbps = _num(settings.get('perf_min_gbps')) or 0.0
+    pairs = []
+    for name in tested:
+        pairs += _mtu_pairs(by_name[name], tested, by_name)
+    for name in tested:
+        pairs += [_perf_pair(by_name[name], run, min_gbps) for run in by_name[name].get('perf') or []]
+    _mark_asymmetric(pairs)
+    hosts = [_host(r) for r in records]
+    t0 = [t for t in (_num(r.get('t0')) for r in records) if t is not None]
+    t1 = [t for t in (_num(r.get('finished')) for r in records) if t is not None]
+    failed = [p for p in pairs if p['verdict'] not in (MTU_PASS, 'ok')]
+    steps = {}
+    for step in ('mtu_seconds', 'perf_seconds'):
+        vals = [v for v in (_num(by_name[n].get(step)) for n in tested) if v is not None]
+        steps[step] = round(max(vals), 2) if vals else None
+    return {
+        'tool': 'esxdiag fleet',
+        'kit': first.get('kit') or {},
+        'started': first.get('started'),
+        'seconds': {'total': round(max(t1) - min(t0), 2) if t0 and t1 else None,
+                    'mtu': steps['mtu_seconds'], 'perf': steps['perf_seconds']},
+        'settings': settings,
+        'interrupted': any(r.get('interrupted') for r in records),
+        'hosts': hosts,
+        'pairs': pairs,
+        'summary': {
+            'hosts': len(records), 'hosts_tested': len(tested),
+            'hosts_not_ok': [h['name'] for h in hosts if h['state'] != 'ok'],
+            'pairs': len(pairs), 'failed': len(failed),
+            'mtu_failed': len([p for p in failed if p['check'] == 'mtu']),
+            'perf_failed': len([p for p in failed if p['check'] == 'perf']),
+        },
+    }
+
+
+class FilterModule(object):
+    def filters(self):
+        return {'esxdiag_mtu_failing': mtu_failing, 'esxdiag_report': build_report,
+                'esxdiag_parse_json': parse_json}
