@@ -1,0 +1,340 @@
+#!/usr/bin/env bats
+# The fleet layer (esxi/fleet/validate.yml) end to end, with real parts only: four
+# "ESXi hosts" as network namespaces, each running Debian's sshd (per-run host keys
+# and test key), the real kit tarball from `make dist`, real Ansible from a
+# controller namespace, real esxmtu/esxperf/esxpart on the hosts, headless Chromium
+# for the page. The one stand-in is esxcli (test/lib/fake-esxcli, first on each
+# host's PATH through esxdiag_host_env, with its own state per host).
+#
+# Bench (test/lib/fleet-net.bash): management 198.18.0.0/24, vMotion bridge
+# 198.19.0.0/24 + 2001:db8:19::/64; h4's vMotion link goes through router R.
+# Faults of the first run: h2's switch port drops IP packets over 1500 bytes
+# silently (nft, bridge family), R forwards h3<->h4 over a route of MTU 1500 and
+# sends frag-needed / Packet Too Big. Later runs: h2's own interface at 1500, h4's
+# sshd stopped, a kit for another architecture, a missing kit, ^C.
+load ../lib/common
+load ../lib/fleet-net
+load ../lib/fleet-hosts
+load ../lib/fleet-page
+
+N=4
+
+setup_file() {
+    [ "$(id -u)" = 0 ] || skip "needs root (namespaces, sshd, raw sockets)"
+    export W; W=$(mktemp -d)
+    # the real kit, as a user gets it (make dist packs out/bin, which make test built)
+    local made
+    made=$(make -s -C "$ESXDIAG_ROOT" dist 2>&1) || { echo "$made" >&2; return 1; }
+    local kit; kit=$(sed -n 's/^dist: \(dist\/.*\.tar\.gz\)$/\1/p' <<<"$made")
+    [ -n "$kit" ] || { echo "no kit in make dist's output: $made" >&2; return 1; }
+    export FLEET_KIT=$W/$(basename "$kit")
+    cp "$ESXDIAG_ROOT/$kit" "$FLEET_KIT"
+    . "$ESXDIAG_ROOT/test/lib/esxpart-images.sh"
+    mk_esxi7 "$W/esxi7.img"
+    export FLEET_IPV6=1
+    fleet_net_up "$$" "$N" 4 || return 1
+    fleet_hosts_up "$W" || return 1
+    fleet_inventory "$W"
+    local i
+    for i in $(seq 1 "$N"); do fleet_host_state "$i" > "$W/state$i.before"; done
+    # run 1: every check, with the port-drop and router faults
+    fleet_fault_port_drop 2 1500
+    fleet_fault_router_pair 3 4
+    RUN1_RC=0
+    fleet_play "$W/run1.out" -e esxdiag_perf_seconds=1 -e "esxdiag_report_dir=$W/report1" \
+        -e '{"esxdiag_checks": ["mtu", "perf", "part"]}' -e "{\"esxdiag_part_disks\": [\"$W/esxi7.img\"]}" ||
+        RUN1_RC=$?
+    echo "$RUN1_RC" > "$W/run1.rc"
+    # for people to look at (out/ is not committed)
+    mkdir -p "$ESXDIAG_ROOT/out/fleet"
+    cp "$W/run1.out" "$W"/report1/report.* "$ESXDIAG_ROOT/out/fleet/" 2>/dev/null
+    return 0
+}
+
+teardown_file() {
+    fleet_hosts_down
+    fleet_net_down
+    [ -n "${W:-}" ] && rm -rf "$W"
+}
+
+setup() {
+    [ -n "${FLEET_DIR:-}" ] || skip "no test bench (needs root)"
+    R1=$W/report1/report.json
+}
+
+# every host as it began: the stand-in's state, nothing left in the remote folder
+assert_hosts_restored() {
+    local i
+    for i in "$@"; do
+        [ "$(fleet_host_state "$i")" = "$(cat "$W/state$i.before")" ] ||
+            flunk "h$i changed: $(diff <(cat "$W/state$i.before") <(fleet_host_state "$i"))"
+        [ ! -e "$W/h$i/remote" ] || flunk "h$i: remote folder left: $(find "$W/h$i/remote" | head)"
+        [ -z "$(ls -A "$W/h$i/remote-tmp" 2>/dev/null)" ] || flunk "h$i: Ansible tmp left: $(ls -A "$W/h$i/remote-tmp")"
+    done
+}
+# directed MTU pairs of a report, one "FROM TO FAMILY VERDICT EXTRA" a line, sorted
+mtu_pairs() {
+    jq -r '.pairs[] | select(.check == "mtu") | [.from, .to, .family, .verdict,
+        (if .verdict == "TOO-BIG" then "router=\(.evidence.router) nh=\(.evidence.next_hop_mtu)"
+         elif .verdict == "LOCAL-MTU" then "local=\(.evidence.local_mtu)"
+         elif .verdict == "BLACK-HOLE" then "found=\(.evidence.discovered_mtu)"
+         else "-" end)] | join(" ")' "$1" | LC_ALL=C sort
+}
+
+@test "fleet run 1: non-zero exit, the matrix and the failing pairs printed at the end" {
+    [ "$(cat "$W/run1.rc")" != 0 ] || flunk "exit 0 with failing pairs: $(tail -5 "$W/run1.out")"
+    run cat "$W/run1.out"
+    # the report comes after Ansible's recap: the last thing printed
+    local recap; recap=$(grep -n '^PLAY RECAP' "$W/run1.out" | tail -1 | cut -d: -f1)
+    [ -n "$recap" ] || flunk "no recap: $output"
+    run tail -n +"$recap" "$W/run1.out"
+    assert_contains "MTU 9000 IPv4, DF set (row: from, column: to)"
+    assert_contains "MTU 9000 IPv6, DF set (row: from, column: to)"
+    assert_contains "Throughput, Gbit/s received, 1 s per direction (row: sender, column: receiver)"
+    assert_contains "h3 -> h4  MTU IPv4  TOO-BIG: router 198.19.0.1: frag needed and DF set, next-hop MTU 1500"
+    assert_contains "look at: the router 198.19.0.1 between them: its interface towards h4 has MTU 1500"
+    assert_contains "every MTU pair with h2 fails, in both directions: look at that host first"
+    [[ "$(tail -n 1 "$W/run1.out")" == "summary: 22 of 36 directed checks failed (MTU 16, throughput 6); 0 of 4 hosts not ok; report in $W/report1" ]] ||
+        flunk "last line: $(tail -n 1 "$W/run1.out")"
+    # the row of h2 in the IPv4 grid, as people read it
+    grep -qE '^h2 +BLACK-HOLE 1500 +- +BLACK-HOLE 1500 +BLACK-HOLE 1500$' "$W/run1.out" || flunk "h2 row: $output"
+    [ -s "$W/report1/report.txt" ] && [ -s "$W/report1/report.html" ] || flunk "report files missing"
+}
+
+@test "fleet run 1: exactly the expected directed MTU pairs fail, with their verdicts and evidence" {
+    local a b fam want=()
+    for a in 1 2 3 4; do for b in 1 2 3 4; do
+        [ "$a" = "$b" ] && continue
+        for fam in ipv4 ipv6; do
+            if [ "$a" = 2 ] || [ "$b" = 2 ]; then
+                want+=("h$a h$b $fam BLACK-HOLE found=1500")
+            elif [ "$a$b" = 34 ]; then
+                [ "$fam" = ipv4 ] && want+=("h3 h4 ipv4 TOO-BIG router=198.19.0.1 nh=1500") ||
+                    want+=("h3 h4 ipv6 TOO-BIG router=2001:db8:19::1 nh=1500")
+            elif [ "$a$b" = 43 ]; then
+                [ "$fam" = ipv4 ] && want+=("h4 h3 ipv4 TOO-BIG router=198.19.1.1 nh=1500") ||
+                    want+=("h4 h3 ipv6 TOO-BIG router=2001:db8:191::1 nh=1500")
+            else
+                want+=("h$a h$b $fam PASS -")
+            fi
+        done
+    done; done
+    local expected; expected=$(printf '%s\n' "${want[@]}" | LC_ALL=C sort)
+    [ "$(mtu_pairs "$R1")" = "$expected" ] ||
+        flunk "MTU pairs differ (want, got): $(diff <(echo "$expected") <(mtu_pairs "$R1"))"
+    # one esxmtu run per host, against all 3 others in both families at once
+    run jq -r '.hosts[] | "\(.name) \(.raw.esxmtu.peers | length) \(.raw.esxmtu.summary.peers)"' "$R1"
+    [ "$output" = $'h1 6 6\nh2 6 6\nh3 6 6\nh4 6 6' ] || flunk "esxmtu runs: $output"
+    # black holes: small probes answered, the discovery names 1500 with loss as proof
+    run jq -r '[.pairs[] | select(.verdict == "BLACK-HOLE") | .evidence | "\(.largest_passed) \(.smallest_failed) \(.discover_proof)"] | unique | .[]' "$R1"
+    [ "$output" = "1500 1501 loss" ] || flunk "black-hole evidence: $output"
+}
+
+@test "fleet run 1: throughput of every pair both ways in N-1 rounds of disjoint pairs; the black hole's pairs fail" {
+    run jq -r '.pairs[] | select(.check == "perf") | "\(.from) \(.to) \(.round) \(.direction) \(.port) \(.verdict)"' "$R1"
+    [ "${#lines[@]}" = 12 ] || flunk "not 12 directed tests: $output"
+    # every ordered pair once
+    [ "$(printf '%s\n' "${lines[@]}" | awk '{print $1, $2}' | sort -u | wc -l)" = 12 ] || flunk "$output"
+    # rounds 1..3 (N-1), port 5201 + round - 1, each unordered pair in one round, both directions
+    local l from to rnd dir port verdict
+    for l in "${lines[@]}"; do
+        read -r from to rnd dir port verdict <<<"$l"
+        [ "$rnd" -ge 1 ] && [ "$rnd" -le 3 ] || flunk "round $rnd: $l"
+        [ "$port" = $((5200 + rnd)) ] || flunk "port: $l"
+        grep -qx "$to $from $rnd [a-z]* $port [a-z]*" <<<"$output" || flunk "reverse not in the same round: $l"
+        if [ "$from" = h2 ] || [ "$to" = h2 ]; then
+            [ "$verdict" = failed ] || flunk "through the black hole but $verdict: $l"
+        else
+            [ "$verdict" = ok ] || flunk "clean pair failed: $l $(jq -c ".pairs[] | select(.check == \"perf\" and .from == \"$from\" and .to == \"$to\")" "$R1")"
+        fi
+    done
+    # no host in two tests of the same phase
+    run jq -r '.pairs[] | select(.check == "perf") | "\(.round)-\(.direction) \(.from)", "\(.round)-\(.direction) \(.to)"' "$R1"
+    [ -z "$(printf '%s\n' "${lines[@]}" | sort | uniq -d)" ] || flunk "a host twice in a phase: $(printf '%s\n' "${lines[@]}" | sort | uniq -d)"
+    # the ok ones carry their evidence; the failed ones say why
+    run jq -r '.pairs[] | select(.check == "perf" and .verdict == "ok") | select(.gbps > 0 and (.retransmits | type) == "number" and (.cpu_sender | type) == "number") | .from' "$R1"
+    [ "${#lines[@]}" = 6 ] || flunk "ok pairs without gbps/retransmits/cpu: $(jq -c '.pairs[] | select(.check == "perf")' "$R1")"
+    run jq -r '[.pairs[] | select(.check == "perf" and .verdict == "failed") | .error | sub("in [0-9.]+ s.*"; "")] | unique | .[]' "$R1"
+    [ "$output" = "no data reached the receiver " ] || flunk "failed pairs' errors: $output"
+}
+
+@test "fleet run 1: esxpart on each host names OSDATA, the bootbanks and the VMFS datastore" {
+    run jq -r '.hosts[] | "\(.name) \(.part.osdata | join(",")) | \(.part.bootbanks | join(",")) | \(.part.vmfs | join(","))"' "$R1"
+    local i
+    for i in 1 2 3 4; do
+        [ "${lines[$((i - 1))]}" = "h$i $W/esxi7.img #7 | $W/esxi7.img #5,$W/esxi7.img #6 | $W/esxi7.img #8 (datastore1)" ] ||
+            flunk "h$i: ${lines[$((i - 1))]}"
+    done
+}
+
+@test "fleet run 1: every host ends as it began; prepare opened exactly the other hosts' test addresses" {
+    assert_hosts_restored 1 2 3 4
+    run jq -r '[.hosts[] | "\(.name)=\(.state)"] | join(" ")' "$R1"
+    [ "$output" = "h1=ok h2=ok h3=ok h4=ok" ] || flunk "$output"
+    local i j added want
+    for i in 1 2 3 4; do
+        added=$(sed -n 's/.*allowedip add --ruleset-id esxdiag --ip-address //p' "$W/h$i/host/log" | LC_ALL=C sort)
+        want=$(for j in 1 2 3 4; do [ "$i" = "$j" ] || printf '%s\n%s\n' "$(fleet_test_ip "$j")" "$(fleet_test_ip6 "$j")"; done | LC_ALL=C sort)
+        [ "$added" = "$want" ] || flunk "h$i allowed: $added"
+        grep -qx 'esxcli system settings advanced set -o /User/execInstalledOnly -i 0' "$W/h$i/host/log" || flunk "h$i: no --allow-exec"
+        grep -qx 'esxcli system settings advanced set -o /User/execInstalledOnly -i 1' "$W/h$i/host/log" || flunk "h$i: not restored"
+        [ "$(jq -r ".hosts[$((i - 1))].steps.cleanup.rc" "$R1")" = 0 ] || flunk "h$i cleanup: $(jq -c ".hosts[$((i - 1))].steps.cleanup" "$R1")"
+    done
+    jq -e '.hosts[0].steps.prepare.stdout | test("changes recorded in .*esxdiag.state")' "$R1" >/dev/null ||
+        flunk "prepare output not kept: $(jq -c '.hosts[0].steps.prepare' "$R1")"
+}
+
+@test "fleet run 1: report.html in headless Chromium shows the failing pairs; screenshot in out/fleet/report.png" {
+    local html=$W/report1/report.html
+    # self-contained: nothing to fetch
+    ! grep -qiE '(src|href)=|url\(|@import|https?://' "$html" || flunk "the page refers out: $(grep -oiE '(src|href)=[^ ]*|url\([^)]*|https?://[^ ]*' "$html" | head)"
+    fleet_page_dom "$html" "$W/dom.html"
+    run fleet_page_cells "$W/dom.html"
+    assert_status 0
+    # failing grid cells and failing-pair rows, as rendered, against report.json
+    local want got_cells got_rows
+    want=$(jq -r '.pairs[] | select(.verdict != "PASS" and .verdict != "ok") | "\(.from) \(.to) \(.check) \(.family // "-") \(.verdict)"' "$R1" | LC_ALL=C sort)
+    got_cells=$(printf '%s\n' "${lines[@]}" | awk '$1 == "cell" && $6 != "PASS" && $6 != "ok" && $6 != "-" {print $2, $3, $4, $5, $6}' | LC_ALL=C sort)
+    got_rows=$(printf '%s\n' "${lines[@]}" | awk '$1 == "row" {print $2, $3, $4, $5, $6}' | LC_ALL=C sort)
+    [ "$(wc -l <<<"$want")" = 22 ] || flunk "report.json: $want"
+    [ "$got_cells" = "$want" ] || flunk "grid cells differ: $(diff <(echo "$want") <(echo "$got_cells"))"
+    [ "$got_rows" = "$want" ] || flunk "failing-pair rows differ: $(diff <(echo "$want") <(echo "$got_rows"))"
+    grep -q 'TOO-BIG 1500' "$W/dom.html" || flunk "no TOO-BIG 1500 cell"
+    mkdir -p "$ESXDIAG_ROOT/out/fleet"
+    rm -f "$ESXDIAG_ROOT/out/fleet/report.png"
+    fleet_page_png "$html" "$ESXDIAG_ROOT/out/fleet/report.png"
+    [ "$(head -c 8 "$ESXDIAG_ROOT/out/fleet/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+        flunk "no PNG at out/fleet/report.png"
+    [ "$(stat -c %s "$ESXDIAG_ROOT/out/fleet/report.png")" -gt 20000 ] || flunk "screenshot too small to show anything"
+}
+
+@test "fleet run 2: unreachable host reported, the others tested; a host at MTU 1500: LOCAL-MTU out, BLACK-HOLE in" {
+    fleet_faults_clear
+    fleet_fault_host_mtu 2 1500
+    fleet_sshd_stop 4
+    local i
+    for i in 1 2 3 4; do : > "$W/h$i/host/log"; done
+    local rc=0
+    fleet_play "$W/run2.out" -e "esxdiag_report_dir=$W/report2" -e '{"esxdiag_checks": ["mtu"]}' \
+        -e esxdiag_fail_on_error=false || rc=$?
+    fleet_sshd_start 4
+    fleet_faults_clear
+    [ "$rc" = 0 ] || flunk "esxdiag_fail_on_error=false, exit $rc: $(tail -20 "$W/run2.out")"
+    local r2=$W/report2/report.json
+    run jq -r '.hosts[] | "\(.name) \(.state)"' "$r2"
+    [ "$output" = $'h1 ok\nh2 ok\nh3 ok\nh4 unreachable' ] || flunk "$output"
+    jq -e '.hosts[3].detail | test("198.18.0.14")' "$r2" >/dev/null || flunk "detail: $(jq -c '.hosts[3]' "$r2")"
+    local expected
+    expected=$(printf '%s\n' \
+        "h1 h2 ipv4 BLACK-HOLE found=1500" "h1 h2 ipv6 BLACK-HOLE found=1500" \
+        "h1 h3 ipv4 PASS -" "h1 h3 ipv6 PASS -" \
+        "h2 h1 ipv4 LOCAL-MTU local=1500" "h2 h1 ipv6 LOCAL-MTU local=1500" \
+        "h2 h3 ipv4 LOCAL-MTU local=1500" "h2 h3 ipv6 LOCAL-MTU local=1500" \
+        "h3 h1 ipv4 PASS -" "h3 h1 ipv6 PASS -" \
+        "h3 h2 ipv4 BLACK-HOLE found=1500" "h3 h2 ipv6 BLACK-HOLE found=1500" | LC_ALL=C sort)
+    [ "$(mtu_pairs "$r2")" = "$expected" ] || flunk "MTU pairs differ: $(diff <(echo "$expected") <(mtu_pairs "$r2"))"
+    # LOCAL-MTU one way, BLACK-HOLE the other: marked asymmetric
+    run jq -r '[.pairs[] | select(.asymmetric) | "\(.from)>\(.to)"] | unique | join(" ")' "$r2"
+    [ "$output" = "h1>h2 h2>h1 h2>h3 h3>h2" ] || flunk "asymmetric: $output"
+    run cat "$W/run2.out"
+    assert_contains "h4  unreachable"
+    assert_contains "summary: 8 of 12 directed checks failed (MTU 8, throughput 0); 1 of 4 hosts not ok"
+    assert_hosts_restored 1 2 3 4
+    [ ! -s "$W/h4/host/log" ] || flunk "unreachable h4 was touched: $(cat "$W/h4/host/log")"
+}
+
+@test "fleet: a kit built for another architecture is refused on every host before anything is copied" {
+    local other=$W/esxdiag-0.1.0-aarch64.tar.gz i rc=0
+    cp "$FLEET_KIT" "$other"
+    for i in 1 2 3 4; do : > "$W/h$i/host/log"; done
+    FLEET_KIT=$other fleet_play "$W/run3.out" -e "esxdiag_report_dir=$W/report3" -e '{"esxdiag_checks": ["mtu"]}' || rc=$?
+    [ "$rc" != 0 ] || flunk "exit 0: $(tail -5 "$W/run3.out")"
+    run jq -r '.hosts[] | "\(.name) \(.state): \(.detail)"' "$W/report3/report.json"
+    for i in 1 2 3 4; do
+        [ "${lines[$((i - 1))]}" = "h$i wrong architecture: this host is x86_64, the kit esxdiag-0.1.0-aarch64.tar.gz is for aarch64 (use esxdiag-0.1.0-x86_64.tar.gz)" ] ||
+            flunk "${lines[$((i - 1))]}"
+        [ ! -s "$W/h$i/host/log" ] || flunk "h$i was prepared: $(cat "$W/h$i/host/log")"
+    done
+    assert_hosts_restored 1 2 3 4
+}
+
+@test "fleet: a missing or misnamed kit stops the run with one message, no host touched" {
+    local rc=0
+    FLEET_KIT=$W/nothing/esxdiag-0.1.0-x86_64.tar.gz fleet_play "$W/run4.out" || rc=$?
+    [ "$rc" = 2 ] || flunk "exit $rc: $(cat "$W/run4.out")"
+    run cat "$W/run4.out"
+    assert_contains "esxdiag: kit $W/nothing/esxdiag-0.1.0-x86_64.tar.gz: no such file on the controller (run make dist, or give the right path)"
+    assert_not_contains "TASK [esxdiag : Ask the host"
+    cp "$FLEET_KIT" "$W/kit.tgz"
+    rc=0
+    FLEET_KIT=$W/kit.tgz fleet_play "$W/run4.out" || rc=$?
+    [ "$rc" = 2 ] || flunk "exit $rc: $(cat "$W/run4.out")"
+    run cat "$W/run4.out"
+    assert_contains "not named esxdiag-VERSION-ARCH.tar.gz"
+    assert_hosts_restored 1 2 3 4
+}
+
+@test "fleet: ^C during the throughput step stops the tests and still cleans up every host" {
+    local out=$W/run5.out pid i rc=0
+    for i in 1 2 3 4; do : > "$W/h$i/host/log"; done
+    # its own session and process group, as a terminal gives a command: the ^C goes
+    # to ansible-playbook, its workers and their ssh (no timeout(1) around it: that
+    # would forward a second SIGINT; the wait below is the bound)
+    fleet_playbook_argv
+    setsid "${FLEET_ARGV[@]}" -e esxdiag_perf_seconds=3 -e "esxdiag_report_dir=$W/report5" \
+        -e '{"esxdiag_checks": ["perf"]}' > "$out" 2>&1 &
+    pid=$!
+    # bounded: the first round starts within 120 s (about 40 s here under load)
+    for i in $(seq 600); do
+        grep -q 'Round 1/3 forward: every sender' "$out" 2>/dev/null && break
+        sleep 0.2
+    done
+    grep -q 'Round 1/3 forward: every sender' "$out" || { kill -9 -- -"$pid"; flunk "no round started: $(tail "$out")"; }
+    sleep 1
+    kill -INT -- -"$pid"
+    # bounded: cleanup and the report take under a minute
+    for i in $(seq 900); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$pid" 2>/dev/null && { kill -9 -- -"$pid"; flunk "still running 180 s after ^C: $(tail "$out")"; }
+    wait "$pid" || rc=$?
+    [ "$rc" != 0 ] || flunk "exit 0 after ^C"
+    run cat "$out"
+    assert_contains "esxdiag: SIGINT: the tests stop; cleanup runs on every host"
+    assert_contains "INTERRUPTED: the tests stopped early"
+    jq -e '.interrupted == true' "$W/report5/report.json" >/dev/null || flunk "report not marked interrupted"
+    # nothing ran after the round that was interrupted
+    run jq -r '[.pairs[] | select(.check == "perf" and (.round > 1 or .direction == "reverse"))] | length' "$W/report5/report.json"
+    [ "$output" = 0 ] || flunk "tests after ^C: $(jq -c '.pairs[] | select(.check == "perf")' "$W/report5/report.json")"
+    for i in 1 2 3 4; do
+        grep -qx 'esxcli system settings advanced set -o /User/execInstalledOnly -i 1' "$W/h$i/host/log" ||
+            flunk "h$i not restored after ^C: $(cat "$W/h$i/host/log")"
+    done
+    # the receivers and senders of the interrupted round end by themselves (-t 3, -1)
+    for i in $(seq 100); do
+        [ -z "$(for n in 1 2 3 4; do ip netns pids "$(fleet_ns "$n")"; done | xargs -r ps -o comm= -p | grep esxperf)" ] && break
+        sleep 0.2
+    done
+    assert_hosts_restored 1 2 3 4
+}
+
+@test "fleet schedule: every unordered pair once, no host twice in a round, N-1 rounds (N odd: N), N = 2..17" {
+    # one ansible run renders the phases of every N through the filter plugin
+    local msg out
+    msg='{% set all = [] %}{% for n in range(2, 18) %}{% set _ = all.append(range(1, n + 1) | map("string")
+        | map("regex_replace", "^", "h") | list | esxdiag_perf_phases(5201)) %}{% endfor %}{{ all | to_json }}'
+    # shellcheck disable=SC2046
+    out=$(env $(fleet_env "$W") ANSIBLE_FILTER_PLUGINS="$ESXDIAG_ROOT/esxi/fleet/filter_plugins" \
+        ansible localhost -o -m debug -a "msg='$msg'" 2>&1) || flunk "$out"
+    out=$(sed -n 's/^localhost | SUCCESS => //p' <<<"$out" | jq -c '.msg | if type == "string" then fromjson else . end')
+    [ "$(jq length <<<"$out")" = 16 ] || flunk "$out"
+    local n
+    for n in $(seq 2 17); do
+        jq -e --argjson n "$n" '.[$n - 2] |
+            (map(.round) | max) == (if $n % 2 == 0 then $n - 1 else $n end)
+            and all(.[]; (.clients + .servers | length) == (.clients + .servers | unique | length))
+            and ([.[] | .tests[] | [.from, .to]] | length) == $n * ($n - 1)
+            and ([.[] | .tests[] | [.from, .to]] | unique | length) == $n * ($n - 1)
+            and all(.[]; .port == 5200 + .round)
+            and all(.[]; (.tests | length) == ($n / 2 | floor))' <<<"$out" >/dev/null ||
+            flunk "N=$n: $(jq -c ".[$n - 2]" <<<"$out")"
+    done
+}
