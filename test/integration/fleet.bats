@@ -338,3 +338,22 @@ mtu_pairs() {
             flunk "N=$n: $(jq -c ".[$n - 2]" <<<"$out")"
     done
 }
+
+@test "fleet: the example inventory gives every host the settings ESXi needs; the playbook parses" {
+    local inv=$ESXDIAG_ROOT/esxi/fleet/inventory/hosts.ini out
+    # shellcheck disable=SC2046
+    out=$(env $(fleet_env "$W") ansible-inventory -i "$inv" --list 2>&1) || flunk "$out"
+    run jq -r '._meta.hostvars | to_entries[] | "\(.key) \(.value.ansible_python_interpreter) \(.value.ansible_pipelining) \(.value.esxdiag_test_ip) \(.value.esxdiag_vmk)"' <<<"$out"
+    [ "${#lines[@]}" = 4 ] || flunk "$out"
+    [ "${lines[0]}" = "esx01 /bin/python true 198.51.100.11 vmk1" ] || flunk "$output"
+    # shellcheck disable=SC2046
+    out=$(env $(fleet_env "$W") ansible-playbook -i "$inv" --syntax-check "$ESXDIAG_ROOT/esxi/fleet/validate.yml" 2>&1) ||
+        flunk "$out"
+}
+
+@test "fleet: the controller wrote nothing in its home (own ansible.cfg, ssh config, keys, tmp)" {
+    # fleet_env runs Ansible with HOME=$W/home: a default path that slipped through
+    # (~/.ansible/tmp, ~/.ssh/known_hosts, ...) would show up there
+    run find "$W/home" -mindepth 1
+    [ -z "$output" ] || flunk "written in HOME: $output"
+}

@@ -22,7 +22,7 @@ fleet_hosts_up() {
     FLEET_DIR=$1
     export FLEET_DIR
     local d=$FLEET_DIR i h
-    mkdir -p "$d/ssh" "$d/bb" "$d/cp" "$d/ansible/home" "$d/ansible/tmp" || return 1
+    mkdir -p "$d/ssh" "$d/bb" "$d/cp" "$d/home" "$d/ansible/home" "$d/ansible/tmp" || return 1
     ssh-keygen -q -t ed25519 -N '' -C "esxfleet-$FLEET_TAG" -f "$d/ssh/id" || return 1
     cp "$d/ssh/id.pub" "$d/ssh/authorized_keys"
     : > "$d/ssh/known_hosts"
@@ -83,6 +83,8 @@ forks = $((FLEET_N + 4))
 host_key_checking = True
 timeout = 10
 local_tmp = $d/ansible/tmp
+# the report's tasks on the controller (local connection) put their files here
+remote_tmp = $d/ansible/remote-tmp
 retry_files_enabled = False
 nocows = 1
 [ssh_connection]
@@ -142,7 +144,8 @@ fleet_inventory() {
 
 fleet_env() {
     local d=$1
-    echo "ANSIBLE_CONFIG=$d/ansible.cfg ANSIBLE_HOME=$d/ansible/home ANSIBLE_LOCAL_TEMP=$d/ansible/tmp"
+    # HOME too: whatever Ansible or ssh would put in ~ on the controller lands there
+    echo "HOME=$d/home ANSIBLE_CONFIG=$d/ansible.cfg ANSIBLE_HOME=$d/ansible/home ANSIBLE_LOCAL_TEMP=$d/ansible/tmp"
     echo "ANSIBLE_SSH_CONTROL_PATH_DIR=$d/cp ANSIBLE_FORCE_COLOR=0 ANSIBLE_NOCOLOR=1"
 }
 

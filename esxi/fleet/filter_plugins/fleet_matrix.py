@@ -63,13 +63,15 @@ def pair_details(pair):
     return text
 
 
-def hint(pair, vmk_of):
+def hint(pair, vmk_of, mtu_bad=()):
     if pair['check'] == 'perf':
+        if (pair['from'], pair['to']) in mtu_bad:
+            return 'the MTU check of this pair fails too: full-size TCP segments cannot cross; fix that first'
         err = pair.get('error') or ''
-        if 'did not start listening' in err:
-            return "esxperf could not listen on %s: the port, or prepare.sh's output for %s in report.json" % (
-                pair['to'], pair['to'])
-        return 'the path between them carries no TCP at full size: fix a failing MTU check of this pair first'
+        if 'did not listen' in err or 'could not be started' in err:
+            return "the receiver %s: its esxperf output and prepare.sh's output are in report.json" % pair['to']
+        return ("the host firewalls (prepare.sh's output in report.json), then the path: "
+                "esxperf -c by hand between them")
     ev = pair.get('evidence') or {}
     vmk = vmk_of.get(pair['from'])
     return HINTS.get(pair['verdict'], 'see the evidence').format(
@@ -117,6 +119,7 @@ def matrices(report):
 
 def failing(report):
     vmk_of = dict((h['name'], h.get('vmk')) for h in report['hosts'])
+    mtu_bad = set((p['from'], p['to']) for p in report['pairs'] if p['check'] == 'mtu' and p['verdict'] != 'PASS')
     out = []
     for p in report['pairs']:
         if p['verdict'] in ('PASS', 'ok'):
@@ -124,7 +127,7 @@ def failing(report):
         what = 'MTU %s' % FAMILY_NAME.get(p.get('family'), '') if p['check'] == 'mtu' else 'throughput'
         out.append({'from': p['from'], 'to': p['to'], 'check': p['check'], 'family': p.get('family'),
                     'what': what.strip(), 'verdict': p['verdict'], 'asymmetric': p.get('asymmetric'),
-                    'details': pair_details(p), 'hint': hint(p, vmk_of)})
+                    'details': pair_details(p), 'hint': hint(p, vmk_of, mtu_bad)})
     return out
 
 
@@ -135,6 +138,20 @@ def suspects(report):
         mine = [p for p in report['pairs'] if p['check'] == 'mtu' and h['name'] in (p['from'], p['to'])]
         if mine and all(p['verdict'] != 'PASS' for p in mine) and report['summary']['hosts_tested'] > 2:
             out.append(h['name'])
+    return out
+
+
+def _same_in_both_families(bad):
+    """The text lists a pair once when IPv4 and IPv6 fail with the same words."""
+    out, seen = [], {}
+    for f in bad:
+        key = (f['from'], f['to'], f['check'], f['verdict'], f['details'])
+        if f['check'] == 'mtu' and key in seen:
+            seen[key]['what'] += ', ' + FAMILY_NAME.get(f['family'], f['family'])
+            continue
+        f = dict(f)
+        seen[key] = f
+        out.append(f)
     return out
 
 
@@ -177,7 +194,7 @@ def text_report(report, report_dir=''):
     bad = failing(report)
     if bad:
         lines += ['', 'failing pairs (%d of %d directed checks)' % (len(bad), s['pairs'])]
-        for f in bad:
+        for f in _same_in_both_families(bad):
             lines.append('  %s -> %s  %s  %s: %s' % (f['from'], f['to'], f['what'], f['verdict'], f['details']))
             lines.append('      look at: %s' % f['hint'])
     sus = suspects(report)
