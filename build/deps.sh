@@ -29,6 +29,9 @@ openssl make gcc jq time shellcheck iputils-ping iputils-tracepath python3"
 # iperf3 3.18/3.22 test peers: apt checks the trixie and sid signatures with this keyring
 # (test/lib/iperf3-peers.sh fetches them from the bats files and the bench, cached)
 PKGS="$PKGS debian-archive-keyring"
+# fleet (esxi/fleet, test/integration/fleet.bats): Ansible drives the hosts over ssh;
+# the test bench runs an sshd in each namespace host; chromium renders report.html
+PKGS="$PKGS ansible-core openssh-server openssh-client chromium"
 
 missing=""
 for p in $PKGS; do

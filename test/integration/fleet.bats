@@ -297,6 +297,11 @@ mtu_pairs() {
     kill -0 "$pid" 2>/dev/null && { kill -9 -- -"$pid"; flunk "still running 180 s after ^C: $(tail "$out")"; }
     wait "$pid" || rc=$?
     [ "$rc" != 0 ] || flunk "exit 0 after ^C"
+    # what Ansible alone skips on ^C: the always: cleanup
+    for i in 1 2 3 4; do
+        grep -qx 'esxcli system settings advanced set -o /User/execInstalledOnly -i 1' "$W/h$i/host/log" ||
+            flunk "h$i not restored after ^C: $(cat "$W/h$i/host/log")"
+    done
     run cat "$out"
     assert_contains "esxdiag: SIGINT: the tests stop; cleanup runs on every host"
     assert_contains "INTERRUPTED: the tests stopped early"
@@ -304,10 +309,6 @@ mtu_pairs() {
     # nothing ran after the round that was interrupted
     run jq -r '[.pairs[] | select(.check == "perf" and (.round > 1 or .direction == "reverse"))] | length' "$W/report5/report.json"
     [ "$output" = 0 ] || flunk "tests after ^C: $(jq -c '.pairs[] | select(.check == "perf")' "$W/report5/report.json")"
-    for i in 1 2 3 4; do
-        grep -qx 'esxcli system settings advanced set -o /User/execInstalledOnly -i 1' "$W/h$i/host/log" ||
-            flunk "h$i not restored after ^C: $(cat "$W/h$i/host/log")"
-    done
     # the receivers and senders of the interrupted round end by themselves (-t 3, -1)
     for i in $(seq 100); do
         [ -z "$(for n in 1 2 3 4; do ip netns pids "$(fleet_ns "$n")"; done | xargs -r ps -o comm= -p | grep esxperf)" ] && break

@@ -83,8 +83,6 @@ forks = $((FLEET_N + 4))
 host_key_checking = True
 timeout = 10
 local_tmp = $d/ansible/tmp
-# the report's tasks on the controller (local connection) put their files here
-remote_tmp = $d/ansible/remote-tmp
 retry_files_enabled = False
 nocows = 1
 [ssh_connection]
