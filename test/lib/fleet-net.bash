@@ -69,25 +69,24 @@ fleet_net_up() {
         ip -n "$FLEET_NS_SW" link set "pm$i" master mgmt up
         ip -n "$ns" addr add "$(fleet_mgmt_ip "$i")/24" dev m0
         ip -n "$ns" link set m0 up
+        # the vMotion link: to R for the routed host, else to the bridge; the
+        # route to the other subnet goes through R either way
         if [ "$i" = "$FLEET_ROUTED" ]; then
             ip -n "$ns" link add v0 mtu 9000 type veth peer name r1 netns "$FLEET_NS_R" mtu 9000 || return 1
             ip -n "$FLEET_NS_R" addr add 198.19.1.1/24 dev r1
             ip -n "$FLEET_NS_R" addr add 2001:db8:191::1/64 dev r1 nodad
             ip -n "$FLEET_NS_R" link set r1 up
-            ip -n "$ns" addr add "$(fleet_test_ip "$i")/24" dev v0
-            ip -n "$ns" addr add "$(fleet_test_ip6 "$i")/64" dev v0 nodad
-            ip -n "$ns" link set v0 up
-            ip -n "$ns" route add 198.19.0.0/24 via 198.19.1.1
-            ip -n "$ns" -6 route add 2001:db8:19::/64 via 2001:db8:191::1
+            set -- 198.19.0.0/24 198.19.1.1 2001:db8:19::/64 2001:db8:191::1
         else
             ip -n "$ns" link add v0 mtu 9000 type veth peer name "pv$i" netns "$FLEET_NS_SW" mtu 9000 || return 1
             ip -n "$FLEET_NS_SW" link set "pv$i" master vmo up
-            ip -n "$ns" addr add "$(fleet_test_ip "$i")/24" dev v0
-            ip -n "$ns" addr add "$(fleet_test_ip6 "$i")/64" dev v0 nodad
-            ip -n "$ns" link set v0 up
-            ip -n "$ns" route add 198.19.1.0/24 via 198.19.0.1
-            ip -n "$ns" -6 route add 2001:db8:191::/64 via 2001:db8:19::1
+            set -- 198.19.1.0/24 198.19.0.1 2001:db8:191::/64 2001:db8:19::1
         fi
+        ip -n "$ns" addr add "$(fleet_test_ip "$i")/24" dev v0
+        ip -n "$ns" addr add "$(fleet_test_ip6 "$i")/64" dev v0 nodad
+        ip -n "$ns" link set v0 up
+        ip -n "$ns" route add "$1" via "$2"
+        ip -n "$ns" -6 route add "$3" via "$4"
     done
     fleet_faults_clear
 }
