@@ -391,7 +391,8 @@ kit_prepare() { # KIT_ARCH HOST_ARCH ARGS...
     local kit=$TMP/$1/esxdiag-0.1.0 bindir
     [ "$1" = aarch64 ] && bindir=$A64 || bindir=$BIN
     mkdir -p "$kit/bin" "$kit/esxi" "$TMP/fakebin" "$TMP/host/rs" "$TMP/fw"
-    cp "$ESXDIAG_ROOT"/esxi/* "$kit/esxi/"
+    # the host scripts only: esxi/fleet/ runs on the controller, it is not in the kit
+    find "$ESXDIAG_ROOT/esxi" -maxdepth 1 -type f -exec cp -t "$kit/esxi/" {} +
     cp "$bindir"/esx* "$kit/bin/"
     printf '#!/bin/sh\n[ "$1" = -m ] && { echo %s; exit 0; }\nexec /bin/uname "$@"\n' "$2" > "$TMP/fakebin/uname"
     chmod +x "$TMP/fakebin/uname"

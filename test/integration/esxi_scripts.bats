@@ -10,7 +10,8 @@ FAKE=$ESXDIAG_ROOT/test/lib/fake-esxcli
 make_kit() {
     KIT=$T/esxdiag-0.1.0
     mkdir -p "$KIT/bin" "$KIT/esxi" "$KIT/licenses"
-    cp "$ESXDIAG_ROOT"/esxi/* "$KIT/esxi/"
+    # the host scripts only: esxi/fleet/ runs on the controller, it is not in the kit
+    find "$ESXDIAG_ROOT/esxi" -maxdepth 1 -type f -exec cp -t "$KIT/esxi/" {} +
     printf 'not a real tool\n' > "$KIT/bin/esxtest"
     printf 'license text\n' > "$KIT/licenses/musl.copyright"
     (cd "$KIT" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)

@@ -27,8 +27,10 @@ setup_file() {
     made=$(make -s -C "$ESXDIAG_ROOT" dist 2>&1) || { echo "$made" >&2; return 1; }
     local kit; kit=$(sed -n 's/^dist: \(dist\/.*\.tar\.gz\)$/\1/p' <<<"$made")
     [ -n "$kit" ] || { echo "no kit in make dist's output: $made" >&2; return 1; }
-    export FLEET_KIT=$W/$(basename "$kit")
+    FLEET_KIT=$W/$(basename "$kit")
+    export FLEET_KIT
     cp "$ESXDIAG_ROOT/$kit" "$FLEET_KIT"
+    # shellcheck source=test/lib/esxpart-images.sh
     . "$ESXDIAG_ROOT/test/lib/esxpart-images.sh"
     mk_esxi7 "$W/esxi7.img"
     export FLEET_IPV6=1
@@ -136,9 +138,9 @@ mtu_pairs() {
     # every ordered pair once
     [ "$(printf '%s\n' "${lines[@]}" | awk '{print $1, $2}' | sort -u | wc -l)" = 12 ] || flunk "$output"
     # rounds 1..3 (N-1), port 5201 + round - 1, each unordered pair in one round, both directions
-    local l from to rnd dir port verdict
+    local l from to rnd port verdict
     for l in "${lines[@]}"; do
-        read -r from to rnd dir port verdict <<<"$l"
+        read -r from to rnd _ port verdict <<<"$l"
         [ "$rnd" -ge 1 ] && [ "$rnd" -le 3 ] || flunk "round $rnd: $l"
         [ "$port" = $((5200 + rnd)) ] || flunk "port: $l"
         grep -qx "$to $from $rnd [a-z]* $port [a-z]*" <<<"$output" || flunk "reverse not in the same round: $l"
@@ -311,7 +313,7 @@ mtu_pairs() {
     [ "$output" = 0 ] || flunk "tests after ^C: $(jq -c '.pairs[] | select(.check == "perf")' "$W/report5/report.json")"
     # the receivers and senders of the interrupted round end by themselves (-t 3, -1)
     for i in $(seq 100); do
-        [ -z "$(for n in 1 2 3 4; do ip netns pids "$(fleet_ns "$n")"; done | xargs -r ps -o comm= -p | grep esxperf)" ] && break
+        for n in 1 2 3 4; do ip netns pids "$(fleet_ns "$n")"; done | xargs -r ps -o comm= -p | grep -q esxperf || break
         sleep 0.2
     done
     assert_hosts_restored 1 2 3 4
