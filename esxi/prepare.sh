@@ -8,7 +8,7 @@
 usage() {
     cat <<'TXT'
 usage: sh esxi/prepare.sh [--allow-exec] [--allow-ip CIDR]... [--allow-any]
-                          [--port N] [--disable-firewall] [--dry-run] [-h|--help]
+                          [--port N[-M]] [--disable-firewall] [--dry-run] [-h|--help]
 
 Shows whether this ESXi host lets the copied esxdiag binaries run and lets
 esxperf traffic through, and changes a setting only when asked. Every command
@@ -26,7 +26,8 @@ sh esxi/cleanup.sh puts them all back.
                       ruleset loaded and says so if not.
   --allow-any         let --allow-ip take a /0 (0.0.0.0/0, ::/0: any address),
                       refused without it
-  --port N            the port for --allow-ip (default 5201, as iperf3)
+  --port N[-M]        the port, or a range of at most 64, for --allow-ip
+                      (default 5201, as iperf3)
   --disable-firewall  turn the whole host firewall off instead (opens every
                       port to everyone: use only if the ruleset is refused)
   --dry-run           print the commands that would change something, run
@@ -94,14 +95,26 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-# more than 5 digits is out of range before test(1) sees it: busybox and bash
+# --port N or N-M (a range, for the fleet's one port per round); at most 64 ports.
+# More than 5 digits is out of range before test(1) sees it: busybox and bash
 # [ -gt ] fail (not false) on numbers beyond 64 bits, which would let them through
+check_port() { # $1 = one port number; exits 2 unless 1..65535
+    case $1 in
+        '' | *[!0-9]*) err "--port $port: not a number or a range N-M"; exit 2 ;;
+        ??????*) err "--port $port: out of range 1-65535"; exit 2 ;;
+    esac
+    if [ "$1" -lt 1 ] || [ "$1" -gt 65535 ]; then
+        err "--port $port: out of range 1-65535"; exit 2
+    fi
+}
 case $port in
-    '' | *[!0-9]*) err "--port $port: not a number"; exit 2 ;;
-    ??????*) err "--port $port: out of range 1-65535"; exit 2 ;;
+    *-*) port_lo=${port%%-*} port_hi=${port#*-} ;;
+    *) port_lo=$port port_hi=$port ;;
 esac
-if [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
-    err "--port $port: out of range 1-65535"; exit 2
+check_port "$port_lo"
+check_port "$port_hi"
+if [ "$port_hi" -lt "$port_lo" ] || [ $((port_hi - port_lo)) -ge 64 ]; then
+    err "--port $port: a range is low-high with at most 64 ports"; exit 2
 fi
 if [ -n "$ips" ] && [ "$disable_fw" = 1 ]; then
     err "choose one: --allow-ip (narrow) or --disable-firewall (everything)"; exit 2
@@ -244,13 +257,17 @@ fi
 write_ruleset() { # the custom ruleset: esxperf's port, TCP and UDP, both ways
     {
         printf '<!-- esxdiag: temporary ruleset written by prepare.sh, removed by cleanup.sh -->\n'
-        printf '<ConfigRoot>\n  <service id="0%s">\n    <id>%s</id>\n' "$port" "$rsid"
+        printf '<ConfigRoot>\n  <service id="0%s">\n    <id>%s</id>\n' "$port_lo" "$rsid"
         n=0
         for proto in tcp udp; do
             for dir in inbound outbound; do
                 printf '    <rule id="%04d">\n' "$n"
                 printf '      <direction>%s</direction>\n      <protocol>%s</protocol>\n' "$dir" "$proto"
-                printf '      <porttype>dst</porttype>\n      <port>%s</port>\n    </rule>\n' "$port"
+                if [ "$port_lo" = "$port_hi" ]; then
+                    printf '      <porttype>dst</porttype>\n      <port>%s</port>\n    </rule>\n' "$port"
+                else
+                    printf '      <porttype>dst</porttype>\n      <port>\n        <begin>%s</begin>\n        <end>%s</end>\n      </port>\n    </rule>\n' "$port_lo" "$port_hi"
+                fi
                 n=$((n + 1))
             done
         done

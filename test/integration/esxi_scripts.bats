@@ -343,6 +343,20 @@ EOT
     [ "$(cat "$FAKE_ESXI/fw_enabled")" = true ] || flunk "changed the firewall"
 }
 
+# a port range (the fleet's one port per throughput round) is one rule per
+# protocol and direction with begin/end, as ESXi's firewall XML writes ranges
+@test "esxi: --port N-M opens a range of ports in the ruleset" {
+    prepare --allow-ip 198.18.0.0/15 --port 5201-5215
+    assert_status 0
+    local xml=$ESXDIAG_FIREWALL_DIR/esxdiag.xml
+    [ "$(grep -c '<begin>5201</begin>' "$xml")" = 4 ] && [ "$(grep -c '<end>5215</end>' "$xml")" = 4 ] ||
+        flunk "range not in the ruleset: $(cat "$xml")"
+    python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$xml" || flunk "not XML"
+    cleanup
+    assert_status 0
+    [ ! -e "$xml" ] || flunk "ruleset left behind"
+}
+
 @test "esxi: usage errors exit 2" {
     prepare --allow-ip 'not;an ip'
     assert_status 2
@@ -356,6 +370,13 @@ EOT
     assert_status 2
     assert_contains "out of range 1-65535"
     [ ! -e "$ESXDIAG_FIREWALL_DIR/esxdiag.xml" ] || flunk "ruleset written for a bad port"
+    local r
+    for r in 5210-5201 5201-5265 5201- -5201 5201-70000 5201-52x; do
+        prepare --allow-ip 198.18.0.0/15 --port "$r"
+        assert_status 2
+        assert_contains "--port $r:"
+        [ ! -e "$ESXDIAG_FIREWALL_DIR/esxdiag.xml" ] || flunk "ruleset written for --port $r"
+    done
     cleanup --bogus
     assert_status 2
     [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"

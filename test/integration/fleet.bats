@@ -184,6 +184,9 @@ mtu_pairs() {
     done
     jq -e '.hosts[0].steps.prepare.stdout | test("changes recorded in .*esxdiag.state")' "$R1" >/dev/null ||
         flunk "prepare output not kept: $(jq -c '.hosts[0].steps.prepare' "$R1")"
+    # the ruleset opened the ports of all three rounds (5201-5203), not just the first
+    jq -e '.hosts[0].steps.prepare.stdout | test("tcp\\+udp port 5201-5203")' "$R1" >/dev/null ||
+        flunk "prepare did not open the rounds' ports: $(jq -r '.hosts[0].steps.prepare.stdout' "$R1")"
 }
 
 @test "fleet run 1: report.html in headless Chromium shows the failing pairs; screenshot in out/fleet/report.png" {
