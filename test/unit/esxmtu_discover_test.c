@@ -12,6 +12,7 @@
 
 #include "../../tools/esxmtu/discover.h"
 #include "../../tools/esxmtu/packet.h"
+#include "bytes.h"
 
 const char tool_name[] = "esxmtu";
 
@@ -93,7 +94,7 @@ static void black_holes_at_odd_sizes(void **state)
 {
     (void)state;
     static const uint32_t at[] = { 4000, 8166, 1499, 1501, 68, 576, 1281, 2222, 8999, 9000, 7777 };
-    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(at); i++) {
         struct path p = { 9000, at[i], 0, 0, 7, 0 };
         struct disc d;
         search(&p, AF_INET, &d);

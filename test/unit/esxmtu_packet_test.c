@@ -11,6 +11,7 @@
 #include "../../tools/esxmtu/packet.h"
 #include "../../tools/esxmtu/probe.h"
 #include "../../tools/esxmtu/report.h"
+#include "bytes.h"
 #include "checksum.h"
 
 const char tool_name[] = "esxmtu";
@@ -49,7 +50,7 @@ static void builds_ipv4_with_df(void **state)
     size_t n = build4(buf, sizeof buf, 0x1234, 7, 8972);
     assert_int_equal(n, 9000);
     assert_int_equal(buf[0], 0x45);
-    assert_int_equal(buf[2] << 8 | buf[3], 9000);
+    assert_int_equal(load_be16(buf + 2), 9000);
     assert_int_equal(buf[6] & 0x40, 0x40);           /* DF */
     assert_int_equal(buf[8], 7);                     /* TTL */
     assert_int_equal(buf[9], 1);
@@ -124,14 +125,12 @@ static void parses_and_matches_echo_reply(void **state)
 
     /* a reply shorter than sent is ours but a failure */
     x = expect4(0x1234, 7, 8972);
-    buf[2] = (uint8_t)(1500 >> 8);
-    buf[3] = (uint8_t)(1500 & 0xff);
+    store_be16(buf + 2, 1500);
     assert_int_equal(pkt_parse(PKT_IP4, buf, n, &r, &why), 0);
     assert_int_equal(r.data_len, 1472);
     assert_int_equal(pkt_match(&r, &x), PM_SHORT);
     /* altered data past the stamp */
-    buf[2] = (uint8_t)(9000 >> 8);
-    buf[3] = (uint8_t)(9000 & 0xff);
+    store_be16(buf + 2, 9000);
     buf[20 + 8 + 5000] ^= 0xff;
     assert_int_equal(pkt_parse(PKT_IP4, buf, n, &r, &why), 0);
     assert_int_equal(pkt_match(&r, &x), PM_SHORT);
@@ -168,7 +167,7 @@ static size_t frag_needed(uint8_t *out, const uint8_t *probe, size_t quote, uint
     memcpy(p + 12, r, 4);
     memcpy(p + 16, a, 4);
     p[20] = 3; p[21] = 4; p[22] = p[23] = 0; p[24] = p[25] = 0;
-    p[26] = (uint8_t)(mtu >> 8); p[27] = (uint8_t)mtu;
+    store_be16(p + 26, mtu);
     memcpy(p + 28, probe, quote);
     return 28 + quote;
 }
@@ -222,7 +221,7 @@ static void parses_ipv6_packet_too_big(void **state)
     uint8_t *ip6 = m + 8;
     memset(ip6, 0, 40);
     ip6[0] = 0x60;
-    ip6[4] = (uint8_t)(pn >> 8); ip6[5] = (uint8_t)pn;
+    store_be16(ip6 + 4, (uint16_t)pn);
     ip6[6] = 58; ip6[7] = 64;
     ip6[24] = 0x20; ip6[25] = 0x01; ip6[26] = 0x0d; ip6[27] = 0xb8; ip6[39] = 2;
     memcpy(ip6 + 40, probe, 1232 - 40);
@@ -266,7 +265,7 @@ static void icmp_types_per_family(void **state)
         { PKT_ICMP6, 0, 0, PK_OTHER, 0 },         { PKT_ICMP6, 8, 0, PK_OTHER, 0 },
         { PKT_ICMP6, 11, 0, PK_OTHER, 0 },        { PKT_ICMP6, 135, 0, PK_OTHER, 0 },
     };
-    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
         uint8_t b[8] = { c[i].type, c[i].code, 0, 0, 1, 2, 3, 4 };
         struct pkt_info r;
         assert_int_equal(pkt_parse(c[i].layer, b, sizeof b, &r, NULL), 0);

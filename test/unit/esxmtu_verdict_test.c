@@ -12,6 +12,8 @@
 #include "../../tools/esxmtu/check.h"
 #include "../../tools/esxmtu/trace.h"
 #include "../../tools/esxmtu/verdict.h"
+#include "../../tools/esxmtu/discover.h"
+#include "clock.h"
 
 const char tool_name[] = "esxmtu";
 
@@ -90,7 +92,7 @@ static void collects_probe_outcomes(void **state)
     /* replies with RTTs: min/avg/max */
     memset(&pe.st, 0, sizeof pe.st);
     v[0].res = v[2].res = v[4].res = PR_REPLY;
-    v[0].rtt_ns = 1000000; v[2].rtt_ns = 3000000; v[4].rtt_ns = 2000000;
+    v[0].rtt_ns = 1 * NS_PER_MS; v[2].rtt_ns = 3 * NS_PER_MS; v[4].rtt_ns = 2 * NS_PER_MS;
     check_collect(v, 6, 0, &pe.st);
     assert_int_equal(verdict_decide(&pe.st), V_PASS);
     assert_true(pe.st.rtt_min > 0.99 && pe.st.rtt_min < 1.01);
@@ -151,12 +153,38 @@ static void trace_names_the_limiting_hop(void **state)
     assert_int_equal(t.kind, TR_NO_REPLY);
 }
 
+/* every enum value has its word (the tables are indexed by the enums; a gap or a
+ * missing last entry would print "?" or NULL in the JSON) */
+static void every_enum_has_a_name(void **state)
+{
+    (void)state;
+    for (int v = V_PASS; v <= V_NO_REPLY; v++)
+        assert_string_not_equal(verdict_name((enum verdict)v), "?");
+    for (int r = PR_PENDING; r <= PR_LOST; r++)
+        assert_string_not_equal(probe_res_name((enum probe_res)r), "?");
+    for (int m = METHOD_AUTO; m <= METHOD_DGRAM; m++) {
+        assert_string_not_equal(probe_method_name((enum probe_method)m), "?");
+        assert_int_equal(probe_method_parse(probe_method_name((enum probe_method)m)), m);
+    }
+    for (int k = TR_PASS; k <= TR_UNKNOWN; k++)
+        assert_string_not_equal(trace_kind_name((enum trace_kind)k), "?");
+    for (int s = DS_RUN; s <= DS_GAVE_UP; s++)
+        assert_string_not_equal(disc_state_name((enum disc_state)s), "?");
+    for (int p = DP_NONE; p <= DP_ERROR; p++)
+        assert_string_not_equal(disc_proof_name((enum disc_proof)p), "?");
+    assert_string_equal(probe_res_name(PR_TOO_BIG), "too-big");
+    assert_string_equal(disc_state_name(DS_GAVE_UP), "gave-up");
+    assert_string_equal(probe_res_name((enum probe_res)99), "?");
+    assert_int_equal(probe_method_parse("carrier-pigeon"), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decides_in_order_of_evidence),
         cmocka_unit_test(collects_probe_outcomes),
         cmocka_unit_test(trace_names_the_limiting_hop),
+        cmocka_unit_test(every_enum_has_a_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

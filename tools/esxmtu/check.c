@@ -1,5 +1,6 @@
 /* The default check: one round of probes to all peers, then verdicts. */
 #include "check.h"
+#include "clock.h"
 #include "fail.h"
 #include "packet.h"
 
@@ -31,7 +32,7 @@ void check_collect(const struct probe *v, size_t n, int peer, struct vstats *s)
         s->big_sent++;
         switch (pr->res) {
         case PR_REPLY: {
-            double ms = (double)pr->rtt_ns / 1e6;
+            double ms = (double)pr->rtt_ns / (double)NS_PER_MS;
             if (s->big_recv == 0 || ms < s->rtt_min)
                 s->rtt_min = ms;
             if (s->big_recv == 0 || ms > s->rtt_max)
@@ -84,13 +85,13 @@ int check_run(struct prober *p, struct peer *peers, size_t npeers, const struct 
             v[n].dst = &pe->addr;
             v[n].mtu = pe->mtu;
             v[n].group = (int)i * 2;
-            v[n].at_ns = c * o->interval_ns + i * 200000u;
+            v[n].at_ns = c * o->interval_ns + i * 200 * NS_PER_US;
             n++;
             if (pe->small_mtu) {
                 v[n].dst = &pe->addr;
                 v[n].mtu = pe->small_mtu;
                 v[n].group = (int)i * 2 + 1;
-                v[n].at_ns = c * o->interval_ns + i * 200000u + 100000u;
+                v[n].at_ns = c * o->interval_ns + i * 200 * NS_PER_US + 100 * NS_PER_US;
                 n++;
             }
         }

@@ -19,7 +19,7 @@ struct peer {
     uint32_t mtu;                /* full-size probe (IP bytes) */
     uint32_t small_mtu;          /* 0 = no small probe (the full size is small) */
     struct vstats st;
-    int verdict;
+    enum verdict verdict;
     int did_discover;
     struct disc_report disc;
     struct trace_report *trace;  /* NULL unless --trace */

@@ -1,5 +1,6 @@
 /* Path-MTU discovery: the search (pure) and its driver (real probes). */
 #include "discover.h"
+#include "bytes.h"
 #include "clock.h"
 #include "fail.h"
 #include "packet.h"
@@ -23,10 +24,25 @@ void disc_init(struct disc *d, int family, uint32_t max)
     d->cap = d->max + 1;
 }
 
-const char *disc_proof_name(int proof)
+static const char *const proof_names[] = {
+    [DP_NONE] = "none", [DP_TOO_BIG] = "too-big", [DP_LOCAL] = "local-mtu", [DP_LOSS] = "loss",
+    [DP_MAX] = "max", [DP_ERROR] = "icmp-error",
+};
+_Static_assert(ARRAY_SIZE(proof_names) == DP_ERROR + 1, "a name for every enum disc_proof");
+
+const char *disc_proof_name(enum disc_proof proof)
 {
-    static const char *const n[] = { "none", "too-big", "local-mtu", "loss", "max", "icmp-error" };
-    return proof >= 0 && proof <= DP_ERROR ? n[proof] : "?";
+    return (unsigned)proof < ARRAY_SIZE(proof_names) ? proof_names[proof] : "?";
+}
+
+static const char *const state_names[] = {
+    [DS_RUN] = "running", [DS_FOUND] = "found", [DS_NONE] = "none", [DS_GAVE_UP] = "gave-up",
+};
+_Static_assert(ARRAY_SIZE(state_names) == DS_GAVE_UP + 1, "a name for every enum disc_state");
+
+const char *disc_state_name(enum disc_state state)
+{
+    return (unsigned)state < ARRAY_SIZE(state_names) ? state_names[state] : "?";
 }
 
 /* the lower edge: sizes <= it are answered (min - 1 while nothing is) */
@@ -47,7 +63,7 @@ static uint32_t upper(const struct disc *d, unsigned *losses, int *proven)
     return hi;
 }
 
-static void lower_cap(struct disc *d, uint32_t mtu, int proof)
+static void lower_cap(struct disc *d, uint32_t mtu, enum disc_proof proof)
 {
     if (mtu < d->cap && mtu > lower(d)) {
         d->cap = mtu;
@@ -70,7 +86,7 @@ static void add_hint(struct disc *d, uint32_t mtu)
         d->hint[d->nhint++] = mtu;
 }
 
-void disc_feed(struct disc *d, uint32_t mtu, int outcome, uint32_t info, unsigned lost)
+void disc_feed(struct disc *d, uint32_t mtu, enum disc_outcome outcome, uint32_t info, unsigned lost)
 {
     if (mtu < d->min || mtu > d->max)
         return;
@@ -188,7 +204,7 @@ size_t disc_plan(struct disc *d, struct disc_try *out, size_t max)
     if (hi == lo + 1)
         return n;
     if (d->rounds == 0) {
-        for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        for (size_t i = 0; i < ARRAY_SIZE(table); i++)
             if (table[i] > lo && table[i] < hi)
                 n = add_try(out, n, max, table[i], d->copies);
         if (d->max > lo && d->max < hi)
@@ -241,7 +257,7 @@ int discover_run(struct prober *p, const union sockaddr_any *dst, uint64_t timeo
                 v[n].dst = dst;
                 v[n].mtu = plan[i].mtu;
                 v[n].group = (int)i;
-                v[n].at_ns = (uint64_t)n * 100000u;   /* 0.1 ms apart */
+                v[n].at_ns = (uint64_t)n * 100 * NS_PER_US;   /* 0.1 ms apart */
                 n++;
             }
         if (probe_batch(p, v, n, timeout_ns, 1) != 0) {
@@ -251,7 +267,7 @@ int discover_run(struct prober *p, const union sockaddr_any *dst, uint64_t timeo
         d.probes += (unsigned)n;
         int timed_out = 0;
         for (size_t i = 0; i < np; i++) {
-            int got = DO_LOST;
+            enum disc_outcome got = DO_LOST;
             uint32_t info = 0;
             unsigned lost = 0;
             for (size_t j = 0; j < n; j++) {

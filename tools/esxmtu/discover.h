@@ -32,14 +32,14 @@ struct disc {
     unsigned budget;             /* probes per round at most */
     uint32_t lo;                 /* largest size answered at full size, 0 = none */
     uint32_t cap;                /* smallest size refused with proof, max + 1 if none */
-    int cap_proof;               /* enum disc_proof for cap */
+    enum disc_proof cap_proof;   /* for cap */
     struct { uint32_t mtu; unsigned losses; } fail[DISC_MAX_FAIL];
     size_t nfail;
     uint32_t hint[DISC_MAX_HINT];
     size_t nhint;
     unsigned rounds, timeouts, probes;
-    int state;                   /* enum disc_state */
-    int proof;                   /* why the answer is the answer (enum disc_proof) */
+    enum disc_state state;
+    enum disc_proof proof;       /* why the answer is the answer */
     uint32_t result;             /* path MTU when DS_FOUND */
     uint32_t smallest_failed;
 };
@@ -48,12 +48,14 @@ void disc_init(struct disc *d, int family, uint32_t max);
 /* sizes for the next round; 0 when the search is over (see d->state) */
 size_t disc_plan(struct disc *d, struct disc_try *out, size_t max);
 /* one size's outcome this round: info = MTU for TOO_BIG / LOCAL; lost = lost copies */
-void disc_feed(struct disc *d, uint32_t mtu, int outcome, uint32_t info, unsigned lost);
+void disc_feed(struct disc *d, uint32_t mtu, enum disc_outcome outcome, uint32_t info, unsigned lost);
 void disc_round_done(struct disc *d, int timed_out);
-const char *disc_proof_name(int proof);
+const char *disc_proof_name(enum disc_proof proof);   /* "too-big", "loss"... (JSON words) */
+const char *disc_state_name(enum disc_state state);   /* "found", "none"... (JSON words) */
 
 struct disc_report {
-    int state, proof;
+    enum disc_state state;
+    enum disc_proof proof;
     uint32_t mtu, smallest_failed;
     unsigned rounds, timeouts, probes;
     double seconds;

@@ -47,6 +47,7 @@ static const char usage[] =
 
 #include "args.h"
 #include "check.h"
+#include "clock.h"
 #include "discover.h"
 #include "fail.h"
 #include "net.h"
@@ -101,7 +102,7 @@ static uint64_t seconds(const char *opt, const char *s, double min, double max)
     const char *why;
     if (parse_double(s, min, max, &v, &why) != 0)
         die_usage("%s '%s': %s (%g..%g seconds)", opt, s, why, min, max);
-    return (uint64_t)(v * 1e9);
+    return (uint64_t)(v * (double)NS_PER_SEC);
 }
 
 static void add_peer(struct opts *o, const char *name)
@@ -158,10 +159,13 @@ static void parse(struct opts *o, int argc, char **argv)
         case OPT_DISCOVER: o->discover = 1; break;
         case OPT_TRACE: o->trace = 1; break;
         case OPT_HOPS: o->max_hops = (int)num("--max-hops", optarg, 1, TRACE_MAX_HOPS); break;
-        case OPT_METHOD:
-            if ((o->po.method = probe_method_parse(optarg)) < 0)
+        case OPT_METHOD: {
+            int m = probe_method_parse(optarg);
+            if (m < 0)
                 die_usage("--method '%s': unknown (auto, raw, errqueue or dgram)", optarg);
+            o->po.method = (enum probe_method)m;
             break;
+        }
         case OPT_VERSION: version_print(); exit(EXIT_OKAY);
         case 'h': fputs(usage, stdout); exit(EXIT_OKAY);
         default: die_usage("unknown option");
@@ -234,8 +238,8 @@ int main(int argc, char **argv)
     struct opts o;
     memset(&o, 0, sizeof o);
     o.chk.count = 3;
-    o.chk.interval_ns = 200000000u;
-    o.chk.timeout_ns = 1000000000u;
+    o.chk.interval_ns = 200 * NS_PER_MS;
+    o.chk.timeout_ns = NS_PER_SEC;
     o.max_hops = 30;
     parse(&o, argc, argv);
 
@@ -255,7 +259,7 @@ int main(int argc, char **argv)
     if (check_run(&p, peers, o.npeers, &o.chk) != 0)
         die(EXIT_USAGE, "probing failed: %s", errtext(errno));
     for (size_t i = 0; o.discover && i < o.npeers; i++) {
-        int v = peers[i].verdict;
+        enum verdict v = peers[i].verdict;
         if (v == V_NO_REPLY || v == V_UNREACHABLE || v == V_TTL_EXCEEDED)
             continue;     /* nothing answers: no size will */
         if (discover_run(&p, &peers[i].addr, o.chk.timeout_ns, &peers[i].disc) != 0)

@@ -1,16 +1,10 @@
 /* ICMP / ICMPv6 echo probes: building, parsing replies and errors, matching. */
 #include "packet.h"
+#include "bytes.h"
 #include "checksum.h"
 
 #include <string.h>
 #include <sys/socket.h>
-
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
 
 uint32_t pkt_hdr_len(int family) { return family == AF_INET6 ? PKT_HDR6 : PKT_HDR4; }
 uint32_t pkt_min_mtu(int family) { return family == AF_INET6 ? PKT_MIN_MTU6 : PKT_MIN_MTU4; }
@@ -23,9 +17,8 @@ static uint8_t pattern_byte(size_t i, uint64_t nonce, uint16_t seq)
 
 static void stamp(uint8_t st[PKT_STAMP_LEN], uint64_t nonce, uint16_t seq)
 {
-    for (int i = 0; i < 8; i++)
-        st[i] = (uint8_t)(nonce >> (56 - 8 * i));
-    put16(st + 8, seq);
+    store_be64(st, nonce);
+    store_be16(st + 8, seq);
     memcpy(st + 10, "esxmtu", 6);
 }
 
@@ -70,8 +63,8 @@ size_t pkt_build_echo(int layer, uint8_t *buf, size_t cap, uint16_t id, uint16_t
     icmp[0] = layer == PKT_ICMP6 ? ICMP6_ECHO : ICMP4_ECHO;
     icmp[1] = 0;
     icmp[2] = icmp[3] = 0;
-    put16(icmp + 4, id);
-    put16(icmp + 6, seq);
+    store_be16(icmp + 4, id);
+    store_be16(icmp + 6, seq);
     pkt_fill(icmp + 8, data_len, nonce, seq);
     if (layer != PKT_ICMP6) {
         uint16_t ck = inet_checksum(icmp, 8 + data_len);
@@ -80,9 +73,9 @@ size_t pkt_build_echo(int layer, uint8_t *buf, size_t cap, uint16_t id, uint16_t
     if (layer == PKT_IP4) {
         buf[0] = 0x45;
         buf[1] = 0;
-        put16(buf + 2, (uint16_t)total);
-        put16(buf + 4, 0);                    /* id: the kernel fills it */
-        put16(buf + 6, ip->df ? 0x4000 : 0);  /* DF, offset 0 */
+        store_be16(buf + 2, (uint16_t)total);
+        store_be16(buf + 4, 0);                    /* id: the kernel fills it */
+        store_be16(buf + 6, ip->df ? 0x4000 : 0);  /* DF, offset 0 */
         buf[8] = ip->ttl ? ip->ttl : 64;
         buf[9] = 1;                           /* ICMP */
         buf[10] = buf[11] = 0;
@@ -106,14 +99,14 @@ static void parse_orig4(const uint8_t *p, size_t len, struct pkt_info *o)
         return;
     memcpy(o->orig_dst, p + 16, 4);
     o->orig_dst_len = 4;
-    o->orig_len = get16(p + 2);
-    if (p[9] != 1 || (get16(p + 6) & 0x1fff) != 0)   /* not ICMP, or not the first fragment */
+    o->orig_len = load_be16(p + 2);
+    if (p[9] != 1 || (load_be16(p + 6) & 0x1fff) != 0)   /* not ICMP, or not the first fragment */
         return;
     const uint8_t *ic = p + ihl;
     if (len - ihl < 8 || ic[0] != ICMP4_ECHO)
         return;
-    o->id = get16(ic + 4);
-    o->seq = get16(ic + 6);
+    o->id = load_be16(ic + 4);
+    o->seq = load_be16(ic + 6);
     o->has_orig = 1;
 }
 
@@ -123,14 +116,14 @@ static void parse_orig6(const uint8_t *p, size_t len, struct pkt_info *o)
         return;
     memcpy(o->orig_dst, p + 24, 16);
     o->orig_dst_len = 16;
-    o->orig_len = 40u + get16(p + 4);
+    o->orig_len = 40u + load_be16(p + 4);
     if (p[6] != 58)                     /* next header not ICMPv6: not one of ours */
         return;
     const uint8_t *ic = p + 40;
     if (len - 40 < 8 || ic[0] != ICMP6_ECHO)
         return;
-    o->id = get16(ic + 4);
-    o->seq = get16(ic + 6);
+    o->id = load_be16(ic + 4);
+    o->seq = load_be16(ic + 6);
     o->has_orig = 1;
 }
 
@@ -158,8 +151,8 @@ static int parse_icmp(int v6, const uint8_t *p, size_t len, struct pkt_info *o, 
     o->code = p[1];
     if (p[0] == f->echo || p[0] == f->echo_reply) {
         o->kind = p[0] == f->echo ? PK_ECHO_REQUEST : PK_ECHO_REPLY;
-        o->id = get16(p + 4);
-        o->seq = get16(p + 6);
+        o->id = load_be16(p + 4);
+        o->seq = load_be16(p + 6);
         o->data = p + 8;
         o->data_len = len - 8;
         return 0;
@@ -168,9 +161,9 @@ static int parse_icmp(int v6, const uint8_t *p, size_t len, struct pkt_info *o, 
         return 0;
     o->kind = PK_ERROR;
     if (v6 && p[0] == ICMP6_TOO_BIG)
-        o->mtu = get32(p + 4);
+        o->mtu = load_be32(p + 4);
     else if (!v6 && p[0] == ICMP4_UNREACH && p[1] == ICMP4_FRAG_NEEDED_CODE)
-        o->mtu = get16(p + 6);
+        o->mtu = load_be16(p + 6);
     f->orig(p + 8, len - 8, o);
     return 0;
 }
@@ -198,7 +191,7 @@ int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
         return -1;
     }
     size_t ihl = (size_t)(buf[0] & 15) * 4;
-    size_t tot = get16(buf + 2);
+    size_t tot = load_be16(buf + 2);
     if (ihl < 20 || ihl > len || tot < ihl) {
         *why = "bad IPv4 header length";
         return -1;
@@ -212,7 +205,7 @@ int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
         *why = "not ICMP";
         return -1;
     }
-    if (get16(buf + 6) & 0x3fff) {   /* a fragment (MF or offset): never ours whole */
+    if (load_be16(buf + 6) & 0x3fff) {   /* a fragment (MF or offset): never ours whole */
         *why = "IPv4 fragment";
         return -1;
     }

@@ -34,7 +34,7 @@ enum {
 };
 
 struct pkt_info {
-    int kind;                  /* enum pkt_kind */
+    enum pkt_kind kind;
     uint8_t type, code;        /* of the received ICMP message */
     uint16_t id, seq;          /* echo: its own; error: of the embedded echo request */
     int has_orig;              /* error: embedded original echo request id/seq present */

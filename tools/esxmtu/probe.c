@@ -1,6 +1,7 @@
 /* Sockets, sending, and matching answers to probes (see probe.h for the methods). */
 #include "probe.h"
 #include "packet.h"
+#include "bytes.h"
 #include "clock.h"
 #include "fail.h"
 
@@ -52,23 +53,39 @@ enum { EE_ORIGIN_LOCAL = 1, EE_ORIGIN_ICMP = 2, EE_ORIGIN_ICMP6 = 3 };
 
 static int fidx(int family) { return family == AF_INET6; }
 
-const char *probe_method_name(int m)
+static const char *const method_names[] = {
+    [METHOD_AUTO] = "auto", [METHOD_RAW] = "raw", [METHOD_ERRQUEUE] = "errqueue", [METHOD_DGRAM] = "dgram",
+};
+_Static_assert(ARRAY_SIZE(method_names) == METHOD_DGRAM + 1, "a name for every enum probe_method");
+
+const char *probe_method_name(enum probe_method m)
 {
-    static const char *const names[] = { "auto", "raw", "errqueue", "dgram" };
-    return m >= 0 && m <= METHOD_DGRAM ? names[m] : "?";
+    return (unsigned)m < ARRAY_SIZE(method_names) ? method_names[m] : "?";
 }
 
 int probe_method_parse(const char *s)
 {
-    for (int m = METHOD_AUTO; m <= METHOD_DGRAM; m++)
-        if (strcmp(s, probe_method_name(m)) == 0)
-            return m;
+    for (size_t m = 0; m < ARRAY_SIZE(method_names); m++)
+        if (strcmp(s, method_names[m]) == 0)
+            return (int)m;
     return -1;
+}
+
+static const char *const res_names[] = {
+    [PR_PENDING] = "pending", [PR_REPLY] = "reply", [PR_SHORT] = "short", [PR_TOO_BIG] = "too-big",
+    [PR_LOCAL_MTU] = "local-mtu", [PR_TTL] = "ttl-exceeded", [PR_UNREACH] = "unreachable",
+    [PR_LOST] = "lost",
+};
+_Static_assert(ARRAY_SIZE(res_names) == PR_LOST + 1, "a name for every enum probe_res");
+
+const char *probe_res_name(enum probe_res r)
+{
+    return (unsigned)r < ARRAY_SIZE(res_names) ? res_names[r] : "?";
 }
 
 const char *prober_method_desc(const struct prober *p, int family)
 {
-    int m = p->method[fidx(family)];
+    enum probe_method m = p->method[fidx(family)];
     if (m == METHOD_RAW)
         return family == AF_INET6 ? "raw ICMPv6 socket, IPV6_DONTFRAG + PMTUDISC_PROBE"
                                   : "raw socket, own IPv4 header with DF (IP_HDRINCL) + PMTUDISC_PROBE";
@@ -91,7 +108,7 @@ static int setint(int fd, int level, int name, int val)
 }
 
 /* one socket for one family and method; -1 with errno and *why */
-static int open_one(int family, int method, const struct prober_opts *o, const char **why)
+static int open_one(int family, enum probe_method method, const struct prober_opts *o, const char **why)
 {
     int v6 = family == AF_INET6;
     int type = method == METHOD_DGRAM ? SOCK_DGRAM : SOCK_RAW;
@@ -154,7 +171,7 @@ int prober_open(struct prober *p, const struct prober_opts *o, int need4, int ne
         if (!(fi ? need6 : need4))
             continue;
         int family = fi ? AF_INET6 : AF_INET;
-        int m = o->method == METHOD_AUTO ? METHOD_RAW : o->method;
+        enum probe_method m = o->method == METHOD_AUTO ? METHOD_RAW : o->method;
         int fd = open_one(family, m, o, why);
         if (fd == -2 && o->method == METHOD_AUTO) {   /* options unsupported: next method */
             m = METHOD_ERRQUEUE;
@@ -249,7 +266,7 @@ static void expect_of(const struct batch *b, const struct probe *pr, struct pkt_
 }
 
 /* ICMP type/code of an error -> result */
-static int classify(int family, uint8_t type, uint8_t code)
+static enum probe_res classify(int family, uint8_t type, uint8_t code)
 {
     if (family == AF_INET6)
         return type == ICMP6_TOO_BIG ? PR_TOO_BIG : type == ICMP6_TIME_EXCEEDED ? PR_TTL : PR_UNREACH;
@@ -258,7 +275,7 @@ static int classify(int family, uint8_t type, uint8_t code)
     return type == ICMP4_TIME_EXCEEDED ? PR_TTL : PR_UNREACH;
 }
 
-static void set_error(struct probe *pr, int res, uint8_t type, uint8_t code, uint32_t info,
+static void set_error(struct probe *pr, enum probe_res res, uint8_t type, uint8_t code, uint32_t info,
                       const union sockaddr_any *from)
 {
     pr->res = res;
@@ -424,7 +441,7 @@ static void send_one(struct batch *b, struct probe *pr)
         if (errno == EINTR)
             continue;
         if (errno == ENOBUFS || errno == EAGAIN) {   /* queue full: give it a moment */
-            sleep_ns(1000000);
+            sleep_ns(NS_PER_MS);
             continue;
         }
         /* An ICMP error that arrived for an earlier probe is reported once by

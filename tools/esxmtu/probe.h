@@ -15,8 +15,8 @@
 #include "net.h"
 
 enum probe_method { METHOD_AUTO = 0, METHOD_RAW, METHOD_ERRQUEUE, METHOD_DGRAM };
-const char *probe_method_name(int m);
-int probe_method_parse(const char *s);          /* -1 if unknown */
+const char *probe_method_name(enum probe_method m);
+int probe_method_parse(const char *s);          /* an enum probe_method, -1 if unknown */
 
 enum probe_res {
     PR_PENDING = 0,
@@ -28,6 +28,7 @@ enum probe_res {
     PR_UNREACH,      /* other ICMP error (type/code), or a send error (err) */
     PR_LOST          /* nothing within the timeout */
 };
+const char *probe_res_name(enum probe_res r);   /* "reply", "too-big"... (JSON words) */
 
 struct probe {
     /* in */
@@ -37,7 +38,7 @@ struct probe {
     int group;               /* probes of one group answer the same question; keep them adjacent in v */
     uint64_t at_ns;          /* send time, offset from the start of the batch */
     /* out */
-    int res;                 /* enum probe_res */
+    enum probe_res res;
     uint16_t seq;
     uint64_t sent_ns, rtt_ns;
     uint32_t info;           /* MTU for PR_TOO_BIG / PR_LOCAL_MTU */
@@ -48,7 +49,7 @@ struct probe {
 };
 
 struct prober_opts {
-    int method;              /* enum probe_method */
+    enum probe_method method;
     const char *iface;       /* -I */
     union sockaddr_any src4, src6;   /* -B, family 0 when unset */
     int ttl;                 /* -t, 0 = default */
@@ -56,7 +57,7 @@ struct prober_opts {
 
 struct prober {
     const struct prober_opts *o;
-    int method[2];           /* resolved method for [0] IPv4, [1] IPv6 */
+    enum probe_method method[2];   /* resolved method for [0] IPv4, [1] IPv6 */
     int fd[2];
     int cur_ttl[2];
     uint16_t id;

@@ -94,7 +94,7 @@ static void human_discover(FILE *f, const struct peer *pe)
             d->timeouts == 1 ? "" : "s", d->probes, d->seconds);
 }
 
-static const char *res_text(int res, char *buf, size_t len, const struct trace_hop *h, int family)
+static const char *res_text(enum probe_res res, char *buf, size_t len, const struct trace_hop *h, int family)
 {
     switch (res) {
     case PR_REPLY: snprintf(buf, len, "reply %.3f ms", h->big_rtt_ms); break;
@@ -236,16 +236,14 @@ static void json_trace(struct jsonw *w, const struct trace_report *t)
     jw_uint(w, "probes", t->probes);
     jw_double_prec(w, "seconds", t->seconds, 3);
     jw_arr(w, "hops");
-    static const char *const rn[] = { "pending", "reply", "short", "too-big", "local-mtu",
-                                      "ttl-exceeded", "unreachable", "lost" };
     for (int h = 1; h <= t->nhops; h++) {
         const struct trace_hop *x = &t->hop[h];
         jw_obj(w, NULL);
         jw_int(w, "hop", h);
         jaddr(w, "address", x->small_from_set ? &x->small_from : &x->big_from,
               x->small_from_set || x->big_from_set);
-        jw_str(w, "small", rn[x->small_res]);
-        jw_str(w, "full_size", rn[x->big_res]);
+        jw_str(w, "small", probe_res_name(x->small_res));
+        jw_str(w, "full_size", probe_res_name(x->big_res));
         jaddr(w, "full_size_from", &x->big_from, x->big_from_set);
         juint_or_null(w, "mtu", x->big_res == PR_TOO_BIG ? x->big_info : 0);
         jw_end(w);
@@ -313,10 +311,9 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
         else
             jw_null(&w, "discovered_mtu");
         if (pe->did_discover) {
-            static const char *const st[] = { "running", "found", "none", "gave-up" };
             const struct disc_report *d = &pe->disc;
             jw_obj(&w, "discover");
-            jw_str(&w, "state", st[d->state]);
+            jw_str(&w, "state", disc_state_name(d->state));
             juint_or_null(&w, "mtu", d->mtu);
             juint_or_null(&w, "smallest_failed", d->smallest_failed);
             jw_str(&w, "proof", disc_proof_name(d->proof));

@@ -1,10 +1,11 @@
 /* Verdicts: the order of the checks is the order of the evidence's strength. */
 #include "verdict.h"
 #include "packet.h"
+#include "bytes.h"
 
 #include <sys/socket.h>
 
-int verdict_decide(const struct vstats *s)
+enum verdict verdict_decide(const struct vstats *s)
 {
     if (s->big_recv > 0)
         return V_PASS;          /* a full-size reply is proof, even with loss */
@@ -23,15 +24,19 @@ int verdict_decide(const struct vstats *s)
     return V_NO_REPLY;
 }
 
-const char *verdict_name(int v)
+static const char *const verdict_names[] = {
+    [V_PASS] = "PASS", [V_LOCAL_MTU] = "LOCAL-MTU", [V_TOO_BIG] = "TOO-BIG",
+    [V_SHORT_REPLY] = "SHORT-REPLY", [V_UNREACHABLE] = "UNREACHABLE", [V_TTL_EXCEEDED] = "TTL-EXCEEDED",
+    [V_BLACK_HOLE] = "BLACK-HOLE", [V_NO_REPLY] = "NO-REPLY",
+};
+_Static_assert(ARRAY_SIZE(verdict_names) == V_NO_REPLY + 1, "a name for every enum verdict");
+
+const char *verdict_name(enum verdict v)
 {
-    static const char *const names[] = { "PASS", "LOCAL-MTU", "TOO-BIG", "SHORT-REPLY",
-                                         "UNREACHABLE", "TTL-EXCEEDED", "BLACK-HOLE",
-                                         "NO-REPLY" };
-    return v >= 0 && v <= V_NO_REPLY ? names[v] : "?";
+    return (unsigned)v < ARRAY_SIZE(verdict_names) ? verdict_names[v] : "?";
 }
 
-int verdict_ok(int v)
+int verdict_ok(enum verdict v)
 {
     return v == V_PASS;
 }
@@ -44,7 +49,7 @@ const char *verdict_icmp_name(int family, uint8_t type, uint8_t code)
                                           "port unreachable", "source address failed policy",
                                           "reject route to destination" };
         if (type == ICMP6_UNREACH)
-            return code < sizeof u6 / sizeof u6[0] ? u6[code] : "destination unreachable";
+            return code < ARRAY_SIZE(u6) ? u6[code] : "destination unreachable";
         if (type == ICMP6_TOO_BIG)
             return "packet too big";
         if (type == ICMP6_TIME_EXCEEDED)
@@ -60,7 +65,7 @@ const char *verdict_icmp_name(int family, uint8_t type, uint8_t code)
                                       "host unreachable for TOS", "communication administratively prohibited",
                                       "host precedence violation", "precedence cutoff" };
     if (type == ICMP4_UNREACH)
-        return code < sizeof u4 / sizeof u4[0] ? u4[code] : "destination unreachable";
+        return code < ARRAY_SIZE(u4) ? u4[code] : "destination unreachable";
     if (type == ICMP4_TIME_EXCEEDED)
         return "time to live exceeded";
     if (type == ICMP4_PARAM)

@@ -29,9 +29,9 @@ struct vstats {
     double rtt_min, rtt_max, rtt_sum;  /* ms, of full-size replies */
 };
 
-int verdict_decide(const struct vstats *s);
-const char *verdict_name(int v);       /* "PASS", "LOCAL-MTU", ... */
-int verdict_ok(int v);                 /* 1 only for PASS */
+enum verdict verdict_decide(const struct vstats *s);
+const char *verdict_name(enum verdict v);   /* "PASS", "LOCAL-MTU", ... */
+int verdict_ok(enum verdict v);             /* 1 only for PASS */
 /* "net unreachable", "admin prohibited"... for an ICMP / ICMPv6 error */
 const char *verdict_icmp_name(int family, uint8_t type, uint8_t code);
 
