@@ -293,6 +293,135 @@ EOF2
     assert_contains "too big for IPv6 (at most 65487 data bytes)"
 }
 
+# issue 15 item 12: getopt's own message and ours made two lines, the second wrong
+@test "a missing or unwanted option value is one right line, exit 2" {
+    local args want
+    while IFS='|' read -r args want; do
+        run "$MTU" $args
+        [ "$status" = 2 ] || flunk "'$args' exited $status: $output"
+        [ "${#lines[@]}" = 1 ] || flunk "'$args' printed ${#lines[@]} lines: $output"
+        assert_contains "$want"
+    done <<'EOF2'
+-c|esxmtu: option -c needs a value
+127.0.0.1 -W|esxmtu: option -W needs a value
+--method|esxmtu: option --method needs a value
+--max-hops|esxmtu: option --max-hops needs a value
+--json=yes 127.0.0.1|esxmtu: option --json takes no value
+-x 127.0.0.1|esxmtu: unknown option -x
+--bogus 127.0.0.1|esxmtu: unknown option '--bogus'
+EOF2
+}
+
+# issue 15 item 8: "unknown host or not an address" for a good address of the other family
+@test "-4/-6 against an address of the other family says the family does not match" {
+    local args want
+    while IFS='|' read -r args want; do
+        run ip netns exec "$NS_A" "$MTU" -W 0.3 $args
+        [ "$status" = 2 ] || flunk "'$args' exited $status: $output"
+        [ "${#lines[@]}" = 1 ] || flunk "'$args' printed ${#lines[@]} lines: $output"
+        assert_contains "$want"
+    done <<'EOF2'
+-4 2001:db8:1::2|2001:db8:1::2 is an IPv6 address, but -4 asks for IPv4 (drop -4
+-6 198.18.1.2|198.18.1.2 is an IPv4 address, but -6 asks for IPv6 (drop -6
+-6 ::ffff:198.18.1.2|::ffff:198.18.1.2 is an IPv4 address (IPv4-mapped), but -6 asks for IPv6
+-4 -B 2001:db8::2 198.18.1.2|-B 2001:db8::2 is an IPv6 address, but -4 asks for IPv4
+-4 -6 198.18.1.2|-4 and -6 contradict
+EOF2
+}
+
+# issue 15 item 9: these got UNREACHABLE "Permission denied", NO-REPLY or even PASS
+@test "broadcast, unspecified and multicast peers and a multicast -B are refused up front; ::ffff:a.b.c.d is IPv4" {
+    local args want
+    while IFS='|' read -r args want; do
+        run ip netns exec "$NS_A" "$MTU" -W 0.3 $args
+        [ "$status" = 2 ] || flunk "'$args' exited $status: $output"
+        [ "${#lines[@]}" = 1 ] || flunk "'$args' printed ${#lines[@]} lines: $output"
+        assert_contains "$want"
+    done <<'EOF2'
+255.255.255.255|255.255.255.255 is the broadcast address, not a path-MTU target
+198.18.0.255|198.18.0.255 is a broadcast address (this host's routing table says so)
+0.0.0.0|0.0.0.0 is the unspecified address
+::|:: is the unspecified address
+224.0.0.1|224.0.0.1 is a multicast address
+ff02::1|ff02::1 is a multicast address
+::ffff:224.0.0.1|::ffff:224.0.0.1 is a multicast address
+-B 224.0.0.1 198.18.1.2|-B 224.0.0.1 is a multicast address (give one of this host's unicast addresses)
+-B ff02::1 2001:db8:1::2|-B ff02::1 is a multicast address
+198.18.1.2 224.0.0.1|224.0.0.1 is a multicast address
+EOF2
+    # v4-mapped is IPv4: the same verdict as the IPv4 address, with the IPv4 arithmetic
+    run ip netns exec "$NS_A" "$MTU" -W 0.3 -J ::ffff:198.18.1.2
+    assert_status 0
+    assert_contains '"family": "ipv4"'
+    assert_contains '"address": "198.18.1.2"'
+    assert_contains '"payload": 8972'
+    assert_contains '"verdict": "PASS"'
+}
+
+# issue 15 item 10: a 100,000-line silent cap, a directory read as "no peer", a long line
+# split into two peers, extra words and NUL lines dropped silently
+@test "-f FILE: one line is one peer; other words warn with the line; bad files are errors naming the line" {
+    local d=$BATS_TEST_TMPDIR
+    printf '198.18.1.2 behind R\n# comment\n\n2001:db8:1::2\r\n' > "$d/words"
+    run ip netns exec "$NS_A" "$MTU" -q -W 0.3 -f "$d/words"
+    assert_status 0
+    [ "${#lines[@]}" = 4 ] || flunk "$output"
+    [ "${lines[0]}" = "esxmtu: $d/words line 1: 'behind R' after the peer ignored (one peer a line; start comments with #)" ] || flunk "$output"
+    assert_contains "summary: 2 of 2 peers pass (exit 0)"
+    # a line over 1024 bytes: an error naming line 2, not two peers
+    { echo 198.18.1.2; printf '198.18.1.2%02000d\n' 0; } > "$d/long"
+    run ip netns exec "$NS_A" "$MTU" -q -W 0.3 -f "$d/long"
+    assert_status 2
+    [ "$output" = "esxmtu: $d/long line 2: longer than 1024 bytes (one peer a line)" ] || flunk "$output"
+    printf '198.18.1.2\n\0\n' > "$d/nul"
+    run ip netns exec "$NS_A" "$MTU" -q -W 0.3 -f "$d/nul"
+    assert_status 2
+    [ "$output" = "esxmtu: $d/nul line 2: a NUL byte (is it a text file? one peer a line)" ] || flunk "$output"
+    # comments count: 100,000 lines are read, one more is an error, never a silent stop
+    { seq 99999 | sed 's/^/# /'; echo 198.18.1.2; } > "$d/many"
+    run ip netns exec "$NS_A" "$MTU" -q -W 0.3 -f "$d/many"
+    assert_status 0
+    echo '# one more' >> "$d/many"
+    run ip netns exec "$NS_A" "$MTU" -q -W 0.3 -f "$d/many"
+    assert_status 2
+    assert_contains "$d/many: more than 100000 lines"
+    run ip netns exec "$NS_A" "$MTU" -f "$d"
+    assert_status 2
+    [ "$output" = "esxmtu: $d is a directory (-f takes a file with one peer a line)" ] || flunk "$output"
+    run ip netns exec "$NS_A" "$MTU" -f /dev/zero
+    assert_status 2
+    assert_contains "/dev/zero is a character device"
+    # a FIFO with no writer neither blocks nor passes: its emptiness is named (bound 10 s
+    # against a hang; it answers in milliseconds)
+    mkfifo "$d/fifo"
+    run timeout 10 ip netns exec "$NS_A" "$MTU" -f "$d/fifo"
+    assert_status 2
+    assert_contains "$d/fifo: no peer in it"
+    # a pipe is a file of peers
+    run ip netns exec "$NS_A" "$MTU" -q -W 0.3 -f <(echo 198.18.1.2)
+    assert_status 0
+    # a read error and a file cut short while read: errors, not a shorter list
+    command -v strace >/dev/null || skip "strace missing"
+    seq -f '198.18.1.%g' 2 901 > "$d/big"
+    run ip netns exec "$NS_A" strace -qq -o /dev/null -P "$d/big" -e trace=read -e inject=read:error=EIO:when=2 \
+        "$MTU" -q -W 0.3 -f "$d/big"
+    assert_status 2
+    [ "${#lines[@]}" = 1 ] || flunk "$output"
+    assert_contains "cannot read $d/big:"
+    run ip netns exec "$NS_A" strace -qq -o /dev/null -P "$d/big" -e trace=read -e inject=read:retval=0:when=2 \
+        "$MTU" -q -W 0.3 -f "$d/big"
+    assert_status 2
+    assert_contains "$d/big: cut short while read (8192 of"
+}
+
+# issue 15 item 16: "...; none uses the path-MTU cache" read as a fifth value
+@test "--help: --method lists its four values and no 'none'" {
+    run "$MTU" --help
+    assert_status 0
+    assert_contains "--method M    M is auto, raw, errqueue or dgram"
+    assert_not_contains "none uses"
+}
+
 @test "ESXi launch words, -d, -I and -B accepted; --help and --version" {
     run ip netns exec "$NS_A" "$MTU" ++netstack=vmotion ++group=host/vim/tmp -d -I a0 -B 198.18.0.2 -W 0.3 198.18.1.2
     assert_status 0

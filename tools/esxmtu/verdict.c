@@ -41,6 +41,11 @@ int verdict_ok(enum verdict v)
     return v == V_PASS;
 }
 
+int verdict_answered(enum verdict v)
+{
+    return v != V_NO_REPLY && v != V_UNREACHABLE && v != V_TTL_EXCEEDED;
+}
+
 const char *verdict_icmp_name(int family, uint8_t type, uint8_t code)
 {
     if (family == AF_INET6) {

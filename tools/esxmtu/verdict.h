@@ -32,6 +32,9 @@ struct vstats {
 enum verdict verdict_decide(const struct vstats *s);
 const char *verdict_name(enum verdict v);   /* "PASS", "LOCAL-MTU", ... */
 int verdict_ok(enum verdict v);             /* 1 only for PASS */
+/* 1 when something answered the probes in a way a size search can use (not
+ * NO-REPLY, UNREACHABLE, TTL-EXCEEDED): --discover runs only then */
+int verdict_answered(enum verdict v);
 /* "net unreachable", "admin prohibited"... for an ICMP / ICMPv6 error */
 const char *verdict_icmp_name(int family, uint8_t type, uint8_t code);
 
