@@ -24,6 +24,10 @@ setup() {
     mtunet_reset
 }
 
+teardown() {
+    [ -z "${NS_A:-}" ] || mtunet_forge_stop
+}
+
 # esxmtu inside A, short timeouts
 inA() { ip netns exec "$NS_A" "$MTU" -W 0.3 "$@"; }
 # the first line of output that names a peer
@@ -291,6 +295,151 @@ EOF2
     run ip netns exec "$NS_A" "$MTU" -s 65500 2001:db8:1::2
     assert_status 2
     assert_contains "too big for IPv6 (at most 65487 data bytes)"
+}
+
+# issue 15 item 5: a blocking raw sendto stalled ~3 s per silent peer while ARP was
+# unresolved (30 peers: 7 s, 100 peers: 22 s, with -c 1; and the late ones came back
+# UNREACHABLE from this host's own ARP failure). Sends never block now.
+@test "100 silent on-link peers: the run is bounded by -c/-i/-W, each is NO-REPLY, the live peer PASS" {
+    local peers
+    peers=$(seq -f '198.18.0.%g' 10 109)       # on A's link, nobody answers ARP there
+    # a bound against a hang, not a speed test: the run needs (c-1) x i + W plus 0.2 ms
+    # per peer, 1.1 s measured; main's blocking sends took 22 s. 10 s is slack for load.
+    run timeout 10 ip netns exec "$NS_A" "$MTU" -q -c 1 -W 0.5 $peers 198.18.1.2
+    assert_status 1
+    [ "$(grep -c '^198\.18\.0\.[0-9]* *NO-REPLY ' <<<"$output")" = 100 ] || flunk "$output"
+    [[ "$(line_of 198.18.1.2)" == *"PASS        1/1 full-size replies"* ]] || flunk "$output"
+    assert_contains "summary: 1 of 101 peers pass (exit 1)"
+    # the same with the defaults (3 rounds 0.2 s apart): 1.5 s measured
+    run timeout 10 ip netns exec "$NS_A" "$MTU" -q -J $(seq -f '198.18.0.%g' 110 209) 198.18.1.2
+    assert_status 1
+    [ "$(grep -c '"verdict": "NO-REPLY"' <<<"$output")" = 100 ] || flunk "$output"
+    [ "$(grep -c '"verdict": "PASS"' <<<"$output")" = 1 ] || flunk "$output"
+}
+
+# issue 15 item 6 and issue 10 section 4: ENOBUFS for every big packet (a veth whose far
+# end is 1500) said BLACK-HOLE on a cold neighbour, then "UNREACHABLE send failed here:
+# No buffer space available", and --discover was skipped
+@test "ENOBUFS for full-size probes only: LOCAL-MTU with that reason on the first run and the tenth; --discover runs" {
+    mtunet_veth_mismatch 1500
+    ip -n "$NS_A" neigh flush dev a0            # the first run meets unresolved neighbours
+    run inA -c 1 -q 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    local first=$output
+    [[ "$(line_of 198.18.1.2)" == *"LOCAL-MTU   send failed here: No buffer space available (refused 8 times over 127 ms) for full-size probes while small ones are answered (1/1): this host's link refuses the size"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"LOCAL-MTU   send failed here: No buffer space available"* ]] || flunk "$output"
+    local i
+    for i in 2 3 4 5 6 7 8 9; do inA -c 1 -q 198.18.1.2 2001:db8:1::2 >/dev/null || true; done
+    run inA -c 1 -q 198.18.1.2 2001:db8:1::2
+    [ "$output" = "$first" ] || flunk "1st: $first / 10th: $output"
+    # discovery runs and finds what the veth lets through (1500, plus the few bytes of
+    # slack the kernel's veth check allows), refused here: proof local-mtu
+    run inA -J --discover 198.18.1.2
+    assert_status 1
+    assert_contains '"verdict": "LOCAL-MTU"'
+    assert_contains '"send_error": "No buffer space available"'
+    assert_contains '"proof": "local-mtu"'
+    [[ "$output" =~ \"discovered_mtu\":\ 150[0-4], ]] || flunk "$output"
+    assert_not_contains "UNREACHABLE"
+}
+
+@test "nothing can be sent (a full interface queue: ENOBUFS for every size): SEND-FAILED, not UNREACHABLE" {
+    mtunet_full_queue
+    run inA -c 1 --discover 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    [[ "$(line_of 198.18.1.2)" == *"SEND-FAILED send failed here: No buffer space available (refused 8 times over 127 ms), and nothing answered: this host's interface queue or socket buffer is full; no MTU conclusion"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"SEND-FAILED send failed here: No buffer space available"* ]] || flunk "$output"
+    assert_not_contains "discover"
+    run inA -J -c 1 198.18.1.2
+    assert_contains '"verdict": "SEND-FAILED"'
+    assert_contains '"send_error": "No buffer space available"'
+}
+
+# issue 10 section 4: a host on the path lies (test/lib/icmp_forger.py in R); R drops
+# packets over 1500 itself, so only the lies answer the full-size probes
+# -W 1 in these: the forger (Python) answers in milliseconds, 1 s is slack for a loaded machine
+lies_told() { [ "$(grep -c "^forged $1 " "$FORGE_LOG")" -gt 0 ] || flunk "the forger sent no '$1': $(cat "$FORGE_LOG")"; }
+
+@test "lying ICMP: frag-needed / Packet Too Big with next-hop MTU 0 is named as bogus; BLACK-HOLE; --discover finds 1500 by loss" {
+    mtunet_blackhole 1500
+    mtunet_forge too-big --mtu 0
+    run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
+    assert_status 1
+    lies_told too-big
+    [[ "$(line_of 198.18.1.2)" == *"BLACK-HOLE  small probes answered (3/3), full-size ones got no true answer; largest passed 1500, smallest failed 1501; 198.18.0.1 sent frag needed with next-hop MTU 0, which cannot be (below the IPv4 minimum 68): ignored"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"BLACK-HOLE"*"2001:db8::1 sent Packet Too Big with next-hop MTU 0, which cannot be (below the IPv6 minimum 1280): ignored"* ]] || flunk "$output"
+    [ "$(grep -c 'discovered path MTU 1500 (.*smallest failed 1501 (loss)' <<<"$output")" = 2 ] || flunk "$output"
+    run inA -W 1 -J 198.18.1.2
+    assert_contains '"next_hop_mtu": null'
+    assert_contains '"bogus_next_hop_mtu": 0'
+    assert_contains '"bogus_router": "198.18.0.1"'
+    # the error-queue method reads the same lies another way
+    run inA -W 1 --method errqueue -q 198.18.1.2 2001:db8:1::2
+    [ "$(grep -c 'BLACK-HOLE .*next-hop MTU 0, which cannot be' <<<"$output")" = 2 ] || flunk "$output"
+}
+
+@test "lying ICMP: next-hop MTU 68 under an answered size, and one larger than the probe, are bogus; --discover still ends at 1500" {
+    mtunet_blackhole 1500
+    mtunet_forge too-big --mtu 68
+    run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
+    lies_told too-big
+    [[ "$(line_of 198.18.1.2)" == *"BLACK-HOLE"*"next-hop MTU 68, which cannot be (below 1500, which was answered): ignored"* ]] || flunk "$output"
+    [[ "$(line_of 2001:db8:1::2)" == *"BLACK-HOLE"*"next-hop MTU 68, which cannot be (below the IPv6 minimum 1280)"* ]] || flunk "$output"
+    [ "$(grep -c 'discovered path MTU 1500 ' <<<"$output")" = 2 ] || flunk "$output"
+    mtunet_forge too-big --mtu 65535
+    run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
+    lies_told too-big
+    [ "$(grep -c 'BLACK-HOLE .*next-hop MTU 65535, which cannot be (not below the 9000-byte probe): ignored' <<<"$output")" = 2 ] || flunk "$output"
+    [ "$(grep -c 'discovered path MTU 1500 (.*(loss)' <<<"$output")" = 2 ] || flunk "$output"
+}
+
+@test "lying ICMP: Packet Too Big under 1280 is bogus; a plausible false MTU (1000) is unmasked by --discover" {
+    mtunet_blackhole 1500
+    mtunet_forge too-big --mtu 1000
+    run inA -W 1 -q 2001:db8:1::2
+    lies_told too-big
+    [[ "$(line_of 2001:db8:1::2)" == *"BLACK-HOLE"*"Packet Too Big with next-hop MTU 1000, which cannot be (below the IPv6 minimum 1280): ignored"* ]] || flunk "$output"
+    # IPv4: 1000 can be a next-hop MTU, until discovery sees 1500 pass
+    run inA -W 1 -q 198.18.1.2
+    [[ "$(line_of 198.18.1.2)" == *"TOO-BIG     router 198.18.0.1: frag needed and DF set, next-hop MTU 1000"* ]] || flunk "$output"
+    run inA -W 1 --discover 198.18.1.2
+    [[ "$(line_of 198.18.1.2)" == *"BLACK-HOLE"*"next-hop MTU 1000, which cannot be (below 1500, which was answered): ignored"* ]] || flunk "$output"
+    assert_contains "discovered path MTU 1500 (1472 data bytes): smallest failed 1501 (loss)"
+}
+
+@test "lying ICMP: errors quoting a probe we never sent (the next sequence, another stamp) are ignored" {
+    mtunet_blackhole 1500
+    mtunet_forge quote-other
+    run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
+    lies_told quote-next-seq
+    lies_told quote-other-stamp
+    [ "$(grep -c 'BLACK-HOLE  small probes answered (3/3), full-size ones vanish without an error' <<<"$output")" = 2 ] || flunk "$output"
+    assert_not_contains "TOO-BIG"
+    [ "$(grep -c 'discovered path MTU 1500 (.*(loss)' <<<"$output")" = 2 ] || flunk "$output"
+    run inA -W 1 --method errqueue -q 198.18.1.2 2001:db8:1::2
+    [ "$(grep -c 'BLACK-HOLE' <<<"$output")" = 2 ] || flunk "$output"
+}
+
+@test "lying ICMP: echo replies with the right id and sequence but a wrong or missing stamp are ignored" {
+    mtunet_blackhole 1500
+    mtunet_forge reply-bad-stamp
+    run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
+    lies_told reply-bad-stamp
+    lies_told reply-no-stamp
+    [ "$(grep -c 'BLACK-HOLE  small probes answered (3/3), full-size ones vanish without an error' <<<"$output")" = 2 ] || flunk "$output"
+    assert_not_contains "SHORT-REPLY"
+    [ "$(grep -c 'discovered path MTU 1500 (.*(loss)' <<<"$output")" = 2 ] || flunk "$output"
+}
+
+# this mode was already handled on main (replies are taken only from the peer's
+# address); the test keeps it so
+@test "lying ICMP: a perfect echo reply from an address that is not the peer is ignored" {
+    mtunet_blackhole 1500
+    mtunet_forge reply-foreign
+    run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
+    lies_told reply-foreign
+    [ "$(grep -c 'BLACK-HOLE' <<<"$output")" = 2 ] || flunk "$output"
+    [ "$(grep -c 'discovered path MTU 1500 ' <<<"$output")" = 2 ] || flunk "$output"
 }
 
 # issue 15 item 12: getopt's own message and ours made two lines, the second wrong

@@ -170,22 +170,56 @@ static void nothing_answers(void **state)
     assert_true(d.timeouts <= 3);
 }
 
+/* a too-big whose MTU cannot be (0, 68 under a size that passed, not below the
+ * probe) may be forged: it proves nothing and counts as a loss, never as a cap */
 static void bogus_hints_are_not_trusted(void **state)
 {
     (void)state;
     struct disc d;
     disc_init(&d, AF_INET, PKT_MAX_MTU);
     disc_feed(&d, 1500, DO_PASS, 0, 0);
-    disc_feed(&d, 9000, DO_TOO_BIG, 0, 0);         /* MTU 0: refuse 9000 only */
-    assert_int_equal(d.cap, 9000);
-    disc_feed(&d, 4000, DO_TOO_BIG, 65000, 0);     /* above the probe: same */
-    assert_int_equal(d.cap, 4000);
+    disc_feed(&d, 9000, DO_TOO_BIG, 0, 2);         /* MTU 0 */
+    disc_feed(&d, 4000, DO_TOO_BIG, 65000, 2);     /* not below the probe */
+    disc_feed(&d, 3000, DO_TOO_BIG, 68, 2);        /* below 1500, which passed */
+    assert_int_equal(d.cap, PKT_MAX_MTU + 1);
     assert_int_equal(d.nhint, 0);
-    disc_feed(&d, 3000, DO_TOO_BIG, 2000, 0);
+    assert_int_equal(d.nfail, 3);                  /* three sizes lost, twice each */
+    assert_int_equal(d.fail[2].mtu, 3000);
+    assert_int_equal(d.fail[2].losses, 2);
+    disc_feed(&d, 3000, DO_TOO_BIG, 2000, 0);      /* a hint that can be */
     assert_int_equal(d.cap, 2001);
     assert_int_equal(d.nhint, 1);
     disc_feed(&d, 2001, DO_PASS, 0, 0);            /* contradicted: the path changed */
     assert_int_equal(d.cap, PKT_MAX_MTU + 1);
+    disc_feed(&d, 2500, DO_LOCAL, 0, 0);           /* refused here: proof without a hint */
+    assert_int_equal(d.cap, 2500);
+    assert_int_equal(d.cap_proof, DP_LOCAL);
+}
+
+/* a forger answers every size above the true 1500 with a too-big of an impossible
+ * MTU (0, 68, 65535), the path black-holes them: the search still ends at 1500 */
+static void lying_routers_do_not_stop_the_search(void **state)
+{
+    (void)state;
+    static const uint32_t lies[] = { 0, 68, 65535 };
+    for (size_t k = 0; k < ARRAY_SIZE(lies); k++) {
+        struct disc d;
+        disc_init(&d, AF_INET, PKT_MAX_MTU);
+        struct disc_try plan[DISC_MAX_PLAN];
+        size_t n;
+        while ((n = disc_plan(&d, plan, DISC_MAX_PLAN)) > 0) {
+            for (size_t i = 0; i < n; i++) {
+                if (plan[i].mtu <= 1500)
+                    disc_feed(&d, plan[i].mtu, DO_PASS, 0, 0);
+                else
+                    disc_feed(&d, plan[i].mtu, DO_TOO_BIG, lies[k], plan[i].copies);
+            }
+            disc_round_done(&d, 0);
+        }
+        assert_int_equal(d.state, DS_FOUND);
+        assert_int_equal(d.result, 1500);
+        assert_int_equal(d.proof, DP_LOSS);
+    }
 }
 
 int main(void)
@@ -198,6 +232,7 @@ int main(void)
         cmocka_unit_test(loss_is_not_proof),
         cmocka_unit_test(nothing_answers),
         cmocka_unit_test(bogus_hints_are_not_trusted),
+        cmocka_unit_test(lying_routers_do_not_stop_the_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

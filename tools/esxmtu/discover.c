@@ -28,7 +28,7 @@ static const char *const proof_names[] = {
     [DP_NONE] = "none", [DP_TOO_BIG] = "too-big", [DP_LOCAL] = "local-mtu", [DP_LOSS] = "loss",
     [DP_MAX] = "max", [DP_ERROR] = "icmp-error",
 };
-_Static_assert(ARRAY_SIZE(proof_names) == DP_ERROR + 1, "a name for every enum disc_proof");
+_Static_assert(ARRAY_SIZE(proof_names) == DP_LAST + 1, "a name for every enum disc_proof");
 
 const char *disc_proof_name(enum disc_proof proof)
 {
@@ -38,7 +38,7 @@ const char *disc_proof_name(enum disc_proof proof)
 static const char *const state_names[] = {
     [DS_RUN] = "running", [DS_FOUND] = "found", [DS_NONE] = "none", [DS_GAVE_UP] = "gave-up",
 };
-_Static_assert(ARRAY_SIZE(state_names) == DS_GAVE_UP + 1, "a name for every enum disc_state");
+_Static_assert(ARRAY_SIZE(state_names) == DS_LAST + 1, "a name for every enum disc_state");
 
 const char *disc_state_name(enum disc_state state)
 {
@@ -129,14 +129,17 @@ void disc_feed(struct disc *d, uint32_t mtu, enum disc_outcome outcome, uint32_t
         break;
     case DO_TOO_BIG:
     case DO_LOCAL:
-        /* a sane hint is below the probe and not below the minimum; else the
-         * refusal itself is the proof for this size */
-        if (info >= d->min && info < mtu) {
+        /* a hint that can be: not below the minimum or a size that was answered, and
+         * below the probe */
+        if (info >= d->min && info < mtu && info >= lower(d)) {
             lower_cap(d, info + 1, outcome == DO_LOCAL ? DP_LOCAL : DP_TOO_BIG);
             if (info > lower(d))
                 add_hint(d, info);
+        } else if (outcome == DO_LOCAL) {
+            lower_cap(d, mtu, DP_LOCAL);   /* refused here: this size fails, whatever the hint */
         } else {
-            lower_cap(d, mtu, outcome == DO_LOCAL ? DP_LOCAL : DP_TOO_BIG);
+            /* a next-hop MTU that cannot be proves nothing (it may be forged): a loss */
+            disc_feed(d, mtu, DO_LOST, 0, lost ? lost : 1);
         }
         break;
     default:
@@ -260,7 +263,7 @@ int discover_run(struct prober *p, const union sockaddr_any *dst, uint64_t timeo
                 v[n].at_ns = (uint64_t)n * 100 * NS_PER_US;   /* 0.1 ms apart */
                 n++;
             }
-        if (probe_batch(p, v, n, timeout_ns, 1) != 0) {
+        if (probe_batch(p, v, n, timeout_ns, BATCH_BY_GROUP) != 0) {
             free(v);
             return -1;
         }
@@ -276,9 +279,12 @@ int discover_run(struct prober *p, const union sockaddr_any *dst, uint64_t timeo
                     continue;
                 if (pr->res == PR_REPLY)
                     got = DO_PASS;
-                else if ((pr->res == PR_TOO_BIG || pr->res == PR_LOCAL_MTU) && got != DO_PASS) {
+                else if ((pr->res == PR_TOO_BIG || pr->res == PR_LOCAL_MTU || pr->res == PR_SEND_FAIL) &&
+                         got != DO_PASS) {
+                    /* refused here for room on every retry (ENOBUFS: a veth whose far end
+                     * is smaller) is this host refusing the size, with no MTU given */
                     got = pr->res == PR_TOO_BIG ? DO_TOO_BIG : DO_LOCAL;
-                    info = pr->info;
+                    info = pr->res == PR_SEND_FAIL ? 0 : pr->info;
                     if (pr->res == PR_TOO_BIG && pr->from_set) {
                         out->router = pr->from;
                         out->router_set = 1;

@@ -5,9 +5,10 @@
  * Round 1 probes a table of common link MTUs; later rounds probe evenly spaced
  * sizes between the largest size answered and the smallest size refused or lost,
  * sized so that the next round can finish the search (each round costs at most one
- * timeout). Explicit errors (frag-needed, Packet Too Big, local EMSGSIZE) are proof
- * and add their MTU as a hint; a lost size is only called failed after `confirm`
- * lost copies and no answer (loss is not proof). */
+ * timeout). Explicit errors (frag-needed, Packet Too Big, local EMSGSIZE or ENOBUFS)
+ * are proof and add their MTU as a hint; a too-big whose MTU cannot be (below the
+ * minimum or a size answered, not below the probe) counts as a loss; a lost size is
+ * only called failed after `confirm` lost copies and no answer (loss is not proof). */
 #ifndef ESXMTU_DISCOVER_H
 #define ESXMTU_DISCOVER_H
 #include <stddef.h>
@@ -23,7 +24,9 @@
 struct disc_try { uint32_t mtu; unsigned copies; };
 enum disc_outcome { DO_PASS = 0, DO_LOST, DO_TOO_BIG, DO_LOCAL, DO_ERROR };
 enum disc_state { DS_RUN = 0, DS_FOUND, DS_NONE, DS_GAVE_UP };
+#define DS_LAST DS_GAVE_UP
 enum disc_proof { DP_NONE = 0, DP_TOO_BIG, DP_LOCAL, DP_LOSS, DP_MAX, DP_ERROR };
+#define DP_LAST DP_ERROR
 
 struct disc {
     uint32_t min, max;           /* search limits (IP packet sizes) */

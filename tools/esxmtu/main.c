@@ -59,10 +59,13 @@ static const char usage[] =
 "  --version     version and build\n"
 "  -h, --help    this text\n"
 "\n"
-"Verdicts: PASS, LOCAL-MTU (this host's interface is smaller), TOO-BIG (a router\n"
-"said frag-needed / Packet Too Big, with its address and next-hop MTU), BLACK-HOLE\n"
-"(small probes answered, full-size ones vanish), NO-REPLY (nothing answers: no MTU\n"
-"conclusion), SHORT-REPLY, UNREACHABLE, TTL-EXCEEDED.\n"
+"Verdicts: PASS, LOCAL-MTU (this host refuses the size: its interface is smaller),\n"
+"TOO-BIG (a router said frag-needed / Packet Too Big, with its address and\n"
+"next-hop MTU), BLACK-HOLE (small probes answered, full-size ones vanish),\n"
+"NO-REPLY (nothing answers: no MTU conclusion), SHORT-REPLY, UNREACHABLE,\n"
+"TTL-EXCEEDED, SEND-FAILED (this host could not send at all: no conclusion).\n"
+"A too-big whose next-hop MTU cannot be (0, under 68 / 1280, not below the probe)\n"
+"is named and ignored; answers that do not quote or echo our own probe are ignored.\n"
 "\n"
 "Examples:\n"
 "  esxmtu -I vmk1 10.160.22.112 10.160.22.113     vMotion jumbo check, MTU 9000\n"
@@ -244,6 +247,7 @@ int main(int argc, char **argv)
         if (discover_run(&p, &peers[i].addr, o.chk.timeout_ns, &peers[i].disc) != 0)
             die(EXIT_USAGE, "discovery failed: %s", errtext(errno));
         peers[i].did_discover = 1;
+        check_weigh_discovery(&peers[i]);
     }
     for (size_t i = 0; o.trace && i < o.peers.n; i++) {
         peers[i].trace = xcalloc(1, sizeof *peers[i].trace);

@@ -9,6 +9,11 @@
 uint32_t pkt_hdr_len(int family) { return family == AF_INET6 ? PKT_HDR6 : PKT_HDR4; }
 uint32_t pkt_min_mtu(int family) { return family == AF_INET6 ? PKT_MIN_MTU6 : PKT_MIN_MTU4; }
 
+int pkt_mtu_plausible(int family, uint32_t mtu, uint32_t probe_mtu)
+{
+    return mtu >= pkt_min_mtu(family) && mtu < probe_mtu;
+}
+
 /* ---- echo data: 8 bytes nonce, 2 bytes seq, 6 bytes "esxmtu", then a pattern */
 static uint8_t pattern_byte(size_t i, uint64_t nonce, uint16_t seq)
 {
@@ -107,6 +112,8 @@ static void parse_orig4(const uint8_t *p, size_t len, struct pkt_info *o)
         return;
     o->id = load_be16(ic + 4);
     o->seq = load_be16(ic + 6);
+    o->orig_data = ic + 8;
+    o->orig_data_len = len - ihl - 8;
     o->has_orig = 1;
 }
 
@@ -124,6 +131,8 @@ static void parse_orig6(const uint8_t *p, size_t len, struct pkt_info *o)
         return;
     o->id = load_be16(ic + 4);
     o->seq = load_be16(ic + 6);
+    o->orig_data = ic + 8;
+    o->orig_data_len = len - 48;
     o->has_orig = 1;
 }
 
@@ -213,29 +222,48 @@ int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
 }
 
 /* ---- match */
-int pkt_match(const struct pkt_info *r, const struct pkt_expect *x)
+/* quoted data is a prefix of what we sent: no more bytes, the same stamp and pattern */
+static int quote_is_ours(const uint8_t *d, size_t n, const struct pkt_expect *x)
 {
-    if (r->kind == PK_ECHO_REPLY) {
-        if ((x->check_id && r->id != x->id) || r->seq != x->seq)
+    return n <= x->data_len && pkt_data_ok(d, n, x->nonce, x->seq);
+}
+
+/* the quoted IP length names our probe's size (tolerated byte-swapped, as a stack
+ * that quotes its host-order copy of the header would send it) */
+static int len_is_ours(uint32_t quoted, uint32_t sent)
+{
+    return !quoted || !sent || quoted == sent || quoted == __builtin_bswap16((uint16_t)sent);
+}
+
+enum pkt_match pkt_match(const struct pkt_info *r, const struct pkt_expect *x)
+{
+    size_t stamp = x->data_len < PKT_STAMP_LEN ? x->data_len : PKT_STAMP_LEN;
+    if ((x->check_id && r->id != x->id) || r->seq != x->seq)
+        return PM_NOT_OURS;
+    switch (r->kind) {
+    case PK_ECHO_REPLY: {
+        /* the whole stamp (as much of it as we sent) must be ours */
+        if (r->data_len < stamp || !pkt_data_ok(r->data, stamp, x->nonce, x->seq))
             return PM_NOT_OURS;
-        /* the stamp (as much of it as we sent and got) must be ours */
-        size_t n = r->data_len < x->data_len ? r->data_len : x->data_len;
-        size_t st = n < PKT_STAMP_LEN ? n : PKT_STAMP_LEN;
-        if (!pkt_data_ok(r->data, st, x->nonce, x->seq))
-            return PM_NOT_OURS;
-        if (r->data_len < x->data_len && x->data_len > 0 && st == 0)
-            return PM_SHORT;
-        if (r->data_len != x->data_len || !pkt_data_ok(r->data, n, x->nonce, x->seq))
+        if (r->data_len != x->data_len || !pkt_data_ok(r->data, r->data_len, x->nonce, x->seq))
             return PM_SHORT;
         return PM_FULL;
     }
-    if (r->kind == PK_ERROR) {
-        if (!r->has_orig || r->seq != x->seq || (x->check_id && r->id != x->id))
+    case PK_ERROR:
+        if (!r->has_orig)
             return PM_NOT_OURS;
         if (r->orig_dst_len && x->dst_len == r->orig_dst_len &&
             memcmp(r->orig_dst, x->dst, (size_t)x->dst_len) != 0)
             return PM_NOT_OURS;
+        if (!len_is_ours(r->orig_len, x->ip_len))
+            return PM_NOT_OURS;
+        /* a quote of the ICMP header alone (RFC 792's 8 bytes) is all some routers send */
+        if (!quote_is_ours(r->orig_data, r->orig_data_len, x))
+            return PM_NOT_OURS;
         return PM_ERROR;
+    case PK_ECHO_REQUEST:          /* the error queue hands back our own request */
+        return quote_is_ours(r->data, r->data_len, x) ? PM_ERROR : PM_NOT_OURS;
+    default:
+        return PM_NOT_OURS;
     }
-    return PM_NOT_OURS;
 }

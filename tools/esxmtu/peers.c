@@ -173,7 +173,7 @@ static const char *const class_names[] = {
     [AC_UNICAST] = "a unicast address", [AC_UNSPECIFIED] = "the unspecified address",
     [AC_MULTICAST] = "a multicast address", [AC_BROADCAST] = "the broadcast address",
 };
-_Static_assert(ARRAY_SIZE(class_names) == AC_BROADCAST + 1, "a name for every enum addr_class");
+_Static_assert(ARRAY_SIZE(class_names) == AC_LAST + 1, "a name for every enum addr_class");
 
 const char *peers_class_name(enum addr_class c)
 {

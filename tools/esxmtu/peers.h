@@ -36,6 +36,7 @@ int peers_read_file(struct peer_list *l, const char *path, char *why, size_t len
 void peers_free(struct peer_list *l);
 
 enum addr_class { AC_UNICAST = 0, AC_UNSPECIFIED, AC_MULTICAST, AC_BROADCAST };
+#define AC_LAST AC_BROADCAST
 /* what kind of address this is, by its bytes alone; an IPv4-mapped IPv6 address is
  * rewritten in place as the IPv4 address it is */
 enum addr_class peers_classify(union sockaddr_any *a);

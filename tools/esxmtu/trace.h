@@ -15,9 +15,13 @@ struct trace_hop {
     int small_from_set, big_from_set;
     double small_rtt_ms, big_rtt_ms;
     uint32_t big_info;               /* next-hop MTU for PR_TOO_BIG, local MTU */
+    int big_bogus;                   /* the full-size probe got only a too-big with an */
+    uint32_t big_bogus_mtu;          /* impossible MTU (ignored; big_res says what else) */
+    union sockaddr_any big_bogus_from;
 };
 
 enum trace_kind { TR_PASS = 0, TR_TOO_BIG, TR_VANISH, TR_LOCAL, TR_NO_REPLY, TR_UNKNOWN };
+#define TR_LAST TR_UNKNOWN
 
 struct trace_report {
     uint32_t mtu, small_mtu;

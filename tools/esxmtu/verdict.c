@@ -3,6 +3,7 @@
 #include "packet.h"
 #include "bytes.h"
 
+#include <stdio.h>
 #include <sys/socket.h>
 
 enum verdict verdict_decide(const struct vstats *s)
@@ -11,6 +12,8 @@ enum verdict verdict_decide(const struct vstats *s)
         return V_PASS;          /* a full-size reply is proof, even with loss */
     if (s->local > 0)
         return V_LOCAL_MTU;
+    if (s->send_fail > 0 && s->small_recv > 0)
+        return V_LOCAL_MTU;     /* small ones leave and come back: the size is refused here */
     if (s->too_big > 0)
         return V_TOO_BIG;
     if (s->big_short > 0)
@@ -21,15 +24,17 @@ enum verdict verdict_decide(const struct vstats *s)
         return V_TTL_EXCEEDED;
     if (s->small_recv > 0)
         return V_BLACK_HOLE;
+    if (s->send_fail > 0 || s->small_send_fail > 0)
+        return V_SEND_FAILED;
     return V_NO_REPLY;
 }
 
 static const char *const verdict_names[] = {
     [V_PASS] = "PASS", [V_LOCAL_MTU] = "LOCAL-MTU", [V_TOO_BIG] = "TOO-BIG",
     [V_SHORT_REPLY] = "SHORT-REPLY", [V_UNREACHABLE] = "UNREACHABLE", [V_TTL_EXCEEDED] = "TTL-EXCEEDED",
-    [V_BLACK_HOLE] = "BLACK-HOLE", [V_NO_REPLY] = "NO-REPLY",
+    [V_BLACK_HOLE] = "BLACK-HOLE", [V_NO_REPLY] = "NO-REPLY", [V_SEND_FAILED] = "SEND-FAILED",
 };
-_Static_assert(ARRAY_SIZE(verdict_names) == V_NO_REPLY + 1, "a name for every enum verdict");
+_Static_assert(ARRAY_SIZE(verdict_names) == V_LAST + 1, "a name for every enum verdict");
 
 const char *verdict_name(enum verdict v)
 {
@@ -43,7 +48,21 @@ int verdict_ok(enum verdict v)
 
 int verdict_answered(enum verdict v)
 {
-    return v != V_NO_REPLY && v != V_UNREACHABLE && v != V_TTL_EXCEEDED;
+    return v != V_NO_REPLY && v != V_UNREACHABLE && v != V_TTL_EXCEEDED && v != V_SEND_FAILED;
+}
+
+const char *verdict_bogus_why(int family, uint32_t mtu, uint32_t probe_mtu, uint32_t passed,
+                              char *buf, size_t len)
+{
+    if (mtu < pkt_min_mtu(family))
+        snprintf(buf, len, "below the %s minimum %u", family == AF_INET6 ? "IPv6" : "IPv4", pkt_min_mtu(family));
+    else if (mtu >= probe_mtu)
+        snprintf(buf, len, "not below the %u-byte probe", probe_mtu);
+    else if (mtu < passed)
+        snprintf(buf, len, "below %u, which was answered", passed);
+    else
+        return NULL;
+    return buf;
 }
 
 const char *verdict_icmp_name(int family, uint8_t type, uint8_t code)
