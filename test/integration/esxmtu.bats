@@ -442,6 +442,21 @@ lies_told() { [ "$(grep -c "^forged $1 " "$FORGE_LOG")" -gt 0 ] || flunk "the fo
     [ "$(grep -c 'discovered path MTU 1500 ' <<<"$output")" = 2 ] || flunk "$output"
 }
 
+# issue 15 item 16: 28 identical "FRAG NEEDED" rows after the limiting hop
+@test "--trace folds the identical rows behind the limiting hop (a target that does not answer echo)" {
+    mtunet_mtu_b 1500
+    ip netns exec "$NS_B" sysctl -qw net.ipv4.icmp_echo_ignore_all=1 net.ipv6.icmp.echo_ignore_all=1
+    run inA --trace 198.18.1.2 2001:db8:1::2
+    assert_contains "    2  198.18.0.1                   *            FRAG NEEDED, MTU 1500 from 198.18.0.1"
+    assert_contains "    3-30  the same as hop 2 (28 hops)"
+    assert_contains "    2  2001:db8::1                  *            PACKET TOO BIG, MTU 1500 from 2001:db8::1"
+    [ "$(grep -c 'FRAG NEEDED\|PACKET TOO BIG' <<<"$output")" = 2 ] || flunk "$output"
+    assert_contains "trace: hop 1 (198.18.0.1) limits the path: next-hop MTU 1500"
+    # JSON keeps every hop
+    run inA -J --trace 198.18.1.2
+    [ "$(grep -c '"full_size": "too-big"' <<<"$output")" = 29 ] || flunk "$output"
+}
+
 # issue 15 item 12: getopt's own message and ours made two lines, the second wrong
 @test "a missing or unwanted option value is one right line, exit 2" {
     local args want

@@ -194,13 +194,30 @@ static void trace_row(const struct trace_report *t, int h, int family, char *buf
     snprintf(buf, len, "%-28s %-12s %s", a, sm, bg);
 }
 
-/* the hop table */
+/* the hop table; a run of identical rows (a silent target behind the limiting
+ * router answers every TTL with the same refusal) is folded into one line */
 static void trace_table(FILE *f, const struct peer *pe)
 {
-    char row[256];
-    for (int h = 1; h <= pe->trace->nhops; h++) {
-        trace_row(pe->trace, h, pe->family, row, sizeof row);
+    const struct trace_report *t = pe->trace;
+    char row[256], prev[256] = "";
+    int run_from = 0;
+    for (int h = 1; h <= t->nhops + 1; h++) {
+        if (h <= t->nhops)
+            trace_row(t, h, pe->family, row, sizeof row);
+        if (h <= t->nhops && run_from && strcmp(row, prev) == 0)
+            continue;
+        if (run_from && h - 1 > run_from) {       /* hops run_from+1 .. h-1 repeated it */
+            if (h - 1 == run_from + 1)
+                fprintf(f, "  %3d  %s\n", h - 1, prev);
+            else
+                fprintf(f, "  %3d-%d  the same as hop %d (%d hops)\n", run_from + 1, h - 1, run_from,
+                        h - 1 - run_from);
+        }
+        if (h > t->nhops)
+            break;
         fprintf(f, "  %3d  %s\n", h, row);
+        snprintf(prev, sizeof prev, "%s", row);
+        run_from = h;
     }
 }
 
