@@ -374,6 +374,75 @@ static void json_trace(struct jsonw *w, const struct trace_report *t)
     jw_end(w);
 }
 
+/* one element of peers[] */
+static void json_peer(struct jsonw *w, const struct report_ctx *c, const struct peer *pe)
+{
+    const struct vstats *s = &pe->st;
+    char addr[64];
+    net_ntop(&pe->addr, addr, sizeof addr);
+    jw_obj(w, NULL);
+    jw_str(w, "target", pe->name);
+    jw_str(w, "address", addr);
+    jw_str(w, "family", fam_name(pe->family));
+    jw_uint(w, "mtu", pe->mtu);
+    jw_uint(w, "payload", probe_data_len(pe->family, pe->mtu));
+    jw_str(w, "method", probe_method_name(c->p->method[pe->family == AF_INET6]));
+    jw_str(w, "verdict", verdict_name(pe->verdict));
+    char ev[512];
+    evidence(pe, ev, sizeof ev);
+    jw_obj(w, "evidence");
+    jw_str(w, "text", ev);
+    jaddr(w, "router", &s->router, s->router_set && (s->too_big || s->unreach || s->ttl));
+    juint_or_null(w, "next_hop_mtu", s->too_big ? s->next_hop_mtu : 0);
+    juint_or_null(w, "local_mtu", s->local ? s->local_mtu : 0);
+    if (s->unreach || s->ttl)
+        jw_str(w, "icmp", s->send_err ? errtext(s->send_err)
+                           : verdict_icmp_name(pe->family, s->icmp_type, s->icmp_code));
+    else
+        jw_null(w, "icmp");
+    json_evidence_more(w, pe);
+    jw_end(w);
+    jw_obj(w, "probes");
+    jw_uint(w, "sent", s->big_sent);
+    jw_uint(w, "received", s->big_recv);
+    jw_uint(w, "short", s->big_short);
+    jw_uint(w, "small_sent", s->small_sent);
+    jw_uint(w, "small_received", s->small_recv);
+    jw_double_prec(w, "loss_percent",
+                   s->big_sent ? 100.0 * (s->big_sent - s->big_recv) / s->big_sent : 0, 1);
+    jw_end(w);
+    if (s->big_recv) {
+        jw_obj(w, "rtt_ms");
+        jw_double_prec(w, "min", s->rtt_min, 3);
+        jw_double_prec(w, "avg", s->rtt_sum / s->big_recv, 3);
+        jw_double_prec(w, "max", s->rtt_max, 3);
+        jw_end(w);
+    } else {
+        jw_null(w, "rtt_ms");
+    }
+    if (pe->did_discover && pe->disc.state == DS_FOUND)
+        jw_uint(w, "discovered_mtu", pe->disc.mtu);
+    else
+        jw_null(w, "discovered_mtu");
+    if (pe->did_discover) {
+        const struct disc_report *d = &pe->disc;
+        jw_obj(w, "discover");
+        jw_str(w, "state", disc_state_name(d->state));
+        juint_or_null(w, "mtu", d->mtu);
+        juint_or_null(w, "smallest_failed", d->smallest_failed);
+        jw_str(w, "proof", disc_proof_name(d->proof));
+        jaddr(w, "router", &d->router, d->router_set);
+        jw_uint(w, "rounds", d->rounds);
+        jw_uint(w, "timeouts", d->timeouts);
+        jw_uint(w, "probes", d->probes);
+        jw_double_prec(w, "seconds", d->seconds, 3);
+        jw_end(w);
+    }
+    if (pe->trace)
+        json_trace(w, pe->trace);
+    jw_end(w);
+}
+
 char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n, int exit_code)
 {
     struct jsonw w;
@@ -384,72 +453,8 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
     jw_arr(&w, "peers");
     unsigned pass = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct peer *pe = &peers[i];
-        const struct vstats *s = &pe->st;
-        pass += verdict_ok(pe->verdict);
-        char addr[64];
-        net_ntop(&pe->addr, addr, sizeof addr);
-        jw_obj(&w, NULL);
-        jw_str(&w, "target", pe->name);
-        jw_str(&w, "address", addr);
-        jw_str(&w, "family", fam_name(pe->family));
-        jw_uint(&w, "mtu", pe->mtu);
-        jw_uint(&w, "payload", probe_data_len(pe->family, pe->mtu));
-        jw_str(&w, "method", probe_method_name(c->p->method[pe->family == AF_INET6]));
-        jw_str(&w, "verdict", verdict_name(pe->verdict));
-        char ev[512];
-        evidence(pe, ev, sizeof ev);
-        jw_obj(&w, "evidence");
-        jw_str(&w, "text", ev);
-        jaddr(&w, "router", &s->router, s->router_set && (s->too_big || s->unreach || s->ttl));
-        juint_or_null(&w, "next_hop_mtu", s->too_big ? s->next_hop_mtu : 0);
-        juint_or_null(&w, "local_mtu", s->local ? s->local_mtu : 0);
-        if (s->unreach || s->ttl)
-            jw_str(&w, "icmp", s->send_err ? errtext(s->send_err)
-                               : verdict_icmp_name(pe->family, s->icmp_type, s->icmp_code));
-        else
-            jw_null(&w, "icmp");
-        json_evidence_more(&w, pe);
-        jw_end(&w);
-        jw_obj(&w, "probes");
-        jw_uint(&w, "sent", s->big_sent);
-        jw_uint(&w, "received", s->big_recv);
-        jw_uint(&w, "short", s->big_short);
-        jw_uint(&w, "small_sent", s->small_sent);
-        jw_uint(&w, "small_received", s->small_recv);
-        jw_double_prec(&w, "loss_percent",
-                       s->big_sent ? 100.0 * (s->big_sent - s->big_recv) / s->big_sent : 0, 1);
-        jw_end(&w);
-        if (s->big_recv) {
-            jw_obj(&w, "rtt_ms");
-            jw_double_prec(&w, "min", s->rtt_min, 3);
-            jw_double_prec(&w, "avg", s->rtt_sum / s->big_recv, 3);
-            jw_double_prec(&w, "max", s->rtt_max, 3);
-            jw_end(&w);
-        } else {
-            jw_null(&w, "rtt_ms");
-        }
-        if (pe->did_discover && pe->disc.state == DS_FOUND)
-            jw_uint(&w, "discovered_mtu", pe->disc.mtu);
-        else
-            jw_null(&w, "discovered_mtu");
-        if (pe->did_discover) {
-            const struct disc_report *d = &pe->disc;
-            jw_obj(&w, "discover");
-            jw_str(&w, "state", disc_state_name(d->state));
-            juint_or_null(&w, "mtu", d->mtu);
-            juint_or_null(&w, "smallest_failed", d->smallest_failed);
-            jw_str(&w, "proof", disc_proof_name(d->proof));
-            jaddr(&w, "router", &d->router, d->router_set);
-            jw_uint(&w, "rounds", d->rounds);
-            jw_uint(&w, "timeouts", d->timeouts);
-            jw_uint(&w, "probes", d->probes);
-            jw_double_prec(&w, "seconds", d->seconds, 3);
-            jw_end(&w);
-        }
-        if (pe->trace)
-            json_trace(&w, pe->trace);
-        jw_end(&w);
+        pass += verdict_ok(peers[i].verdict);
+        json_peer(&w, c, &peers[i]);
     }
     jw_end(&w);
     jw_obj(&w, "summary");
