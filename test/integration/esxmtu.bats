@@ -32,6 +32,21 @@ teardown() {
 inA() { ip netns exec "$NS_A" "$MTU" -W 0.3 "$@"; }
 # the first line of output that names a peer
 line_of() { grep -m1 "^$1 " <<<"$output"; }
+# the output has exactly $1 lines that match the grep pattern $2
+count_is() { [ "$(grep -c -- "$2" <<<"$output")" = "$1" ] || flunk "expected $1 lines matching '$2': $output"; }
+# each line of stdin is ARGS|TEXT: esxmtu ARGS (in A: a name lookup there cannot leave
+# the machine) must exit 2 with one line, "esxmtu: ...", that contains TEXT
+one_line_errors() {
+    local args want
+    while IFS='|' read -r args want; do
+        [ -n "$args" ] || continue
+        run ip netns exec "$NS_A" "$MTU" -W 0.3 $args
+        [ "$status" = 2 ] || flunk "'$args' exited $status: $output"
+        [ "${#lines[@]}" = 1 ] || flunk "'$args' printed ${#lines[@]} lines: $output"
+        [[ "$output" == esxmtu:* ]] || flunk "$output"
+        assert_contains "$want"
+    done
+}
 # syscall audit inside A (strace must run in the namespace, not around `ip netns exec`)
 audit_in_A() {
     local as=()
@@ -125,8 +140,8 @@ audit_in_A() {
     mtunet_blackhole 8166
     run inA -J --discover 198.18.1.2 2001:db8:1::2
     assert_status 1
-    [ "$(grep -c '"verdict": "BLACK-HOLE"' <<<"$output")" = 2 ] || flunk "$output"
-    [ "$(grep -c '"discovered_mtu": 8166' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 '"verdict": "BLACK-HOLE"'
+    count_is 2 '"discovered_mtu": 8166'
     local t
     for t in $(grep -o '"timeouts": [0-9]*' <<<"$output" | grep -o '[0-9]*$'); do
         [ "$t" -le 5 ] || flunk "timeouts $t > 5: $output"
@@ -141,7 +156,7 @@ audit_in_A() {
     mtunet_drop_toobig
     run inA --discover 198.18.1.2 2001:db8:1::2
     assert_status 1
-    [ "$(grep -c 'discovered path MTU 4000 ' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'discovered path MTU 4000 '
 }
 
 @test "NO-REPLY when B ignores echo requests (no MTU conclusion, no discovery)" {
@@ -269,14 +284,7 @@ audit_in_A() {
 }
 
 @test "bad input: one line each, exit 2" {
-    local args
-    while IFS= read -r args; do
-        # inside A: a name lookup there cannot leave the machine
-        run ip netns exec "$NS_A" "$MTU" $args
-        [ "$status" = 2 ] || flunk "'$args' exited $status: $output"
-        [ "${#lines[@]}" = 1 ] || flunk "'$args' printed ${#lines[@]} lines: $output"
-        [[ "$output" == esxmtu:* ]] || flunk "$output"
-    done <<'EOF2'
+    one_line_errors <<'EOF2'
 nosuch-host.invalid
 -s 65508 198.18.1.2
 -c 0 198.18.1.2
@@ -307,14 +315,14 @@ EOF2
     # per peer, 1.1 s measured; main's blocking sends took 22 s. 10 s is slack for load.
     run timeout 10 ip netns exec "$NS_A" "$MTU" -q -c 1 -W 0.5 $peers 198.18.1.2
     assert_status 1
-    [ "$(grep -c '^198\.18\.0\.[0-9]* *NO-REPLY ' <<<"$output")" = 100 ] || flunk "$output"
+    count_is 100 '^198\.18\.0\.[0-9]* *NO-REPLY '
     [[ "$(line_of 198.18.1.2)" == *"PASS        1/1 full-size replies"* ]] || flunk "$output"
     assert_contains "summary: 1 of 101 peers pass (exit 1)"
     # the same with the defaults (3 rounds 0.2 s apart): 1.5 s measured
     run timeout 10 ip netns exec "$NS_A" "$MTU" -q -J $(seq -f '198.18.0.%g' 110 209) 198.18.1.2
     assert_status 1
-    [ "$(grep -c '"verdict": "NO-REPLY"' <<<"$output")" = 100 ] || flunk "$output"
-    [ "$(grep -c '"verdict": "PASS"' <<<"$output")" = 1 ] || flunk "$output"
+    count_is 100 '"verdict": "NO-REPLY"'
+    count_is 1 '"verdict": "PASS"'
 }
 
 # issue 15 item 6 and issue 10 section 4: ENOBUFS for every big packet (a veth whose far
@@ -368,14 +376,14 @@ lies_told() { [ "$(grep -c "^forged $1 " "$FORGE_LOG")" -gt 0 ] || flunk "the fo
     lies_told too-big
     [[ "$(line_of 198.18.1.2)" == *"BLACK-HOLE  small probes answered (3/3), full-size ones got no true answer; largest passed 1500, smallest failed 1501; 198.18.0.1 sent frag needed with next-hop MTU 0, which cannot be (below the IPv4 minimum 68): ignored"* ]] || flunk "$output"
     [[ "$(line_of 2001:db8:1::2)" == *"BLACK-HOLE"*"2001:db8::1 sent Packet Too Big with next-hop MTU 0, which cannot be (below the IPv6 minimum 1280): ignored"* ]] || flunk "$output"
-    [ "$(grep -c 'discovered path MTU 1500 (.*smallest failed 1501 (loss)' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'discovered path MTU 1500 (.*smallest failed 1501 (loss)'
     run inA -W 1 -J 198.18.1.2
     assert_contains '"next_hop_mtu": null'
     assert_contains '"bogus_next_hop_mtu": 0'
     assert_contains '"bogus_router": "198.18.0.1"'
     # the error-queue method reads the same lies another way
     run inA -W 1 --method errqueue -q 198.18.1.2 2001:db8:1::2
-    [ "$(grep -c 'BLACK-HOLE .*next-hop MTU 0, which cannot be' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'BLACK-HOLE .*next-hop MTU 0, which cannot be'
 }
 
 @test "lying ICMP: next-hop MTU 68 under an answered size, and one larger than the probe, are bogus; --discover still ends at 1500" {
@@ -385,12 +393,12 @@ lies_told() { [ "$(grep -c "^forged $1 " "$FORGE_LOG")" -gt 0 ] || flunk "the fo
     lies_told too-big
     [[ "$(line_of 198.18.1.2)" == *"BLACK-HOLE"*"next-hop MTU 68, which cannot be (below 1500, which was answered): ignored"* ]] || flunk "$output"
     [[ "$(line_of 2001:db8:1::2)" == *"BLACK-HOLE"*"next-hop MTU 68, which cannot be (below the IPv6 minimum 1280)"* ]] || flunk "$output"
-    [ "$(grep -c 'discovered path MTU 1500 ' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'discovered path MTU 1500 '
     mtunet_forge too-big --mtu 65535
     run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
     lies_told too-big
-    [ "$(grep -c 'BLACK-HOLE .*next-hop MTU 65535, which cannot be (not below the 9000-byte probe): ignored' <<<"$output")" = 2 ] || flunk "$output"
-    [ "$(grep -c 'discovered path MTU 1500 (.*(loss)' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'BLACK-HOLE .*next-hop MTU 65535, which cannot be (not below the 9000-byte probe): ignored'
+    count_is 2 'discovered path MTU 1500 (.*(loss)'
 }
 
 @test "lying ICMP: Packet Too Big under 1280 is bogus; a plausible false MTU (1000) is unmasked by --discover" {
@@ -413,11 +421,11 @@ lies_told() { [ "$(grep -c "^forged $1 " "$FORGE_LOG")" -gt 0 ] || flunk "the fo
     run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
     lies_told quote-next-seq
     lies_told quote-other-stamp
-    [ "$(grep -c 'BLACK-HOLE  small probes answered (3/3), full-size ones vanish without an error' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'BLACK-HOLE  small probes answered (3/3), full-size ones vanish without an error'
     assert_not_contains "TOO-BIG"
-    [ "$(grep -c 'discovered path MTU 1500 (.*(loss)' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'discovered path MTU 1500 (.*(loss)'
     run inA -W 1 --method errqueue -q 198.18.1.2 2001:db8:1::2
-    [ "$(grep -c 'BLACK-HOLE' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'BLACK-HOLE'
 }
 
 @test "lying ICMP: echo replies with the right id and sequence but a wrong or missing stamp are ignored" {
@@ -426,9 +434,9 @@ lies_told() { [ "$(grep -c "^forged $1 " "$FORGE_LOG")" -gt 0 ] || flunk "the fo
     run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
     lies_told reply-bad-stamp
     lies_told reply-no-stamp
-    [ "$(grep -c 'BLACK-HOLE  small probes answered (3/3), full-size ones vanish without an error' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'BLACK-HOLE  small probes answered (3/3), full-size ones vanish without an error'
     assert_not_contains "SHORT-REPLY"
-    [ "$(grep -c 'discovered path MTU 1500 (.*(loss)' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'discovered path MTU 1500 (.*(loss)'
 }
 
 # this mode was already handled on main (replies are taken only from the peer's
@@ -438,8 +446,8 @@ lies_told() { [ "$(grep -c "^forged $1 " "$FORGE_LOG")" -gt 0 ] || flunk "the fo
     mtunet_forge reply-foreign
     run inA -W 1 --discover 198.18.1.2 2001:db8:1::2
     lies_told reply-foreign
-    [ "$(grep -c 'BLACK-HOLE' <<<"$output")" = 2 ] || flunk "$output"
-    [ "$(grep -c 'discovered path MTU 1500 ' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'BLACK-HOLE'
+    count_is 2 'discovered path MTU 1500 '
 }
 
 # issue 15 item 16: 28 identical "FRAG NEEDED" rows after the limiting hop
@@ -450,22 +458,16 @@ lies_told() { [ "$(grep -c "^forged $1 " "$FORGE_LOG")" -gt 0 ] || flunk "the fo
     assert_contains "    2  198.18.0.1                   *            FRAG NEEDED, MTU 1500 from 198.18.0.1"
     assert_contains "    3-30  the same as hop 2 (28 hops)"
     assert_contains "    2  2001:db8::1                  *            PACKET TOO BIG, MTU 1500 from 2001:db8::1"
-    [ "$(grep -c 'FRAG NEEDED\|PACKET TOO BIG' <<<"$output")" = 2 ] || flunk "$output"
+    count_is 2 'FRAG NEEDED\|PACKET TOO BIG'
     assert_contains "trace: hop 1 (198.18.0.1) limits the path: next-hop MTU 1500"
     # JSON keeps every hop
     run inA -J --trace 198.18.1.2
-    [ "$(grep -c '"full_size": "too-big"' <<<"$output")" = 29 ] || flunk "$output"
+    count_is 29 '"full_size": "too-big"'
 }
 
 # issue 15 item 12: getopt's own message and ours made two lines, the second wrong
 @test "a missing or unwanted option value is one right line, exit 2" {
-    local args want
-    while IFS='|' read -r args want; do
-        run "$MTU" $args
-        [ "$status" = 2 ] || flunk "'$args' exited $status: $output"
-        [ "${#lines[@]}" = 1 ] || flunk "'$args' printed ${#lines[@]} lines: $output"
-        assert_contains "$want"
-    done <<'EOF2'
+    one_line_errors <<'EOF2'
 -c|esxmtu: option -c needs a value
 127.0.0.1 -W|esxmtu: option -W needs a value
 --method|esxmtu: option --method needs a value
@@ -478,13 +480,7 @@ EOF2
 
 # issue 15 item 8: "unknown host or not an address" for a good address of the other family
 @test "-4/-6 against an address of the other family says the family does not match" {
-    local args want
-    while IFS='|' read -r args want; do
-        run ip netns exec "$NS_A" "$MTU" -W 0.3 $args
-        [ "$status" = 2 ] || flunk "'$args' exited $status: $output"
-        [ "${#lines[@]}" = 1 ] || flunk "'$args' printed ${#lines[@]} lines: $output"
-        assert_contains "$want"
-    done <<'EOF2'
+    one_line_errors <<'EOF2'
 -4 2001:db8:1::2|2001:db8:1::2 is an IPv6 address, but -4 asks for IPv4 (drop -4
 -6 198.18.1.2|198.18.1.2 is an IPv4 address, but -6 asks for IPv6 (drop -6
 -6 ::ffff:198.18.1.2|::ffff:198.18.1.2 is an IPv4 address (IPv4-mapped), but -6 asks for IPv6
@@ -495,13 +491,7 @@ EOF2
 
 # issue 15 item 9: these got UNREACHABLE "Permission denied", NO-REPLY or even PASS
 @test "broadcast, unspecified and multicast peers and a multicast -B are refused up front; ::ffff:a.b.c.d is IPv4" {
-    local args want
-    while IFS='|' read -r args want; do
-        run ip netns exec "$NS_A" "$MTU" -W 0.3 $args
-        [ "$status" = 2 ] || flunk "'$args' exited $status: $output"
-        [ "${#lines[@]}" = 1 ] || flunk "'$args' printed ${#lines[@]} lines: $output"
-        assert_contains "$want"
-    done <<'EOF2'
+    one_line_errors <<'EOF2'
 255.255.255.255|255.255.255.255 is the broadcast address, not a path-MTU target
 198.18.0.255|198.18.0.255 is a broadcast address (this host's routing table says so)
 0.0.0.0|0.0.0.0 is the unspecified address

@@ -154,6 +154,21 @@ static void trace_names_the_limiting_hop(void **state)
     assert_int_equal(t.kind, TR_NO_REPLY);
 }
 
+/* one IPv4 peer at MTU 9000 and the probes of a default check: 3 rounds of a full-size
+ * probe (even index) and a small one (odd), no result yet */
+static void three_rounds(struct peer *pe, struct probe v[6], const union sockaddr_any *dst)
+{
+    memset(pe, 0, sizeof *pe);
+    pe->family = AF_INET;
+    check_sizes(pe, 9000);
+    memset(v, 0, 6 * sizeof *v);
+    for (int i = 0; i < 6; i++) {
+        v[i].dst = dst;
+        v[i].group = i % 2;
+        v[i].mtu = i % 2 ? 84 : 9000;
+    }
+}
+
 /* ENOBUFS for full-size probes while small ones come back is this host refusing the
  * size (LOCAL-MTU); refused sends with nothing answering: SEND-FAILED, not UNREACHABLE */
 static void local_send_failures(void **state)
@@ -161,16 +176,8 @@ static void local_send_failures(void **state)
     (void)state;
     union sockaddr_any dst = a4("198.18.5.2");
     struct peer pe;
-    memset(&pe, 0, sizeof pe);
-    pe.family = AF_INET;
-    check_sizes(&pe, 9000);
     struct probe v[6];
-    memset(v, 0, sizeof v);
-    for (int i = 0; i < 6; i++) {
-        v[i].dst = &dst;
-        v[i].group = i % 2;
-        v[i].mtu = i % 2 ? 84 : 9000;
-    }
+    three_rounds(&pe, v, &dst);
     v[0].res = PR_LOST;                           /* queued behind ARP, dropped silently */
     v[2].res = v[4].res = PR_SEND_FAIL;
     v[2].err = v[4].err = ENOBUFS;
@@ -203,17 +210,10 @@ static void bogus_next_hop_mtu(void **state)
     (void)state;
     union sockaddr_any dst = a4("198.18.1.2"), r = a4("198.18.0.1");
     struct peer pe;
-    memset(&pe, 0, sizeof pe);
-    pe.family = AF_INET;
-    check_sizes(&pe, 9000);
     struct probe v[6];
-    memset(v, 0, sizeof v);
-    for (int i = 0; i < 6; i++) {
-        v[i].dst = &dst;
-        v[i].group = i % 2;
-        v[i].mtu = i % 2 ? 84 : 9000;
+    three_rounds(&pe, v, &dst);
+    for (int i = 0; i < 6; i++)
         v[i].res = i % 2 ? PR_REPLY : PR_LOST;
-    }
     /* MTU 0 (probe.c keeps an impossible value apart: the probe ends lost) */
     v[0].bogus = 1; v[0].bogus_mtu = 0; v[0].bogus_from = r;
     /* 68 is a legal minimum, but an 84-byte probe came back: contradicted */
