@@ -8,7 +8,10 @@
  * timeout). Explicit errors (frag-needed, Packet Too Big, local EMSGSIZE or ENOBUFS)
  * are proof and add their MTU as a hint; a too-big whose MTU cannot be (below the
  * minimum or a size answered, not below the probe) counts as a loss; a lost size is
- * only called failed after `confirm` lost copies and no answer (loss is not proof). */
+ * only called failed after `confirm` lost copies and no answer (loss is not proof),
+ * and `confirm` grows with the loss seen on sizes that passed: on a lossy path a size
+ * that passes loses four copies in a row too often (1 in 625 at 20% loss, and one
+ * search meets several such sizes). */
 #ifndef ESXMTU_DISCOVER_H
 #define ESXMTU_DISCOVER_H
 #include <stddef.h>
@@ -20,6 +23,8 @@
 #define DISC_MAX_HINT 16
 #define DISC_MAX_PLAN 256
 #define DISC_MAX_ROUNDS 16
+#define DISC_CONFIRM_MIN 4
+#define DISC_CONFIRM_MAX 8       /* copies of one size in one round (discover_run's cap) */
 
 struct disc_try { uint32_t mtu; unsigned copies; };
 enum disc_outcome { DO_PASS = 0, DO_LOST, DO_TOO_BIG, DO_LOCAL, DO_ERROR };
@@ -31,7 +36,9 @@ enum disc_proof { DP_NONE = 0, DP_TOO_BIG, DP_LOCAL, DP_LOSS, DP_MAX, DP_ERROR }
 struct disc {
     uint32_t min, max;           /* search limits (IP packet sizes) */
     unsigned copies;             /* copies of each size per round */
-    unsigned confirm;            /* lost copies (and no answer) that call a size failed */
+    unsigned confirm;            /* lost copies (and no answer) that call a size failed:
+                                  * DISC_CONFIRM_MIN..MAX, from the loss below */
+    unsigned pass_sent, pass_lost;   /* copies of sizes that passed, and how many were lost */
     unsigned budget;             /* probes per round at most */
     uint32_t lo;                 /* largest size answered at full size, 0 = none */
     uint32_t cap;                /* smallest size refused with proof, max + 1 if none */
@@ -53,6 +60,9 @@ size_t disc_plan(struct disc *d, struct disc_try *out, size_t max);
 /* one size's outcome this round: info = MTU for TOO_BIG / LOCAL; lost = lost copies */
 void disc_feed(struct disc *d, uint32_t mtu, enum disc_outcome outcome, uint32_t info, unsigned lost);
 void disc_round_done(struct disc *d, int timed_out);
+/* copies of a size that passed this round: `lost` of `sent` got no answer (the loss
+ * rate of the path, which sets how many losses prove a failure) */
+void disc_loss_seen(struct disc *d, unsigned sent, unsigned lost);
 const char *disc_proof_name(enum disc_proof proof);   /* "too-big", "loss"... (JSON words) */
 const char *disc_state_name(enum disc_state state);   /* "found", "none"... (JSON words) */
 
