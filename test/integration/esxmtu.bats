@@ -334,18 +334,20 @@ EOF2
 @test "ENOBUFS for full-size probes only: LOCAL-MTU with that reason on the first run and the tenth; --discover runs" {
     mtunet_veth_mismatch 1500
     ip -n "$NS_A" neigh flush dev a0            # the first run meets unresolved neighbours
-    run inA -c 1 -q 198.18.1.2 2001:db8:1::2
+    # -W 1: the small probe's reply must be in for the verdict; it costs nothing here
+    # (the run ends when the small one is answered and the big one refused)
+    run inA -W 1 -c 1 -q 198.18.1.2 2001:db8:1::2
     assert_status 1
     local first=$output
     [[ "$(line_of 198.18.1.2)" == *"LOCAL-MTU   send failed here: No buffer space available (refused 8 times over 127 ms) for full-size probes while small ones are answered (1/1): this host's link refuses the size"* ]] || flunk "$output"
     [[ "$(line_of 2001:db8:1::2)" == *"LOCAL-MTU   send failed here: No buffer space available"* ]] || flunk "$output"
     local i
-    for i in 2 3 4 5 6 7 8 9; do inA -c 1 -q 198.18.1.2 2001:db8:1::2 >/dev/null || true; done
-    run inA -c 1 -q 198.18.1.2 2001:db8:1::2
+    for i in 2 3 4 5 6 7 8 9; do inA -W 1 -c 1 -q 198.18.1.2 2001:db8:1::2 >/dev/null || true; done
+    run inA -W 1 -c 1 -q 198.18.1.2 2001:db8:1::2
     [ "$output" = "$first" ] || flunk "1st: $first / 10th: $output"
     # discovery runs and finds what the veth lets through (1500, plus the few bytes of
     # slack the kernel's veth check allows), refused here: proof local-mtu
-    run inA -J --discover 198.18.1.2
+    run inA -W 1 -J --discover 198.18.1.2
     assert_status 1
     assert_contains '"verdict": "LOCAL-MTU"'
     assert_contains '"send_error": "No buffer space available"'
