@@ -95,5 +95,37 @@ mtunet_reset; mtunet_mtu_b 4000; mtunet_drop_toobig
 bench_path "4000 link, no frag-needed"
 mtunet_reset; mtunet_mtu_b 1500
 bench_path "1500 link, frag-needed"
+# Silent on-link peers (issue 15 #5): addresses on A's own link that nobody answers, so
+# ARP never resolves, plus B. The fleet checks every host from one host at once, and
+# some are down. esxmtu (-c 1, and the defaults) against the anchor an administrator
+# has, one ping -M do per peer, all in parallel. Nothing of this leaves A: the probes
+# wait for ARP. The ratio is against esxmtu -c 1 (one probe each, like the pings).
+bench_silent() { # $1 = number of silent peers
+    local n=$1 peers t0 t1 out te tp
+    peers=$(seq -f '198.18.0.%g' 10 $((9 + n)))
+    ip -n "$NS_A" neigh flush dev a0
+    t0=$(now)
+    out=$(ip netns exec "$NS_A" "$ESXMTU" -q -c 1 -W "$WAIT" $peers $DST 2>&1); t1=$(now)
+    te=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+    row "$n silent peers + B" "esxmtu -c 1 (all peers at once)" \
+        "$(grep -c ' NO-REPLY ' <<<"$out") NO-REPLY" "-" "$(secs "$t0" "$t1")"
+    ip -n "$NS_A" neigh flush dev a0
+    t0=$(now)
+    out=$(ip netns exec "$NS_A" "$ESXMTU" -q -W "$WAIT" $peers $DST 2>&1); t1=$(now)
+    row "" "esxmtu (defaults: -c 3 -i 0.2)" "$(grep -c ' NO-REPLY ' <<<"$out") NO-REPLY" "-" "$(secs "$t0" "$t1")"
+    if command -v ping >/dev/null; then
+        ip -n "$NS_A" neigh flush dev a0
+        t0=$(now)
+        ip netns exec "$NS_A" bash -c 'for p in "$@"; do ping -n -q -M do -s 8972 -c 1 -W "'"$WAIT"'" "$p" >/dev/null 2>&1 & done; wait' _ $peers $DST
+        t1=$(now)
+        tp=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+        row "" "ping -M do -c 1, one per peer in parallel" "" "-" "$(secs "$t0" "$t1")"
+        row "" "  ratio: parallel pings / esxmtu" "" "" "$(awk -v p="$tp" -v e="$te" 'BEGIN { printf "%.1fx", p / e }')"
+    fi
+    ip -n "$NS_A" neigh flush dev a0
+}
+mtunet_reset
+for n in 10 30 50 100; do bench_silent $n; done
+
 size=$(stat -c %s "$ESXMTU")
 echo "binary: $ESXMTU $size bytes ($((size / 1024)) KiB, static musl, stripped)"

@@ -7,8 +7,12 @@
 #   mtunet_up TAG            build (links at MTU 9000), sets NS_A NS_R NS_B
 #   mtunet_mtu_a MTU         A's link (both veth ends)
 #   mtunet_mtu_b MTU         the R-B link (both veth ends)
-#   mtunet_reset             links back to 9000, nft rules and sysctls cleared
+#   mtunet_reset             links back to 9000, nft rules and sysctls cleared, forger stopped
 #   mtunet_down              delete all three namespaces (safe to call twice)
+#   mtunet_veth_mismatch MTU only R's end of A's link (A stays 9000): ENOBUFS in A
+#   mtunet_full_queue        A's interface queue takes nothing: ENOBUFS for every packet
+#   mtunet_forge MODE [OPT]  a lying host in R (test/lib/icmp_forger.py on r0); FORGE_LOG
+#   mtunet_forge_stop        stop it (mtunet_reset and mtunet_down do too)
 
 mtunet_up() {
     local tag=${1:-$$}
@@ -59,6 +63,9 @@ mtunet_mtu_b() {
 }
 
 mtunet_reset() {
+    mtunet_forge_stop
+    tc -n "$NS_A" qdisc del dev a0 root 2>/dev/null || true
+    ip -n "$NS_A" neigh flush dev a0 nud permanent 2>/dev/null || true
     mtunet_mtu_a 9000 && mtunet_mtu_b 9000 || return 1
     ip netns exec "$NS_R" nft flush ruleset
     ip netns exec "$NS_R" nft -f - <<'NFT'
@@ -90,9 +97,61 @@ mtunet_loss() {
     ip netns exec "$NS_R" nft add rule inet esxmtu esxmtu_fwd iifname r0 numgen random mod 100 lt "$1" drop
 }
 
+# A's veth at 9000, R's end at $1: the kernel refuses every bigger packet in A with
+# ENOBUFS (a veth artefact, and what a vNIC whose far end is smaller looks like)
+mtunet_veth_mismatch() {
+    ip -n "$NS_R" link set r0 mtu "$1"
+}
+
+# a queue that takes nothing (pfifo limit 0) on A's link: every send is refused with
+# ENOBUFS, as on a host whose vmnic queue is full. R's address is made permanent first
+# (ARP and ND would be refused too, and unresolved probes wait instead of failing).
+mtunet_full_queue() {
+    local mac
+    mac=$(ip -n "$NS_R" -br link show r0 | awk '{print $3}')
+    ip -n "$NS_A" neigh replace 198.18.0.1 lladdr "$mac" dev a0 nud permanent &&
+        ip -n "$NS_A" neigh replace 2001:db8::1 lladdr "$mac" dev a0 nud permanent &&
+        tc -n "$NS_A" qdisc add dev a0 root pfifo limit 0
+}
+
+# a lying host on the path: icmp_forger.py in R reads what arrives on r0 (before R's
+# nft rules) and answers echo requests longer than 1500 with forged ICMP ($1 = mode,
+# then its options). Ready when it says so (bounded: 5 s); FORGE_LOG counts its lies.
+mtunet_forge() {
+    mtunet_forge_stop
+    local log=${TMPDIR:-/tmp}/$NS_R.forger.log i
+    : > "$log"
+    ip netns exec "$NS_R" python3 "$(dirname "${BASH_SOURCE[0]}")/icmp_forger.py" r0 "$@" \
+        --log "$log" --seconds 120 > "$log.out" 2>&1 &
+    echo $! > "$log.pid"        # a file, so a later bats test (another process) can stop it
+    FORGE_LOG=$log
+    export FORGE_LOG
+    for i in $(seq 50); do
+        grep -q '^ready' "$log.out" 2>/dev/null && return 0
+        kill -0 "$(cat "$log.pid")" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "icmp forger did not start: $(cat "$log.out")" >&2
+    return 1
+}
+
+mtunet_forge_stop() {
+    local log=${TMPDIR:-/tmp}/${NS_R:-none}.forger.log pid
+    if [ -f "$log.pid" ]; then
+        pid=$(cat "$log.pid")
+        kill "$pid" 2>/dev/null
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    fi
+    rm -f "$log" "$log.out" "$log.pid"
+    return 0
+}
+
 mtunet_down() {
+    mtunet_forge_stop
     local ns
     for ns in ${NS_A:-} ${NS_R:-} ${NS_B:-}; do
+        # anything still running in our namespaces was started by these tests
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
         ip netns del "$ns" 2>/dev/null
     done
     return 0

@@ -11,6 +11,7 @@
 #include "../../tools/esxmtu/packet.h"
 #include "../../tools/esxmtu/probe.h"
 #include "../../tools/esxmtu/report.h"
+#include "bytes.h"
 #include "checksum.h"
 
 const char tool_name[] = "esxmtu";
@@ -49,7 +50,7 @@ static void builds_ipv4_with_df(void **state)
     size_t n = build4(buf, sizeof buf, 0x1234, 7, 8972);
     assert_int_equal(n, 9000);
     assert_int_equal(buf[0], 0x45);
-    assert_int_equal(buf[2] << 8 | buf[3], 9000);
+    assert_int_equal(load_be16(buf + 2), 9000);
     assert_int_equal(buf[6] & 0x40, 0x40);           /* DF */
     assert_int_equal(buf[8], 7);                     /* TTL */
     assert_int_equal(buf[9], 1);
@@ -124,14 +125,12 @@ static void parses_and_matches_echo_reply(void **state)
 
     /* a reply shorter than sent is ours but a failure */
     x = expect4(0x1234, 7, 8972);
-    buf[2] = (uint8_t)(1500 >> 8);
-    buf[3] = (uint8_t)(1500 & 0xff);
+    store_be16(buf + 2, 1500);
     assert_int_equal(pkt_parse(PKT_IP4, buf, n, &r, &why), 0);
     assert_int_equal(r.data_len, 1472);
     assert_int_equal(pkt_match(&r, &x), PM_SHORT);
     /* altered data past the stamp */
-    buf[2] = (uint8_t)(9000 >> 8);
-    buf[3] = (uint8_t)(9000 & 0xff);
+    store_be16(buf + 2, 9000);
     buf[20 + 8 + 5000] ^= 0xff;
     assert_int_equal(pkt_parse(PKT_IP4, buf, n, &r, &why), 0);
     assert_int_equal(pkt_match(&r, &x), PM_SHORT);
@@ -148,8 +147,10 @@ static void tiny_and_zero_data(void **state)
     assert_int_equal(pkt_parse(PKT_ICMP4, buf, n, &r, NULL), 0);
     struct pkt_expect x = expect4(9, 3, 0);
     assert_int_equal(pkt_match(&r, &x), PM_FULL);
-    x.data_len = 56;                               /* we sent 56, 0 came back */
-    assert_int_equal(pkt_match(&r, &x), PM_SHORT);
+    /* we sent 56, 0 came back: without the stamp it could be anyone's (a forger
+     * knows id and sequence from the request), so it is not ours at all */
+    x.data_len = 56;
+    assert_int_equal(pkt_match(&r, &x), PM_NOT_OURS);
     n = pkt_build_echo(PKT_ICMP4, buf, sizeof buf, 9, 3, NONCE, 5, NULL);
     buf[0] = 0;
     assert_int_equal(pkt_parse(PKT_ICMP4, buf, n, &r, NULL), 0);
@@ -161,14 +162,15 @@ static void tiny_and_zero_data(void **state)
 static size_t frag_needed(uint8_t *out, const uint8_t *probe, size_t quote, uint16_t mtu)
 {
     uint8_t *p = out;
-    p[0] = 0x45; p[1] = 0; p[2] = 0; p[3] = (uint8_t)(20 + 8 + quote);
+    p[0] = 0x45; p[1] = 0;
+    store_be16(p + 2, (uint16_t)(20 + 8 + quote));
     memset(p + 4, 0, 5);
     p[8] = 64; p[9] = 1; p[10] = p[11] = 0;
     uint8_t r[4] = { 198, 18, 0, 1 }, a[4] = { 198, 18, 0, 2 };
     memcpy(p + 12, r, 4);
     memcpy(p + 16, a, 4);
     p[20] = 3; p[21] = 4; p[22] = p[23] = 0; p[24] = p[25] = 0;
-    p[26] = (uint8_t)(mtu >> 8); p[27] = (uint8_t)mtu;
+    store_be16(p + 26, mtu);
     memcpy(p + 28, probe, quote);
     return 28 + quote;
 }
@@ -222,7 +224,7 @@ static void parses_ipv6_packet_too_big(void **state)
     uint8_t *ip6 = m + 8;
     memset(ip6, 0, 40);
     ip6[0] = 0x60;
-    ip6[4] = (uint8_t)(pn >> 8); ip6[5] = (uint8_t)pn;
+    store_be16(ip6 + 4, (uint16_t)pn);
     ip6[6] = 58; ip6[7] = 64;
     ip6[24] = 0x20; ip6[25] = 0x01; ip6[26] = 0x0d; ip6[27] = 0xb8; ip6[39] = 2;
     memcpy(ip6 + 40, probe, 1232 - 40);
@@ -266,7 +268,7 @@ static void icmp_types_per_family(void **state)
         { PKT_ICMP6, 0, 0, PK_OTHER, 0 },         { PKT_ICMP6, 8, 0, PK_OTHER, 0 },
         { PKT_ICMP6, 11, 0, PK_OTHER, 0 },        { PKT_ICMP6, 135, 0, PK_OTHER, 0 },
     };
-    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
         uint8_t b[8] = { c[i].type, c[i].code, 0, 0, 1, 2, 3, 4 };
         struct pkt_info r;
         assert_int_equal(pkt_parse(c[i].layer, b, sizeof b, &r, NULL), 0);
@@ -316,6 +318,95 @@ static void rejects_malformed(void **state)
     assert_int_equal(pkt_parse(PKT_IP4, b, 64, &r, &why), -1);
 }
 
+/* echo replies that a host on the path forges from the request it saw */
+static void forged_replies_are_not_ours(void **state)
+{
+    (void)state;
+    static uint8_t buf[9100];
+    size_t n = as_reply4(buf, build4(buf, sizeof buf, 0x1234, 7, 8972));
+    struct pkt_info r;
+    struct pkt_expect x = expect4(0x1234, 7, 8972);
+    /* right id and sequence, the stamp cut to 15 of its 16 bytes */
+    store_be16(buf + 2, 20 + 8 + 15);
+    assert_int_equal(pkt_parse(PKT_IP4, buf, n, &r, NULL), 0);
+    assert_int_equal(pkt_match(&r, &x), PM_NOT_OURS);
+    /* the whole stamp, then fewer bytes: ours, and short */
+    store_be16(buf + 2, 20 + 8 + 16);
+    assert_int_equal(pkt_parse(PKT_IP4, buf, n, &r, NULL), 0);
+    assert_int_equal(pkt_match(&r, &x), PM_SHORT);
+    /* full length with a wrong stamp (another nonce): not ours */
+    store_be16(buf + 2, 9000);
+    buf[28 + 3] ^= 0x40;
+    assert_int_equal(pkt_parse(PKT_IP4, buf, n, &r, NULL), 0);
+    assert_int_equal(pkt_match(&r, &x), PM_NOT_OURS);
+    /* a probe with less data than a stamp: all of it must come back */
+    uint8_t b[64];
+    size_t m = pkt_build_echo(PKT_ICMP4, b, sizeof b, 9, 3, NONCE, 5, NULL);
+    b[0] = 0;
+    x = expect4(9, 3, 5);
+    assert_int_equal(pkt_parse(PKT_ICMP4, b, m - 1, &r, NULL), 0);
+    assert_int_equal(pkt_match(&r, &x), PM_NOT_OURS);
+}
+
+/* errors that quote a probe we never sent: another size under our sequence, our
+ * sequence with another stamp; a short RFC 792 quote is still matched */
+static void forged_quotes_are_not_ours(void **state)
+{
+    (void)state;
+    static uint8_t probe[9100], msg[700];
+    build4(probe, sizeof probe, 0x1234, 42, 8972);
+    struct pkt_info r;
+    struct pkt_expect x = expect4(0x1234, 42, 8972);
+    x.ip_len = 9000;
+    /* a Linux router quotes 576 - 28 bytes: header, ICMP header and our stamp */
+    size_t n = frag_needed(msg, probe, 548, 1500);
+    assert_int_equal(pkt_parse(PKT_IP4, msg, n, &r, NULL), 0);
+    assert_int_equal(r.orig_data_len, 548 - 28);
+    assert_int_equal(pkt_match(&r, &x), PM_ERROR);
+    /* our sequence, but the quoted length is another probe's (the small one's) */
+    struct pkt_expect small = expect4(0x1234, 42, 56);
+    small.ip_len = 84;
+    assert_int_equal(pkt_match(&r, &small), PM_NOT_OURS);
+    /* the quoted length byte-swapped, as a host-order copy of the header would be */
+    static uint8_t sw[700];
+    memcpy(sw, msg, n);
+    store_le16(sw + 28 + 2, 9000);
+    assert_int_equal(pkt_parse(PKT_IP4, sw, n, &r, NULL), 0);
+    assert_int_equal(pkt_match(&r, &x), PM_ERROR);
+    /* the right id/seq/length, another stamp in the quoted data */
+    msg[28 + 28 + 2] ^= 1;
+    assert_int_equal(pkt_parse(PKT_IP4, msg, n, &r, NULL), 0);
+    assert_int_equal(pkt_match(&r, &x), PM_NOT_OURS);
+    /* only the 8 ICMP bytes quoted: id, seq, destination and length decide */
+    n = frag_needed(msg, probe, 28, 1500);
+    assert_int_equal(pkt_parse(PKT_IP4, msg, n, &r, NULL), 0);
+    assert_int_equal(r.orig_data_len, 0);
+    assert_int_equal(pkt_match(&r, &x), PM_ERROR);
+    assert_int_equal(pkt_match(&r, &small), PM_NOT_OURS);
+    /* the error queue hands back our own request: its data must be ours too */
+    size_t q = pkt_build_echo(PKT_ICMP4, probe, sizeof probe, 0x1234, 42, NONCE, 8972, NULL);
+    assert_int_equal(pkt_parse(PKT_ICMP4, probe, 548, &r, NULL), 0);
+    assert_int_equal(r.kind, PK_ECHO_REQUEST);
+    assert_int_equal(pkt_match(&r, &x), PM_ERROR);
+    probe[8 + 20] ^= 1;
+    assert_int_equal(pkt_parse(PKT_ICMP4, probe, q, &r, NULL), 0);
+    assert_int_equal(pkt_match(&r, &x), PM_NOT_OURS);
+}
+
+static void next_hop_mtu_plausibility(void **state)
+{
+    (void)state;
+    assert_true(pkt_mtu_plausible(AF_INET, 1500, 9000));
+    assert_true(pkt_mtu_plausible(AF_INET, 68, 9000));        /* the minimum: can be (check.c weighs it) */
+    assert_false(pkt_mtu_plausible(AF_INET, 0, 9000));        /* RFC 792 routers, or a lie */
+    assert_false(pkt_mtu_plausible(AF_INET, 67, 9000));
+    assert_false(pkt_mtu_plausible(AF_INET, 9000, 9000));     /* not below the probe */
+    assert_false(pkt_mtu_plausible(AF_INET, 65535, 1500));
+    assert_true(pkt_mtu_plausible(AF_INET6, 1280, 9000));
+    assert_false(pkt_mtu_plausible(AF_INET6, 1279, 9000));    /* Packet Too Big under 1280 */
+    assert_false(pkt_mtu_plausible(AF_INET6, 1000, 9000));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +418,9 @@ int main(void)
         cmocka_unit_test(parses_ipv6_packet_too_big),
         cmocka_unit_test(icmp_types_per_family),
         cmocka_unit_test(rejects_malformed),
+        cmocka_unit_test(forged_replies_are_not_ours),
+        cmocka_unit_test(forged_quotes_are_not_ours),
+        cmocka_unit_test(next_hop_mtu_plausibility),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,7 @@ struct peer {
     uint32_t mtu;                /* full-size probe (IP bytes) */
     uint32_t small_mtu;          /* 0 = no small probe (the full size is small) */
     struct vstats st;
-    int verdict;
+    enum verdict verdict;
     int did_discover;
     struct disc_report disc;
     struct trace_report *trace;  /* NULL unless --trace */
@@ -37,5 +37,8 @@ void check_sizes(struct peer *pe, uint32_t mtu);
 void check_collect(const struct probe *v, size_t n, int peer, struct vstats *s);
 /* run the check for all peers; returns 0 or -1 on a system error */
 int check_run(struct prober *p, struct peer *peers, size_t npeers, const struct check_opts *o);
+/* after --discover: a next-hop MTU below the size discovery saw pass is a lie; it
+ * joins the bogus ones and the verdict is decided again */
+void check_weigh_discovery(struct peer *pe);
 
 #endif

@@ -1,6 +1,32 @@
 /* esxmtu: does a full-size Don't-Fragment packet really cross to each peer?
- * Options, help and the flow; the work is in probe.c, check.c, discover.c,
- * trace.c, verdict.c and report.c. */
+ * The command line first (usage text, short options, long options, side by side),
+ * then one straight flow: parse, resolve, open, check, discover, trace, report.
+ * The work is in peers.c, probe.c, check.c, discover.c, trace.c, verdict.c, report.c. */
+#include "args.h"
+#include "check.h"
+#include "clock.h"
+#include "discover.h"
+#include "fail.h"
+#include "net.h"
+#include "options.h"
+#include "output.h"
+#include "packet.h"
+#include "peers.h"
+#include "probe.h"
+#include "report.h"
+#include "trace.h"
+#include "version.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char tool_name[] = "esxmtu";
+
 static const char usage[] =
 "usage: esxmtu [options] PEER...\n"
 "       esxmtu [options] -f FILE          (one peer per line, # comments)\n"
@@ -25,17 +51,21 @@ static const char usage[] =
 "  --trace       hop by hop (TTL): which hop limits the path, or after which\n"
 "                hop full-size probes vanish\n"
 "  --max-hops N  hops for --trace (default 30)\n"
-"  --method M    auto|raw|errqueue|dgram (default auto: raw sockets as root,\n"
-"                else unprivileged ping sockets); none uses the path-MTU cache\n"
+"  --method M    M is auto, raw, errqueue or dgram (default auto: raw sockets as\n"
+"                root, else unprivileged ping sockets). No method uses the\n"
+"                kernel's path-MTU cache: every run sees the path as it is.\n"
 "  -J, --json    JSON output\n"
 "  -q            quiet: verdict lines and the summary only\n"
 "  --version     version and build\n"
 "  -h, --help    this text\n"
 "\n"
-"Verdicts: PASS, LOCAL-MTU (this host's interface is smaller), TOO-BIG (a router\n"
-"said frag-needed / Packet Too Big, with its address and next-hop MTU), BLACK-HOLE\n"
-"(small probes answered, full-size ones vanish), NO-REPLY (nothing answers: no MTU\n"
-"conclusion), SHORT-REPLY, UNREACHABLE, TTL-EXCEEDED.\n"
+"Verdicts: PASS, LOCAL-MTU (this host refuses the size: its interface is smaller),\n"
+"TOO-BIG (a router said frag-needed / Packet Too Big, with its address and\n"
+"next-hop MTU), BLACK-HOLE (small probes answered, full-size ones vanish),\n"
+"NO-REPLY (nothing answers: no MTU conclusion), SHORT-REPLY, UNREACHABLE,\n"
+"TTL-EXCEEDED, SEND-FAILED (this host could not send at all: no conclusion).\n"
+"A too-big whose next-hop MTU cannot be (0, under 68 / 1280, not below the probe)\n"
+"is named and ignored; answers that do not quote or echo our own probe are ignored.\n"
 "\n"
 "Examples:\n"
 "  esxmtu -I vmk1 10.160.22.112 10.160.22.113     vMotion jumbo check, MTU 9000\n"
@@ -45,45 +75,19 @@ static const char usage[] =
 "\n"
 "Exit codes: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n";
 
-#include "args.h"
-#include "check.h"
-#include "discover.h"
-#include "fail.h"
-#include "net.h"
-#include "output.h"
-#include "packet.h"
-#include "probe.h"
-#include "report.h"
-#include "trace.h"
-#include "version.h"
-
-#include <errno.h>
-#include <getopt.h>
-#include <net/if.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-const char tool_name[] = "esxmtu";
-
-#define MAX_PEERS 1024
-
-struct opts {
-    uint32_t mtu, size;
-    int have_mtu, have_size;
-    struct check_opts chk;
-    int family;
-    int discover, trace, json, quiet;
-    int max_hops;
-    struct prober_opts po;
-    const char *src;
-    const char *file;
-    char *names[MAX_PEERS];
-    size_t npeers;
-};
-
+/* the options above, in getopt's words; a leading ':' lets us name a missing value */
+static const char shorts[] = ":m:s:c:i:W:t:I:B:46df:Jqh";
 enum { OPT_DISCOVER = 256, OPT_TRACE, OPT_METHOD, OPT_VERSION, OPT_HOPS };
+static const struct option longs[] = {
+    { "discover", no_argument, NULL, OPT_DISCOVER },
+    { "trace", no_argument, NULL, OPT_TRACE },
+    { "max-hops", required_argument, NULL, OPT_HOPS },
+    { "method", required_argument, NULL, OPT_METHOD },
+    { "json", no_argument, NULL, 'J' },
+    { "version", no_argument, NULL, OPT_VERSION },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
 
 static uint64_t num(const char *opt, const char *s, uint64_t min, uint64_t max)
 {
@@ -101,45 +105,34 @@ static uint64_t seconds(const char *opt, const char *s, double min, double max)
     const char *why;
     if (parse_double(s, min, max, &v, &why) != 0)
         die_usage("%s '%s': %s (%g..%g seconds)", opt, s, why, min, max);
-    return (uint64_t)(v * 1e9);
+    return (uint64_t)(v * (double)NS_PER_SEC);
 }
 
-static void add_peer(struct opts *o, const char *name)
+/* getopt's '?' and ':' as one right line: which option, and what is wrong with it */
+static _Noreturn void bad_option(int c, const char *word)
 {
-    if (o->npeers == MAX_PEERS)
-        die_usage("too many peers (at most %d)", MAX_PEERS);
-    o->names[o->npeers++] = xstrdup(name);
-}
-
-static void read_peers(struct opts *o, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        die(EXIT_USAGE, "cannot open %s: %s (check the -f path)", path, errtext(errno));
-    char line[512];
-    for (int n = 0; n < 100000 && fgets(line, sizeof line, f); n++) {
-        char *s = line;
-        char *hash = strchr(s, '#');
-        if (hash)
-            *hash = 0;
-        s += strspn(s, " \t\r\n");
-        s[strcspn(s, " \t\r\n")] = 0;
-        if (*s)
-            add_peer(o, s);
+    const struct option *lo = NULL;
+    for (const struct option *l = longs; l->name && optopt; l++)
+        if (l->val == optopt && word && strncmp(word, "--", 2) == 0)
+            lo = l;
+    if (c == ':') {
+        if (lo)
+            die_usage("option --%s needs a value", lo->name);
+        die_usage("option -%c needs a value", optopt);
     }
-    fclose(f);
+    if (lo && lo->has_arg == no_argument)
+        die_usage("option --%s takes no value", lo->name);
+    if (optopt && !(word && strncmp(word, "--", 2) == 0))
+        die_usage("unknown option -%c", optopt);
+    die_usage("unknown option '%s'", word ? word : "?");
 }
 
-static void parse(struct opts *o, int argc, char **argv)
+static void parse(struct mtu_opts *o, int argc, char **argv)
 {
-    static const struct option longs[] = {
-        { "discover", no_argument, NULL, OPT_DISCOVER }, { "trace", no_argument, NULL, OPT_TRACE },
-        { "method", required_argument, NULL, OPT_METHOD }, { "json", no_argument, NULL, 'J' },
-        { "max-hops", required_argument, NULL, OPT_HOPS },
-        { "version", no_argument, NULL, OPT_VERSION }, { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 } };
     int c;
-    while ((c = getopt_long(argc, argv, "m:s:c:i:W:t:I:B:46df:Jqh", longs, NULL)) != -1) {
+    char why[320];
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         switch (c) {
         case 'm': o->mtu = (uint32_t)num("-m", optarg, PKT_MIN_MTU4, PKT_MAX_MTU); o->have_mtu = 1; break;
         case 's': o->size = (uint32_t)num("-s", optarg, 0, PKT_MAX_MTU - PKT_HDR4); o->have_size = 1; break;
@@ -149,45 +142,48 @@ static void parse(struct opts *o, int argc, char **argv)
         case 't': o->po.ttl = (int)num("-t", optarg, 1, 255); break;
         case 'I': o->po.iface = optarg; break;
         case 'B': o->src = optarg; break;
-        case '4': o->family = AF_INET; break;
-        case '6': o->family = AF_INET6; break;
+        case '4': o->family = AF_INET; o->saw4 = 1; break;
+        case '6': o->family = AF_INET6; o->saw6 = 1; break;
         case 'd': break;
         case 'f': o->file = optarg; break;
         case 'J': o->json = 1; break;
         case 'q': o->quiet = 1; break;
         case OPT_DISCOVER: o->discover = 1; break;
         case OPT_TRACE: o->trace = 1; break;
-        case OPT_HOPS: o->max_hops = (int)num("--max-hops", optarg, 1, TRACE_MAX_HOPS); break;
-        case OPT_METHOD:
-            if ((o->po.method = probe_method_parse(optarg)) < 0)
-                die_usage("--method '%s': unknown (auto, raw, errqueue or dgram)", optarg);
+        case OPT_HOPS:
+            o->max_hops = (int)num("--max-hops", optarg, 1, TRACE_MAX_HOPS);
+            o->have_max_hops = 1;
             break;
+        case OPT_METHOD: {
+            int m = probe_method_parse(optarg);
+            if (m < 0)
+                die_usage("--method '%s': unknown (auto, raw, errqueue or dgram)", optarg);
+            o->po.method = (enum probe_method)m;
+            break;
+        }
         case OPT_VERSION: version_print(); exit(EXIT_OKAY);
         case 'h': fputs(usage, stdout); exit(EXIT_OKAY);
-        default: die_usage("unknown option");
+        default: bad_option(c, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
         }
     }
-    if (o->have_mtu && o->have_size)
-        die_usage("-m and -s both set the probe size: give one");
     for (int i = optind; i < argc; i++)
-        add_peer(o, argv[i]);
-    if (o->file)
-        read_peers(o, o->file);
-    if (o->npeers == 0)
-        die_usage("no peer given");
-    if ((uint64_t)o->npeers * o->chk.count * 2 > 30000)
-        die_usage("%zu peers x %u probes is too many for one run (at most 15000)", o->npeers, o->chk.count);
+        if (peers_add(&o->peers, argv[i], why, sizeof why) != 0)
+            die_usage("%s", why);
+    if (o->file && peers_read_file(&o->peers, o->file, why, sizeof why) != 0)
+        die(EXIT_USAGE, "%s", why);
+    if (opts_validate(o, why, sizeof why) != 0)
+        die_usage("%s", why);
 }
 
 /* resolve peers, apply sizes; every problem is one line and exit 2 */
-static void prepare(struct opts *o, struct peer *peers, int *need4, int *need6)
+static void prepare(struct mtu_opts *o, struct peer *peers, int *need4, int *need6)
 {
+    char why[400];
     union sockaddr_any src;
     memset(&src, 0, sizeof src);
     if (o->src) {
-        int rc = net_resolve(o->src, o->family, 0, 0, &src, NULL);
-        if (rc)
-            die(EXIT_USAGE, "-B %s: %s (give a local address)", o->src, net_gai_strerror(rc));
+        if (peers_resolve(o->src, o->family, "-B", &src, why, sizeof why) != 0)
+            die(EXIT_USAGE, "%s", why);
         if (src.sa.sa_family == AF_INET)
             o->po.src4 = src;
         else
@@ -196,73 +192,64 @@ static void prepare(struct opts *o, struct peer *peers, int *need4, int *need6)
     if (o->po.iface && if_nametoindex(o->po.iface) == 0)
         die(EXIT_USAGE, "-I %s: no such interface (list them with 'esxcfg-vmknic -l' or 'ip link')",
             o->po.iface);
-    for (size_t i = 0; i < o->npeers; i++) {
+    for (size_t i = 0; i < o->peers.n; i++) {
         struct peer *pe = &peers[i];
-        pe->name = o->names[i];
-        int rc = net_resolve(pe->name, o->family, 0, 0, &pe->addr, NULL);
-        if (rc)
-            die(EXIT_USAGE, "cannot resolve %s: %s (check the name, or give an address)", pe->name,
-                net_gai_strerror(rc));
+        pe->name = o->peers.name[i];
+        if (peers_resolve(pe->name, o->family, NULL, &pe->addr, why, sizeof why) != 0)
+            die(EXIT_USAGE, "%s", why);
         pe->family = pe->addr.sa.sa_family;
-        if (pe->family == AF_INET6) {
-            /* ports and scope left as resolved; raw ICMPv6 needs port 0 */
-            pe->addr.in6.sin6_port = 0;
-            *need6 = 1;
-        } else {
-            pe->addr.in4.sin_port = 0;
-            *need4 = 1;
-        }
+        *(pe->family == AF_INET6 ? need6 : need4) = 1;
+        const char *fam = pe->family == AF_INET6 ? "IPv6" : "IPv4";
         if (o->src && src.sa.sa_family != pe->family)
             die(EXIT_USAGE, "-B %s is %s but peer %s is %s (use a source of the same family)", o->src,
-                src.sa.sa_family == AF_INET6 ? "IPv6" : "IPv4", pe->name,
-                pe->family == AF_INET6 ? "IPv6" : "IPv4");
+                src.sa.sa_family == AF_INET6 ? "IPv6" : "IPv4", pe->name, fam);
         uint32_t hdr = pkt_hdr_len(pe->family), min = pkt_min_mtu(pe->family);
         uint64_t mtu = o->have_size ? (uint64_t)o->size + hdr : o->have_mtu ? o->mtu : 9000;
         if (mtu > PKT_MAX_MTU)
-            die(EXIT_USAGE, "-s %u is too big for %s (at most %u data bytes)", o->size,
-                pe->family == AF_INET6 ? "IPv6" : "IPv4", PKT_MAX_MTU - hdr);
+            die(EXIT_USAGE, "-s %u is too big for %s (at most %u data bytes)", o->size, fam, PKT_MAX_MTU - hdr);
         if (mtu < min)
-            die(EXIT_USAGE, "MTU %llu is below the %s minimum %u (peer %s)", (unsigned long long)mtu,
-                pe->family == AF_INET6 ? "IPv6" : "IPv4", min, pe->name);
+            die(EXIT_USAGE, "MTU %llu is below the %s minimum %u (peer %s)", (unsigned long long)mtu, fam, min,
+                pe->name);
         check_sizes(pe, (uint32_t)mtu);
     }
+}
+
+static void open_prober(struct prober *p, const struct mtu_opts *o, int need4, int need6)
+{
+    const char *why = "";
+    if (prober_open(p, &o->po, need4, need6, &why) == 0)
+        return;
+    int e = errno;
+    if (e == EPERM || e == EACCES)
+        die(EXIT_USAGE, "%s: %s (run as root, or allow ping sockets for your group: "
+            "sysctl -w net.ipv4.ping_group_range='0 2147483647')", why, errtext(e));
+    die(EXIT_USAGE, "%s: %s", why, errtext(e));
 }
 
 int main(int argc, char **argv)
 {
     argc = args_strip_vmk(argc, &argv);
-    struct opts o;
-    memset(&o, 0, sizeof o);
-    o.chk.count = 3;
-    o.chk.interval_ns = 200000000u;
-    o.chk.timeout_ns = 1000000000u;
-    o.max_hops = 30;
+    struct mtu_opts o;
+    opts_defaults(&o);
     parse(&o, argc, argv);
 
-    struct peer *peers = xcalloc(o.npeers, sizeof *peers);
+    struct peer *peers = xcalloc(o.peers.n, sizeof *peers);
     int need4 = 0, need6 = 0;
     prepare(&o, peers, &need4, &need6);
 
     struct prober p;
-    const char *why = "";
-    if (prober_open(&p, &o.po, need4, need6, &why) != 0) {
-        int e = errno;
-        if (e == EPERM || e == EACCES)
-            die(EXIT_USAGE, "%s: %s (run as root, or allow ping sockets for your group: "
-                "sysctl -w net.ipv4.ping_group_range='0 2147483647')", why, errtext(e));
-        die(EXIT_USAGE, "%s: %s", why, errtext(e));
-    }
-    if (check_run(&p, peers, o.npeers, &o.chk) != 0)
+    open_prober(&p, &o, need4, need6);
+    if (check_run(&p, peers, o.peers.n, &o.chk) != 0)
         die(EXIT_USAGE, "probing failed: %s", errtext(errno));
-    for (size_t i = 0; o.discover && i < o.npeers; i++) {
-        int v = peers[i].verdict;
-        if (v == V_NO_REPLY || v == V_UNREACHABLE || v == V_TTL_EXCEEDED)
+    for (size_t i = 0; o.discover && i < o.peers.n; i++) {
+        if (!verdict_answered(peers[i].verdict))
             continue;     /* nothing answers: no size will */
         if (discover_run(&p, &peers[i].addr, o.chk.timeout_ns, &peers[i].disc) != 0)
             die(EXIT_USAGE, "discovery failed: %s", errtext(errno));
         peers[i].did_discover = 1;
+        check_weigh_discovery(&peers[i]);
     }
-    for (size_t i = 0; o.trace && i < o.npeers; i++) {
+    for (size_t i = 0; o.trace && i < o.peers.n; i++) {
         peers[i].trace = xcalloc(1, sizeof *peers[i].trace);
         if (trace_run(&p, &peers[i].addr, peers[i].mtu,
                       peers[i].small_mtu ? peers[i].small_mtu : peers[i].mtu, o.max_hops,
@@ -270,23 +257,22 @@ int main(int argc, char **argv)
             die(EXIT_USAGE, "trace failed: %s", errtext(errno));
     }
     int code = EXIT_OKAY;
-    for (size_t i = 0; i < o.npeers; i++)
+    for (size_t i = 0; i < o.peers.n; i++)
         if (!verdict_ok(peers[i].verdict))
             code = EXIT_CHECK;
     struct report_ctx rc = { &p, o.quiet, o.discover, o.trace };
     if (o.json) {
-        char *j = report_json(&rc, peers, o.npeers, code);
+        char *j = report_json(&rc, peers, o.peers.n, code);
         fputs(j, stdout);
         fputc('\n', stdout);
         free(j);
     } else {
-        report_human(stdout, &rc, peers, o.npeers, code);
+        report_human(stdout, &rc, peers, o.peers.n, code);
     }
     prober_close(&p);
-    for (size_t i = 0; i < o.npeers; i++) {
+    for (size_t i = 0; i < o.peers.n; i++)
         free(peers[i].trace);
-        free(o.names[i]);
-    }
     free(peers);
+    peers_free(&o.peers);
     return output_done(stdout, "stdout", STDERR_FILENO, code);
 }

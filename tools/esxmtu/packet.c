@@ -1,19 +1,18 @@
 /* ICMP / ICMPv6 echo probes: building, parsing replies and errors, matching. */
 #include "packet.h"
+#include "bytes.h"
 #include "checksum.h"
 
 #include <string.h>
 #include <sys/socket.h>
 
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-
 uint32_t pkt_hdr_len(int family) { return family == AF_INET6 ? PKT_HDR6 : PKT_HDR4; }
 uint32_t pkt_min_mtu(int family) { return family == AF_INET6 ? PKT_MIN_MTU6 : PKT_MIN_MTU4; }
+
+int pkt_mtu_plausible(int family, uint32_t mtu, uint32_t probe_mtu)
+{
+    return mtu >= pkt_min_mtu(family) && mtu < probe_mtu;
+}
 
 /* ---- echo data: 8 bytes nonce, 2 bytes seq, 6 bytes "esxmtu", then a pattern */
 static uint8_t pattern_byte(size_t i, uint64_t nonce, uint16_t seq)
@@ -23,9 +22,8 @@ static uint8_t pattern_byte(size_t i, uint64_t nonce, uint16_t seq)
 
 static void stamp(uint8_t st[PKT_STAMP_LEN], uint64_t nonce, uint16_t seq)
 {
-    for (int i = 0; i < 8; i++)
-        st[i] = (uint8_t)(nonce >> (56 - 8 * i));
-    put16(st + 8, seq);
+    store_be64(st, nonce);
+    store_be16(st + 8, seq);
     memcpy(st + 10, "esxmtu", 6);
 }
 
@@ -70,8 +68,8 @@ size_t pkt_build_echo(int layer, uint8_t *buf, size_t cap, uint16_t id, uint16_t
     icmp[0] = layer == PKT_ICMP6 ? ICMP6_ECHO : ICMP4_ECHO;
     icmp[1] = 0;
     icmp[2] = icmp[3] = 0;
-    put16(icmp + 4, id);
-    put16(icmp + 6, seq);
+    store_be16(icmp + 4, id);
+    store_be16(icmp + 6, seq);
     pkt_fill(icmp + 8, data_len, nonce, seq);
     if (layer != PKT_ICMP6) {
         uint16_t ck = inet_checksum(icmp, 8 + data_len);
@@ -80,9 +78,9 @@ size_t pkt_build_echo(int layer, uint8_t *buf, size_t cap, uint16_t id, uint16_t
     if (layer == PKT_IP4) {
         buf[0] = 0x45;
         buf[1] = 0;
-        put16(buf + 2, (uint16_t)total);
-        put16(buf + 4, 0);                    /* id: the kernel fills it */
-        put16(buf + 6, ip->df ? 0x4000 : 0);  /* DF, offset 0 */
+        store_be16(buf + 2, (uint16_t)total);
+        store_be16(buf + 4, 0);                    /* id: the kernel fills it */
+        store_be16(buf + 6, ip->df ? 0x4000 : 0);  /* DF, offset 0 */
         buf[8] = ip->ttl ? ip->ttl : 64;
         buf[9] = 1;                           /* ICMP */
         buf[10] = buf[11] = 0;
@@ -106,14 +104,16 @@ static void parse_orig4(const uint8_t *p, size_t len, struct pkt_info *o)
         return;
     memcpy(o->orig_dst, p + 16, 4);
     o->orig_dst_len = 4;
-    o->orig_len = get16(p + 2);
-    if (p[9] != 1 || (get16(p + 6) & 0x1fff) != 0)   /* not ICMP, or not the first fragment */
+    o->orig_len = load_be16(p + 2);
+    if (p[9] != 1 || (load_be16(p + 6) & 0x1fff) != 0)   /* not ICMP, or not the first fragment */
         return;
     const uint8_t *ic = p + ihl;
     if (len - ihl < 8 || ic[0] != ICMP4_ECHO)
         return;
-    o->id = get16(ic + 4);
-    o->seq = get16(ic + 6);
+    o->id = load_be16(ic + 4);
+    o->seq = load_be16(ic + 6);
+    o->orig_data = ic + 8;
+    o->orig_data_len = len - ihl - 8;
     o->has_orig = 1;
 }
 
@@ -123,14 +123,16 @@ static void parse_orig6(const uint8_t *p, size_t len, struct pkt_info *o)
         return;
     memcpy(o->orig_dst, p + 24, 16);
     o->orig_dst_len = 16;
-    o->orig_len = 40u + get16(p + 4);
+    o->orig_len = 40u + load_be16(p + 4);
     if (p[6] != 58)                     /* next header not ICMPv6: not one of ours */
         return;
     const uint8_t *ic = p + 40;
     if (len - 40 < 8 || ic[0] != ICMP6_ECHO)
         return;
-    o->id = get16(ic + 4);
-    o->seq = get16(ic + 6);
+    o->id = load_be16(ic + 4);
+    o->seq = load_be16(ic + 6);
+    o->orig_data = ic + 8;
+    o->orig_data_len = len - 48;
     o->has_orig = 1;
 }
 
@@ -158,8 +160,8 @@ static int parse_icmp(int v6, const uint8_t *p, size_t len, struct pkt_info *o, 
     o->code = p[1];
     if (p[0] == f->echo || p[0] == f->echo_reply) {
         o->kind = p[0] == f->echo ? PK_ECHO_REQUEST : PK_ECHO_REPLY;
-        o->id = get16(p + 4);
-        o->seq = get16(p + 6);
+        o->id = load_be16(p + 4);
+        o->seq = load_be16(p + 6);
         o->data = p + 8;
         o->data_len = len - 8;
         return 0;
@@ -168,9 +170,9 @@ static int parse_icmp(int v6, const uint8_t *p, size_t len, struct pkt_info *o, 
         return 0;
     o->kind = PK_ERROR;
     if (v6 && p[0] == ICMP6_TOO_BIG)
-        o->mtu = get32(p + 4);
+        o->mtu = load_be32(p + 4);
     else if (!v6 && p[0] == ICMP4_UNREACH && p[1] == ICMP4_FRAG_NEEDED_CODE)
-        o->mtu = get16(p + 6);
+        o->mtu = load_be16(p + 6);
     f->orig(p + 8, len - 8, o);
     return 0;
 }
@@ -198,7 +200,7 @@ int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
         return -1;
     }
     size_t ihl = (size_t)(buf[0] & 15) * 4;
-    size_t tot = get16(buf + 2);
+    size_t tot = load_be16(buf + 2);
     if (ihl < 20 || ihl > len || tot < ihl) {
         *why = "bad IPv4 header length";
         return -1;
@@ -212,7 +214,7 @@ int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
         *why = "not ICMP";
         return -1;
     }
-    if (get16(buf + 6) & 0x3fff) {   /* a fragment (MF or offset): never ours whole */
+    if (load_be16(buf + 6) & 0x3fff) {   /* a fragment (MF or offset): never ours whole */
         *why = "IPv4 fragment";
         return -1;
     }
@@ -220,29 +222,48 @@ int pkt_parse(int layer, const uint8_t *buf, size_t len, struct pkt_info *out,
 }
 
 /* ---- match */
-int pkt_match(const struct pkt_info *r, const struct pkt_expect *x)
+/* quoted data is a prefix of what we sent: no more bytes, the same stamp and pattern */
+static int quote_is_ours(const uint8_t *d, size_t n, const struct pkt_expect *x)
 {
-    if (r->kind == PK_ECHO_REPLY) {
-        if ((x->check_id && r->id != x->id) || r->seq != x->seq)
+    return n <= x->data_len && pkt_data_ok(d, n, x->nonce, x->seq);
+}
+
+/* the quoted IP length names our probe's size (tolerated byte-swapped, as a stack
+ * that quotes its host-order copy of the header would send it) */
+static int len_is_ours(uint32_t quoted, uint32_t sent)
+{
+    return !quoted || !sent || quoted == sent || quoted == __builtin_bswap16((uint16_t)sent);
+}
+
+enum pkt_match pkt_match(const struct pkt_info *r, const struct pkt_expect *x)
+{
+    size_t stamp = x->data_len < PKT_STAMP_LEN ? x->data_len : PKT_STAMP_LEN;
+    if ((x->check_id && r->id != x->id) || r->seq != x->seq)
+        return PM_NOT_OURS;
+    switch (r->kind) {
+    case PK_ECHO_REPLY: {
+        /* the whole stamp (as much of it as we sent) must be ours */
+        if (r->data_len < stamp || !pkt_data_ok(r->data, stamp, x->nonce, x->seq))
             return PM_NOT_OURS;
-        /* the stamp (as much of it as we sent and got) must be ours */
-        size_t n = r->data_len < x->data_len ? r->data_len : x->data_len;
-        size_t st = n < PKT_STAMP_LEN ? n : PKT_STAMP_LEN;
-        if (!pkt_data_ok(r->data, st, x->nonce, x->seq))
-            return PM_NOT_OURS;
-        if (r->data_len < x->data_len && x->data_len > 0 && st == 0)
-            return PM_SHORT;
-        if (r->data_len != x->data_len || !pkt_data_ok(r->data, n, x->nonce, x->seq))
+        if (r->data_len != x->data_len || !pkt_data_ok(r->data, r->data_len, x->nonce, x->seq))
             return PM_SHORT;
         return PM_FULL;
     }
-    if (r->kind == PK_ERROR) {
-        if (!r->has_orig || r->seq != x->seq || (x->check_id && r->id != x->id))
+    case PK_ERROR:
+        if (!r->has_orig)
             return PM_NOT_OURS;
         if (r->orig_dst_len && x->dst_len == r->orig_dst_len &&
             memcmp(r->orig_dst, x->dst, (size_t)x->dst_len) != 0)
             return PM_NOT_OURS;
+        if (!len_is_ours(r->orig_len, x->ip_len))
+            return PM_NOT_OURS;
+        /* a quote of the ICMP header alone (RFC 792's 8 bytes) is all some routers send */
+        if (!quote_is_ours(r->orig_data, r->orig_data_len, x))
+            return PM_NOT_OURS;
         return PM_ERROR;
+    case PK_ECHO_REQUEST:          /* the error queue hands back our own request */
+        return quote_is_ours(r->data, r->data_len, x) ? PM_ERROR : PM_NOT_OURS;
+    default:
+        return PM_NOT_OURS;
     }
-    return PM_NOT_OURS;
 }

@@ -34,7 +34,7 @@ enum {
 };
 
 struct pkt_info {
-    int kind;                  /* enum pkt_kind */
+    enum pkt_kind kind;
     uint8_t type, code;        /* of the received ICMP message */
     uint16_t id, seq;          /* echo: its own; error: of the embedded echo request */
     int has_orig;              /* error: embedded original echo request id/seq present */
@@ -46,6 +46,8 @@ struct pkt_info {
     uint8_t orig_dst[16];      /* error: destination of the embedded original */
     int orig_dst_len;          /* 4, 16, or 0 when absent */
     uint32_t orig_len;         /* error: original packet length from its header, 0 if absent */
+    const uint8_t *orig_data;  /* error: the quoted echo request's data (as much as was quoted) */
+    size_t orig_data_len;
     uint32_t mtu;              /* frag-needed next-hop MTU / Packet Too Big MTU, else 0 */
 };
 
@@ -79,15 +81,26 @@ struct pkt_expect {
     uint16_t seq;
     uint64_t nonce;
     size_t data_len;           /* echo data bytes sent */
+    uint32_t ip_len;           /* the probe's IP packet size (its MTU); 0 = not checked */
     uint8_t dst[16];           /* the probe's destination (4 or 16 bytes used) */
     int dst_len;
 };
 
 enum pkt_match { PM_NOT_OURS = 0, PM_FULL, PM_SHORT, PM_ERROR };
-/* Does this parsed message answer that probe? PM_FULL: the whole data came back
- * intact; PM_SHORT: our id/seq/stamp but fewer (or altered) bytes: a failure;
- * PM_ERROR: an ICMP error whose embedded request is this probe. */
-int pkt_match(const struct pkt_info *r, const struct pkt_expect *x);
+/* Does this parsed message answer that probe?
+ *   PM_FULL   an echo reply with the whole data intact;
+ *   PM_SHORT  our id/seq and the whole stamp, but fewer (or altered) bytes: a failure;
+ *   PM_ERROR  an ICMP error quoting this very probe: id, seq, destination, and, where
+ *             the quote has them, its IP length and its data (stamp and pattern); or,
+ *             from the error queue, the echo request itself (PK_ECHO_REQUEST).
+ * A reply too short to carry the stamp cannot be told from a stranger's: not ours. */
+enum pkt_match pkt_match(const struct pkt_info *r, const struct pkt_expect *x);
+
+/* Can `mtu`, from a frag-needed or Packet Too Big, be the next-hop MTU for a probe of
+ * `probe_mtu` bytes? Not below the family's minimum (68 / 1280), and below the probe
+ * (a router refuses only what is bigger than its link). 0 from old routers, 68 to a
+ * 9000 probe, 65535 to a 1500 one, a Packet Too Big under 1280: not an MTU. */
+int pkt_mtu_plausible(int family, uint32_t mtu, uint32_t probe_mtu);
 
 /* size arithmetic */
 uint32_t pkt_hdr_len(int family);                 /* 28 or 48 */

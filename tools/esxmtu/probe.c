@@ -1,6 +1,8 @@
-/* Sockets, sending, and matching answers to probes (see probe.h for the methods). */
+/* The batch: send probes on time, retry what the host refuses for room, and match
+ * every answer to the probe it names (see probe.h for the rules). */
 #include "probe.h"
 #include "packet.h"
+#include "bytes.h"
 #include "clock.h"
 #include "fail.h"
 
@@ -16,26 +18,8 @@
 #ifndef IP_RECVERR
 #define IP_RECVERR 11
 #endif
-#ifndef IP_MTU_DISCOVER
-#define IP_MTU_DISCOVER 10
-#endif
-#ifndef IP_PMTUDISC_PROBE
-#define IP_PMTUDISC_PROBE 3
-#endif
 #ifndef IPV6_RECVERR
 #define IPV6_RECVERR 25
-#endif
-#ifndef IPV6_MTU_DISCOVER
-#define IPV6_MTU_DISCOVER 23
-#endif
-#ifndef IPV6_PMTUDISC_PROBE
-#define IPV6_PMTUDISC_PROBE 3
-#endif
-#ifndef IPV6_DONTFRAG
-#define IPV6_DONTFRAG 62
-#endif
-#ifndef SO_RCVBUFFORCE
-#define SO_RCVBUFFORCE 33
 #endif
 
 /* musl has no <linux/errqueue.h>: the layout of struct sock_extended_err */
@@ -46,37 +30,20 @@ struct ext_err {
 };
 enum { EE_ORIGIN_LOCAL = 1, EE_ORIGIN_ICMP = 2, EE_ORIGIN_ICMP6 = 3 };
 
-#define SBUF_LEN (PKT_MAX_MTU + 64)
-#define RBUF_LEN (PKT_MAX_MTU + 512)
 #define DRAIN_MAX 512            /* messages read per wake-up, so one loop stays bounded */
 
 static int fidx(int family) { return family == AF_INET6; }
 
-const char *probe_method_name(int m)
-{
-    static const char *const names[] = { "auto", "raw", "errqueue", "dgram" };
-    return m >= 0 && m <= METHOD_DGRAM ? names[m] : "?";
-}
+static const char *const res_names[] = {
+    [PR_PENDING] = "pending", [PR_REPLY] = "reply", [PR_SHORT] = "short", [PR_TOO_BIG] = "too-big",
+    [PR_LOCAL_MTU] = "local-mtu", [PR_TTL] = "ttl-exceeded", [PR_UNREACH] = "unreachable",
+    [PR_LOST] = "lost", [PR_SEND_FAIL] = "send-failed",
+};
+_Static_assert(ARRAY_SIZE(res_names) == PR_LAST + 1, "a name for every enum probe_res");
 
-int probe_method_parse(const char *s)
+const char *probe_res_name(enum probe_res r)
 {
-    for (int m = METHOD_AUTO; m <= METHOD_DGRAM; m++)
-        if (strcmp(s, probe_method_name(m)) == 0)
-            return m;
-    return -1;
-}
-
-const char *prober_method_desc(const struct prober *p, int family)
-{
-    int m = p->method[fidx(family)];
-    if (m == METHOD_RAW)
-        return family == AF_INET6 ? "raw ICMPv6 socket, IPV6_DONTFRAG + PMTUDISC_PROBE"
-                                  : "raw socket, own IPv4 header with DF (IP_HDRINCL) + PMTUDISC_PROBE";
-    if (m == METHOD_ERRQUEUE)
-        return "raw socket, PMTUDISC_PROBE, errors from the error queue";
-    if (m == METHOD_DGRAM)
-        return "unprivileged ping socket, PMTUDISC_PROBE, errors from the error queue";
-    return "none";
+    return (unsigned)r < ARRAY_SIZE(res_names) ? res_names[r] : "?";
 }
 
 uint32_t probe_data_len(int family, uint32_t mtu)
@@ -85,129 +52,21 @@ uint32_t probe_data_len(int family, uint32_t mtu)
     return mtu > h ? mtu - h : 0;
 }
 
-static int setint(int fd, int level, int name, int val)
-{
-    return setsockopt(fd, level, name, &val, sizeof val);
-}
-
-/* one socket for one family and method; -1 with errno and *why */
-static int open_one(int family, int method, const struct prober_opts *o, const char **why)
-{
-    int v6 = family == AF_INET6;
-    int type = method == METHOD_DGRAM ? SOCK_DGRAM : SOCK_RAW;
-    int fd = socket(family, type, v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
-    if (fd < 0) {
-        *why = method == METHOD_DGRAM ? "cannot open an ICMP ping socket" : "cannot open a raw ICMP socket";
-        return -1;
-    }
-    /* what must work: something that sets DF, and for the error-queue methods the
-     * error queue itself; the rest only sharpens the evidence */
-    int ok;
-    if (!v6 && method == METHOD_RAW) {
-        ok = setint(fd, IPPROTO_IP, IP_HDRINCL, 1) == 0;      /* DF is in our header */
-        /* even with our own header, Linux's output path applies the cached path
-         * MTU (EMSGSIZE after one frag-needed) unless the socket says PROBE */
-        (void)setint(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE);
-        (void)setint(fd, IPPROTO_IP, IP_RECVERR, 1);          /* local MTU value */
-    } else if (!v6) {
-        ok = setint(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE) == 0 &&
-             setint(fd, IPPROTO_IP, IP_RECVERR, 1) == 0;
-    } else {
-        int probe = setint(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE) == 0;
-        int dontfrag = setint(fd, IPPROTO_IPV6, IPV6_DONTFRAG, 1) == 0;
-        int recverr = setint(fd, IPPROTO_IPV6, IPV6_RECVERR, 1) == 0;
-        ok = (probe || dontfrag) && (recverr || method == METHOD_RAW);
-    }
-    if (!ok) {
-        *why = "cannot set Don't-Fragment / error reporting on the socket";
-        net_close_fail(fd);
-        return -2;
-    }
-    /* 9000-byte replies of a whole round must fit while we are still sending */
-    if (setint(fd, SOL_SOCKET, SO_RCVBUFFORCE, 4 << 20) != 0)
-        (void)setint(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20);
-    if (o->iface && net_bind_device(fd, o->iface) != 0) {
-        *why = errno == ENODEV ? "no such interface (-I)"
-                             : "cannot bind to the interface (-I; or give its address with -B instead)";
-        goto fail;
-    }
-    const union sockaddr_any *src = v6 ? &o->src6 : &o->src4;
-    if (src->sa.sa_family == family && bind(fd, &src->sa, net_len(src)) != 0) {
-        *why = "cannot use the source address (-B)";
-        goto fail;
-    }
-    return fd;
-fail:
-    return net_close_fail(fd);
-}
-
-int prober_open(struct prober *p, const struct prober_opts *o, int need4, int need6,
-                const char **why)
-{
-    memset(p, 0, sizeof *p);
-    p->o = o;
-    p->fd[0] = p->fd[1] = -1;
-    p->nonce = mono_ns() ^ (wall_us() << 17) ^ ((uint64_t)getpid() << 40);
-    p->id = (uint16_t)(getpid() ^ (p->nonce >> 7));
-    p->next_seq = (uint16_t)(p->nonce >> 29);
-    for (int fi = 0; fi < 2; fi++) {
-        if (!(fi ? need6 : need4))
-            continue;
-        int family = fi ? AF_INET6 : AF_INET;
-        int m = o->method == METHOD_AUTO ? METHOD_RAW : o->method;
-        int fd = open_one(family, m, o, why);
-        if (fd == -2 && o->method == METHOD_AUTO) {   /* options unsupported: next method */
-            m = METHOD_ERRQUEUE;
-            fd = open_one(family, m, o, why);
-        }
-        if (fd == -2 && o->method == METHOD_AUTO) {
-            int e = errno;
-            m = METHOD_DGRAM;
-            fd = open_one(family, m, o, why);
-            if (fd < 0) {     /* say the first reason: raw sockets refused DF */
-                *why = "cannot set Don't-Fragment on raw sockets here, and no ping socket either";
-                errno = e;
-            }
-        }
-        if (fd < 0 && m != METHOD_DGRAM && o->method == METHOD_AUTO &&
-            (errno == EPERM || errno == EACCES)) {
-            m = METHOD_DGRAM;
-            fd = open_one(family, m, o, why);
-            if (fd < 0 && (errno == EPERM || errno == EACCES))
-                *why = "no permission for raw sockets, and ping sockets are not allowed for this group";
-        }
-        if (fd < 0) {
-            int e = errno;
-            prober_close(p);
-            errno = e;
-            return -1;
-        }
-        p->fd[fi] = fd;
-        p->method[fi] = m;
-    }
-    p->sbuf = xmalloc(SBUF_LEN);
-    p->rbuf = xmalloc(RBUF_LEN);
-    return 0;
-}
-
-void prober_close(struct prober *p)
-{
-    for (int fi = 0; fi < 2; fi++)
-        if (p->fd[fi] >= 0) {
-            close(p->fd[fi]);
-            p->fd[fi] = -1;
-        }
-    free(p->sbuf);
-    free(p->rbuf);
-    p->sbuf = p->rbuf = NULL;
-}
-
 /* ---- one batch */
+struct retry {                   /* a probe whose send was refused for room */
+    size_t idx;
+    uint64_t due, until;         /* next try; its own deadline (first try + timeout) */
+};
+
 struct batch {
     struct prober *p;
     struct probe *v;
     size_t n;
     uint16_t base;
+    uint64_t timeout_ns;
+    uint64_t deadline;           /* last successful send + timeout */
+    struct retry *r;
+    size_t nr;
 };
 
 static void addr_bytes(const union sockaddr_any *a, uint8_t out[16], int *len)
@@ -245,11 +104,12 @@ static void expect_of(const struct batch *b, const struct probe *pr, struct pkt_
     x->seq = pr->seq;
     x->nonce = b->p->nonce;
     x->data_len = probe_data_len(family, pr->mtu);
+    x->ip_len = pr->mtu;
     addr_bytes(pr->dst, x->dst, &x->dst_len);
 }
 
 /* ICMP type/code of an error -> result */
-static int classify(int family, uint8_t type, uint8_t code)
+static enum probe_res classify(int family, uint8_t type, uint8_t code)
 {
     if (family == AF_INET6)
         return type == ICMP6_TOO_BIG ? PR_TOO_BIG : type == ICMP6_TIME_EXCEEDED ? PR_TTL : PR_UNREACH;
@@ -258,9 +118,22 @@ static int classify(int family, uint8_t type, uint8_t code)
     return type == ICMP4_TIME_EXCEEDED ? PR_TTL : PR_UNREACH;
 }
 
-static void set_error(struct probe *pr, int res, uint8_t type, uint8_t code, uint32_t info,
-                      const union sockaddr_any *from)
+/* an ICMP error that names this probe; a too-big with an impossible next-hop MTU
+ * is only noted (the first one): it settles nothing */
+static void note_error(struct probe *pr, enum probe_res res, uint8_t type, uint8_t code, uint32_t info,
+                       const union sockaddr_any *from)
 {
+    if (pr->res != PR_PENDING)
+        return;
+    if (res == PR_TOO_BIG && !pkt_mtu_plausible(pr->dst->sa.sa_family, info, pr->mtu)) {
+        if (!pr->bogus) {
+            pr->bogus = 1;
+            pr->bogus_mtu = info;
+            if (from)
+                pr->bogus_from = *from;
+        }
+        return;
+    }
     pr->res = res;
     pr->type = type;
     pr->code = code;
@@ -281,7 +154,7 @@ static void drain_errqueue(struct batch *b, int fi, struct probe *just_sent)
     for (int k = 0; k < DRAIN_MAX; k++) {
         union { struct cmsghdr h; uint8_t b[512]; } ctl;
         union sockaddr_any name;
-        struct iovec iov = { p->rbuf, RBUF_LEN };
+        struct iovec iov = { p->rbuf, PROBE_RBUF_LEN };
         struct msghdr msg = { .msg_name = &name, .msg_namelen = sizeof name,
                               .msg_iov = &iov, .msg_iovlen = 1,
                               .msg_control = &ctl, .msg_controllen = sizeof ctl };
@@ -321,14 +194,16 @@ static void drain_errqueue(struct batch *b, int fi, struct probe *just_sent)
             r.kind != PK_ECHO_REQUEST)
             continue;
         struct probe *pr = probe_by_seq(b, r.seq);
-        if (!pr || pr->res != PR_PENDING || pr->dst->sa.sa_family != family)
-            continue;
-        if (p->method[fi] != METHOD_DGRAM && r.id != p->id)
+        if (!pr || !pr->sent_ns || pr->dst->sa.sa_family != family)
+            continue;                    /* not ours, or a probe that never left */
+        struct pkt_expect x;
+        expect_of(b, pr, &x);
+        if (pkt_match(&r, &x) != PM_ERROR)
             continue;
         if (name.sa.sa_family == family && !probe_same_addr(&name, pr->dst))
             continue;
-        set_error(pr, classify(family, ee->ee_type, ee->ee_code), ee->ee_type, ee->ee_code,
-                  ee->ee_info, off.sa.sa_family == family ? &off : NULL);
+        note_error(pr, classify(family, ee->ee_type, ee->ee_code), ee->ee_type, ee->ee_code,
+                   ee->ee_info, off.sa.sa_family == family ? &off : NULL);
     }
 }
 
@@ -341,7 +216,7 @@ static void drain_packets(struct batch *b, int fi)
         union sockaddr_any from;
         socklen_t fl = sizeof from;
         memset(&from, 0, sizeof from);
-        ssize_t len = recvfrom(p->fd[fi], p->rbuf, RBUF_LEN, MSG_DONTWAIT, &from.sa, &fl);
+        ssize_t len = recvfrom(p->fd[fi], p->rbuf, PROBE_RBUF_LEN, MSG_DONTWAIT, &from.sa, &fl);
         if (len < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 return;
@@ -353,11 +228,11 @@ static void drain_packets(struct batch *b, int fi)
         if (r.kind != PK_ECHO_REPLY && !(r.kind == PK_ERROR && p->method[fi] == METHOD_RAW))
             continue;
         struct probe *pr = probe_by_seq(b, r.seq);
-        if (!pr || pr->dst->sa.sa_family != family)
-            continue;
+        if (!pr || !pr->sent_ns || pr->dst->sa.sa_family != family)
+            continue;                    /* not ours, or a probe that never left */
         struct pkt_expect x;
         expect_of(b, pr, &x);
-        int m = pkt_match(&r, &x);
+        enum pkt_match m = pkt_match(&r, &x);
         if (m == PM_NOT_OURS)
             continue;
         if (layer == PKT_IP4) {       /* the sender is in the IPv4 header */
@@ -366,27 +241,29 @@ static void drain_packets(struct batch *b, int fi)
         }
         if (m == PM_FULL || m == PM_SHORT) {
             if (!probe_same_addr(&from, pr->dst))
-                continue;
-            if (pr->res == PR_PENDING || (pr->res == PR_SHORT && m == PM_FULL)) {
+                continue;                /* the right bytes from the wrong host */
+            /* a full-size reply is proof, whatever error came first for the probe */
+            if (m == PM_FULL ? pr->res != PR_REPLY : pr->res == PR_PENDING) {
+                p->received += pr->res != PR_SHORT;
                 pr->res = m == PM_FULL ? PR_REPLY : PR_SHORT;
                 pr->rtt_ns = mono_ns() - pr->sent_ns;
                 pr->from = from;
                 pr->from_set = 1;
-                p->received++;
             }
-        } else if (pr->res == PR_PENDING) {
-            set_error(pr, classify(family, r.type, r.code), r.type, r.code, r.mtu, &from);
+        } else {
+            note_error(pr, classify(family, r.type, r.code), r.type, r.code, r.mtu, &from);
         }
     }
 }
 
-static void send_one(struct batch *b, struct probe *pr)
+/* the probe's packet in p->sbuf (the TTL set on the socket first where the kernel
+ * writes the header); 0 when it cannot be built: bigger than an IP packet */
+static size_t build(struct batch *b, const struct probe *pr)
 {
     struct prober *p = b->p;
     int family = pr->dst->sa.sa_family;
     int fi = fidx(family);
     int ttl = pr->ttl ? pr->ttl : p->o->ttl;
-    size_t len;
     if (!fi && p->method[0] == METHOD_RAW) {
         struct pkt_ip4 ip;
         memset(&ip, 0, sizeof ip);
@@ -395,57 +272,99 @@ static void send_one(struct batch *b, struct probe *pr)
         memcpy(ip.dst, &pr->dst->in4.sin_addr, 4);
         ip.ttl = (uint8_t)(ttl ? ttl : 64);
         ip.df = 1;
-        len = pkt_build_echo(PKT_IP4, p->sbuf, SBUF_LEN, p->id, pr->seq, p->nonce,
-                             probe_data_len(family, pr->mtu), &ip);
-    } else {
-        if (ttl != p->cur_ttl[fi]) {
-            int v = ttl ? ttl : -1;     /* -1: back to the system default */
-            if (fi)
-                (void)setint(p->fd[fi], IPPROTO_IPV6, IPV6_UNICAST_HOPS, v);
-            else
-                (void)setint(p->fd[fi], IPPROTO_IP, IP_TTL, v);
-            p->cur_ttl[fi] = ttl;
-        }
-        len = pkt_build_echo(fi ? PKT_ICMP6 : PKT_ICMP4, p->sbuf, SBUF_LEN, p->id, pr->seq,
-                             p->nonce, probe_data_len(family, pr->mtu), NULL);
+        return pkt_build_echo(PKT_IP4, p->sbuf, PROBE_SBUF_LEN, p->id, pr->seq, p->nonce,
+                              probe_data_len(family, pr->mtu), &ip);
     }
-    pr->sent_ns = mono_ns();
+    if (ttl != p->cur_ttl[fi]) {
+        int v = ttl ? ttl : -1;     /* -1: back to the system default */
+        if (fi)
+            (void)prober_setopt(p->fd[fi], IPPROTO_IPV6, IPV6_UNICAST_HOPS, v);
+        else
+            (void)prober_setopt(p->fd[fi], IPPROTO_IP, IP_TTL, v);
+        p->cur_ttl[fi] = ttl;
+    }
+    return pkt_build_echo(fi ? PKT_ICMP6 : PKT_ICMP4, p->sbuf, PROBE_SBUF_LEN, p->id, pr->seq,
+                          p->nonce, probe_data_len(family, pr->mtu), NULL);
+}
+
+static int no_room(int e) { return e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS; }
+
+/* One send, never blocking: 0 when it left, else the errno. An ICMP error that came
+ * for an earlier probe is reported once by the next send on the socket (the kernel's
+ * pending socket error) and nothing was sent; a real refusal repeats, so a new errno
+ * is tried again at once. */
+static int send_now(struct batch *b, const struct probe *pr, size_t len)
+{
+    int fd = b->p->fd[fidx(pr->dst->sa.sa_family)], last = 0;
+    for (int k = 0; k < 4; k++) {
+        if (sendto(fd, b->p->sbuf, len, MSG_DONTWAIT, &pr->dst->sa, net_len(pr->dst)) >= 0)
+            return 0;
+        int e = errno;
+        if (e == EINTR)
+            continue;
+        if (no_room(e) || e == last)
+            return e;
+        last = e;
+    }
+    return last ? last : EIO;
+}
+
+/* Try v[idx] (again, when prev is its retry entry). Refused for room: queued for a
+ * later try, up to PROBE_SEND_TRIES and its own deadline, then PR_SEND_FAIL. */
+static void attempt(struct batch *b, size_t idx, const struct retry *prev)
+{
+    struct probe *pr = &b->v[idx];
+    size_t len = build(b, pr);
     if (len == 0) {
         pr->res = PR_LOCAL_MTU;
         pr->err = EMSGSIZE;
         return;
     }
-    p->sent++;
-    int last = 0;
-    for (int tries = 0; tries < 50; tries++) {
-        ssize_t rc = sendto(p->fd[fi], p->sbuf, len, 0, &pr->dst->sa, net_len(pr->dst));
-        if (rc >= 0)
-            return;
-        if (errno == EINTR)
-            continue;
-        if (errno == ENOBUFS || errno == EAGAIN) {   /* queue full: give it a moment */
-            sleep_ns(1000000);
-            continue;
-        }
-        /* An ICMP error that arrived for an earlier probe is reported once by
-         * the next send on this socket (the kernel's pending socket error), and
-         * then nothing was sent. A real failure repeats: only then is it ours. */
-        if (errno != last) {
-            last = errno;
-            continue;
-        }
-        pr->err = errno;
-        if (errno == EMSGSIZE) {
-            pr->res = PR_LOCAL_MTU;
-            drain_errqueue(b, fi, pr);
-        } else {
-            pr->res = PR_UNREACH;
-        }
-        pr->rtt_ns = 0;
+    int e = send_now(b, pr, len);
+    uint64_t now = mono_ns();
+    if (e == 0) {
+        pr->sent_ns = now;
+        pr->err = 0;                 /* refusals before it left are only counted in tries */
+        b->p->sent++;
+        if (now + b->timeout_ns > b->deadline)
+            b->deadline = now + b->timeout_ns;
         return;
     }
-    pr->err = ENOBUFS;
-    pr->res = PR_UNREACH;
+    pr->err = e;
+    if (no_room(e)) {
+        uint64_t until = prev ? prev->until : now + b->timeout_ns;
+        uint64_t due = now + (NS_PER_MS << pr->tries);
+        if (++pr->tries < PROBE_SEND_TRIES && due <= until) {
+            b->r[b->nr++] = (struct retry){ idx, due, until };
+            return;
+        }
+        pr->res = PR_SEND_FAIL;
+    } else if (e == EMSGSIZE) {
+        pr->res = PR_LOCAL_MTU;
+        drain_errqueue(b, fidx(pr->dst->sa.sa_family), pr);
+    } else {
+        pr->res = PR_UNREACH;
+    }
+}
+
+/* resend the probes whose retry time has come; returns the earliest retry still
+ * waiting (UINT64_MAX: none) */
+static uint64_t retry_due(struct batch *b)
+{
+    uint64_t now = mono_ns(), next = UINT64_MAX;
+    for (size_t k = 0; k < b->nr;) {
+        if (b->r[k].due > now) {
+            k++;
+            continue;
+        }
+        struct retry t = b->r[k];
+        b->r[k] = b->r[--b->nr];     /* attempt() appends it again if it must wait more */
+        attempt(b, t.idx, &t);
+    }
+    for (size_t k = 0; k < b->nr; k++)
+        if (b->r[k].due < next)
+            next = b->r[k].due;
+    return next;
 }
 
 /* all answered, or (by_group) one answered in every group. Groups are runs of
@@ -466,7 +385,7 @@ static int settled(const struct batch *b, int by_group)
     return 1;
 }
 
-int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns, int by_group)
+int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns, enum batch_wait wait)
 {
     if (n == 0)
         return 0;
@@ -474,34 +393,41 @@ int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns
         errno = E2BIG;
         return -1;
     }
-    struct batch b = { p, v, n, p->next_seq };
+    struct batch b = { p, v, n, p->next_seq, timeout_ns, 0, NULL, 0 };
     p->next_seq = (uint16_t)(p->next_seq + n);
     for (size_t i = 0; i < n; i++) {
+        const union sockaddr_any *dst = v[i].dst;
+        uint32_t mtu = v[i].mtu;
+        int ttl = v[i].ttl, group = v[i].group;
+        uint64_t at = v[i].at_ns;
+        memset(&v[i], 0, sizeof v[i]);     /* every out field starts clean */
+        v[i].dst = dst;
+        v[i].mtu = mtu;
+        v[i].ttl = ttl;
+        v[i].group = group;
+        v[i].at_ns = at;
         v[i].res = PR_PENDING;
         v[i].seq = (uint16_t)(b.base + i);
-        v[i].rtt_ns = v[i].sent_ns = 0;
-        v[i].info = 0;
-        v[i].err = 0;
-        v[i].from_set = 0;
-        if (p->fd[fidx(v[i].dst->sa.sa_family)] < 0) {
+        if (p->fd[fidx(dst->sa.sa_family)] < 0) {
             errno = EAFNOSUPPORT;
             return -1;
         }
     }
-    uint64_t start = mono_ns(), deadline = 0;
+    b.r = xcalloc(n, sizeof *b.r);
+    uint64_t start = mono_ns();
     size_t next = 0;
     for (unsigned long loops = 0; loops < 10000000UL; loops++) {
-        uint64_t now = mono_ns();
-        while (next < n && start + v[next].at_ns <= now) {
-            send_one(&b, &v[next]);
-            deadline = mono_ns() + timeout_ns;
-            next++;
-            if ((next & 15) == 0)          /* read between sends in long rounds */
-                break;
-        }
-        if (next == n && (settled(&b, by_group) || mono_ns() >= deadline))
+        for (int k = 0; k < 16 && next < n && start + v[next].at_ns <= mono_ns(); k++)
+            attempt(&b, next++, NULL);     /* 16 at most, then read: long rounds interleave */
+        uint64_t wake = retry_due(&b);
+        int sending = next < n || b.nr > 0;
+        if (!sending && (wait == BATCH_SEND_ONLY || settled(&b, wait == BATCH_BY_GROUP) ||
+                         mono_ns() >= b.deadline))
             break;
-        uint64_t wake = next < n ? start + v[next].at_ns : deadline;
+        if (next < n && start + v[next].at_ns < wake)
+            wake = start + v[next].at_ns;
+        if (!sending)
+            wake = b.deadline;
         struct pollfd pf[2];
         int np = 0, which[2];
         for (int fi = 0; fi < 2; fi++)
@@ -518,6 +444,7 @@ int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
+            free(b.r);
             return -1;
         }
         for (int k = 0; k < np; k++) {
@@ -527,6 +454,7 @@ int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns
                 drain_packets(&b, which[k]);
         }
     }
+    free(b.r);
     for (size_t i = 0; i < n; i++)
         if (v[i].res == PR_PENDING)
             v[i].res = PR_LOST;

@@ -5,6 +5,7 @@
 #include "packet.h"
 #include "version.h"
 
+#include <errno.h>
 #include <string.h>
 
 static const char *fam_name(int family) { return family == AF_INET6 ? "ipv6" : "ipv4"; }
@@ -24,11 +25,69 @@ static void addr_text(const union sockaddr_any *a, int set, char *buf, size_t le
         snprintf(buf, len, "unknown");
 }
 
+/* "; 198.18.0.1 sent frag needed with next-hop MTU 0, which cannot be (below the IPv4
+ * minimum 68): ignored" for a too-big whose MTU was impossible; "" when none came */
+static void bogus_note(const struct peer *pe, char *buf, size_t len)
+{
+    const struct vstats *s = &pe->st;
+    char who[64], why[64];
+    buf[0] = 0;
+    if (!s->bogus)
+        return;
+    addr_text(&s->bogus_from, s->bogus_from_set, who, sizeof who);
+    uint32_t passed = s->small_recv ? pe->small_mtu : 0;
+    if (pe->did_discover && pe->disc.mtu > passed)
+        passed = pe->disc.mtu;
+    if (!verdict_bogus_why(pe->family, s->bogus_mtu, pe->mtu, passed, why, sizeof why))
+        snprintf(why, sizeof why, "contradicted by the replies");
+    snprintf(buf, len, "; %s sent %s with next-hop MTU %u, which cannot be (%s): ignored", who,
+             pe->family == AF_INET6 ? "Packet Too Big" : "frag needed", s->bogus_mtu, why);
+}
+
+/* "No buffer space available (refused 8 times over 127 ms)" */
+static void send_fail_text(const struct vstats *s, char *buf, size_t len)
+{
+    unsigned t = s->send_fail_tries ? s->send_fail_tries : 1;
+    snprintf(buf, len, "%s (refused %u time%s over %u ms)", errtext(s->send_fail_err), t, t == 1 ? "" : "s",
+             t > 1 && t <= 32 ? (1u << (t - 1)) - 1 : 0);
+}
+
+static void evidence_local(const struct peer *pe, char *buf, size_t len)
+{
+    const struct vstats *s = &pe->st;
+    char sf[96];
+    if (!s->local) {               /* ENOBUFS for full-size probes while small ones come back */
+        send_fail_text(s, sf, sizeof sf);
+        snprintf(buf, len, "send failed here: %s for full-size probes while small ones are answered "
+                 "(%u/%u): this host's link refuses the size (a veth or vNIC whose far end has a smaller MTU?)",
+                 sf, s->small_recv, s->small_sent);
+    } else if (s->local_mtu) {
+        snprintf(buf, len, "send failed here: Message too long (this host's interface MTU is %u)", s->local_mtu);
+    } else {
+        snprintf(buf, len, "send failed here: Message too long (this host's interface MTU is smaller)");
+    }
+}
+
+static void evidence_black_hole(const struct peer *pe, char *buf, size_t len)
+{
+    const struct vstats *s = &pe->st;
+    uint32_t passed = pe->small_mtu, failed = pe->mtu;
+    if (pe->did_discover && pe->disc.mtu) {
+        passed = pe->disc.mtu;
+        failed = pe->disc.smallest_failed ? pe->disc.smallest_failed : pe->mtu;
+    }
+    char note[200];
+    bogus_note(pe, note, sizeof note);
+    snprintf(buf, len, "small probes answered (%u/%u), full-size ones %s; largest passed %u, smallest failed %u%s",
+             s->small_recv, s->small_sent, s->bogus ? "got no true answer" : "vanish without an error", passed, failed,
+             note);
+}
+
 /* the evidence sentence for one verdict */
 static void evidence(const struct peer *pe, char *buf, size_t len)
 {
     const struct vstats *s = &pe->st;
-    char who[64];
+    char who[64], note[200], sf[96];
     addr_text(&s->router, s->router_set, who, sizeof who);
     switch (pe->verdict) {
     case V_PASS: {
@@ -38,16 +97,11 @@ static void evidence(const struct peer *pe, char *buf, size_t len)
         break;
     }
     case V_LOCAL_MTU:
-        if (s->local_mtu)
-            snprintf(buf, len, "send failed here: Message too long (this host's interface MTU is %u)",
-                     s->local_mtu);
-        else
-            snprintf(buf, len, "send failed here: Message too long (this host's interface MTU is smaller)");
+        evidence_local(pe, buf, len);
         break;
     case V_TOO_BIG:
         snprintf(buf, len, "router %s: %s, next-hop MTU %u", who,
-                 pe->family == AF_INET6 ? "Packet Too Big" : "frag needed and DF set",
-                 s->next_hop_mtu);
+                 pe->family == AF_INET6 ? "Packet Too Big" : "frag needed and DF set", s->next_hop_mtu);
         break;
     case V_SHORT_REPLY:
         snprintf(buf, len, "%u replies came back shorter than the %u data bytes sent",
@@ -62,19 +116,18 @@ static void evidence(const struct peer *pe, char *buf, size_t len)
     case V_TTL_EXCEEDED:
         snprintf(buf, len, "%s at %s (raise -t)", verdict_icmp_name(pe->family, s->icmp_type, s->icmp_code), who);
         break;
-    case V_BLACK_HOLE: {
-        uint32_t passed = pe->small_mtu, failed = pe->mtu;
-        if (pe->did_discover && pe->disc.mtu) {
-            passed = pe->disc.mtu;
-            failed = pe->disc.smallest_failed ? pe->disc.smallest_failed : pe->mtu;
-        }
-        snprintf(buf, len, "small probes answered (%u/%u), full-size ones vanish without an error; "
-                 "largest passed %u, smallest failed %u", s->small_recv, s->small_sent, passed, failed);
+    case V_BLACK_HOLE:
+        evidence_black_hole(pe, buf, len);
         break;
-    }
+    case V_SEND_FAILED:
+        send_fail_text(s, sf, sizeof sf);
+        snprintf(buf, len, "send failed here: %s, and nothing answered: this host's interface queue or "
+                 "socket buffer is full; no MTU conclusion", sf);
+        break;
     default:
+        bogus_note(pe, note, sizeof note);
         snprintf(buf, len, "no reply, not even to small probes (%u sent): peer down or filtering ICMP; "
-                 "no MTU conclusion", s->small_sent + s->big_sent);
+                 "no MTU conclusion%s", s->small_sent + s->big_sent, note);
         break;
     }
 }
@@ -94,18 +147,78 @@ static void human_discover(FILE *f, const struct peer *pe)
             d->timeouts == 1 ? "" : "s", d->probes, d->seconds);
 }
 
-static const char *res_text(int res, char *buf, size_t len, const struct trace_hop *h, int family)
+static const char *res_text(enum probe_res res, char *buf, size_t len, const struct trace_hop *h, int family)
 {
+    if (res == PR_LOST && h->big_bogus) {
+        char who[64];
+        addr_text(&h->big_bogus_from, h->big_bogus_from.sa.sa_family != 0, who, sizeof who);
+        snprintf(buf, len, "* (ignored: %s, MTU %u from %s cannot be)", family == AF_INET6 ? "PACKET TOO BIG"
+                 : "FRAG NEEDED", h->big_bogus_mtu, who);
+        return buf;
+    }
     switch (res) {
     case PR_REPLY: snprintf(buf, len, "reply %.3f ms", h->big_rtt_ms); break;
     case PR_TTL: snprintf(buf, len, "passes"); break;
     case PR_TOO_BIG: snprintf(buf, len, "%s, MTU %u", family == AF_INET6 ? "PACKET TOO BIG" : "FRAG NEEDED", h->big_info); break;
     case PR_LOCAL_MTU: snprintf(buf, len, "LOCAL MTU %u", h->big_info); break;
     case PR_UNREACH: snprintf(buf, len, "unreachable"); break;
+    case PR_SEND_FAIL: snprintf(buf, len, "SEND FAILED here"); break;
     case PR_SHORT: snprintf(buf, len, "short reply"); break;
     default: snprintf(buf, len, "*"); break;
     }
     return buf;
+}
+
+/* one hop's row, without its number */
+static void trace_row(const struct trace_report *t, int h, int family, char *buf, size_t len)
+{
+    const struct trace_hop *x = &t->hop[h];
+    char a[64], sm[32], bg[160];
+    if (x->small_from_set)
+        net_ntop(&x->small_from, a, sizeof a);
+    else if (x->big_from_set)
+        net_ntop(&x->big_from, a, sizeof a);
+    else
+        snprintf(a, sizeof a, "*");
+    if (x->small_res == PR_REPLY || x->small_res == PR_TTL)
+        snprintf(sm, sizeof sm, "%.3f ms", x->small_rtt_ms);
+    else
+        snprintf(sm, sizeof sm, "*");
+    res_text(x->big_res, bg, sizeof bg, x, family);
+    if (x->big_res == PR_TOO_BIG && x->big_from_set) {
+        char r[64];
+        net_ntop(&x->big_from, r, sizeof r);
+        size_t l = strlen(bg);
+        snprintf(bg + l, sizeof bg - l, " from %s", r);
+    }
+    snprintf(buf, len, "%-28s %-12s %s", a, sm, bg);
+}
+
+/* the hop table; a run of identical rows (a silent target behind the limiting
+ * router answers every TTL with the same refusal) is folded into one line */
+static void trace_table(FILE *f, const struct peer *pe)
+{
+    const struct trace_report *t = pe->trace;
+    char row[256], prev[256] = "";
+    int run_from = 0;
+    for (int h = 1; h <= t->nhops + 1; h++) {
+        if (h <= t->nhops)
+            trace_row(t, h, pe->family, row, sizeof row);
+        if (h <= t->nhops && run_from && strcmp(row, prev) == 0)
+            continue;
+        if (run_from && h - 1 > run_from) {       /* hops run_from+1 .. h-1 repeated it */
+            if (h - 1 == run_from + 1)
+                fprintf(f, "  %3d  %s\n", h - 1, prev);
+            else
+                fprintf(f, "  %3d-%d  the same as hop %d (%d hops)\n", run_from + 1, h - 1, run_from,
+                        h - 1 - run_from);
+        }
+        if (h > t->nhops)
+            break;
+        fprintf(f, "  %3d  %s\n", h, row);
+        snprintf(prev, sizeof prev, "%s", row);
+        run_from = h;
+    }
 }
 
 static void human_trace(FILE *f, const struct peer *pe)
@@ -113,28 +226,7 @@ static void human_trace(FILE *f, const struct peer *pe)
     const struct trace_report *t = pe->trace;
     fprintf(f, "  trace (TTL 1..%d, small %u, full-size %u):\n", t->max_hops, t->small_mtu, t->mtu);
     fprintf(f, "  %3s  %-28s %-12s %s\n", "hop", "address", "small", "full-size");
-    for (int h = 1; h <= t->nhops; h++) {
-        const struct trace_hop *x = &t->hop[h];
-        char a[64], sm[32], bg[160];
-        if (x->small_from_set)
-            net_ntop(&x->small_from, a, sizeof a);
-        else if (x->big_from_set)
-            net_ntop(&x->big_from, a, sizeof a);
-        else
-            snprintf(a, sizeof a, "*");
-        if (x->small_res == PR_REPLY || x->small_res == PR_TTL)
-            snprintf(sm, sizeof sm, "%.3f ms", x->small_rtt_ms);
-        else
-            snprintf(sm, sizeof sm, "*");
-        res_text(x->big_res, bg, sizeof bg, x, pe->family);
-        if (x->big_res == PR_TOO_BIG && x->big_from_set) {
-            char r[64];
-            net_ntop(&x->big_from, r, sizeof r);
-            size_t l = strlen(bg);
-            snprintf(bg + l, sizeof bg - l, " from %s", r);
-        }
-        fprintf(f, "  %3d  %-28s %-12s %s\n", h, a, sm, bg);
-    }
+    trace_table(f, pe);
     char who[64] = "?", prev[64] = "?";
     int h = t->limit_hop;
     if (t->kind == TR_TOO_BIG) {      /* the refusing router, wherever it answered */
@@ -159,7 +251,12 @@ static void human_trace(FILE *f, const struct peer *pe)
         else
             fprintf(f, "  trace: full-size probes vanish after hop %d (%s), before hop %d (%s)\n", h - 1, prev, h, who);
         break;
-    case TR_LOCAL: fprintf(f, "  trace: this host's interface MTU (%u) limits the path\n", t->limit_mtu); break;
+    case TR_LOCAL:
+        if (t->limit_mtu)
+            fprintf(f, "  trace: this host's interface MTU (%u) limits the path\n", t->limit_mtu);
+        else
+            fprintf(f, "  trace: this host refuses to send full-size probes\n");
+        break;
     case TR_NO_REPLY: fprintf(f, "  trace: no hop answered\n"); break;
     default: fprintf(f, "  trace: no conclusion (hops silent)\n"); break;
     }
@@ -184,7 +281,7 @@ void report_human(FILE *f, const struct report_ctx *c, const struct peer *peers,
         }
     for (size_t i = 0; i < n; i++) {
         const struct peer *pe = &peers[i];
-        char ev[320], addr[64], name[128];
+        char ev[512], addr[64], name[128];
         net_ntop(&pe->addr, addr, sizeof addr);
         if (strcmp(addr, pe->name) == 0)
             snprintf(name, sizeof name, "%s", addr);
@@ -220,6 +317,27 @@ static void juint_or_null(struct jsonw *w, const char *key, uint32_t v)
         jw_null(w, key);
 }
 
+/* evidence keys added after the first release (kept after the original ones) */
+static void json_evidence_more(struct jsonw *w, const struct peer *pe)
+{
+    const struct vstats *s = &pe->st;
+    if (s->send_fail || s->small_send_fail)
+        jw_str(w, "send_error", errtext(s->send_fail_err));
+    else if (s->local)
+        jw_str(w, "send_error", errtext(EMSGSIZE));
+    else if (s->send_err && s->unreach)
+        jw_str(w, "send_error", errtext(s->send_err));
+    else
+        jw_null(w, "send_error");
+    if (s->bogus) {
+        jw_uint(w, "bogus_next_hop_mtu", s->bogus_mtu);
+        jaddr(w, "bogus_router", &s->bogus_from, s->bogus_from_set);
+    } else {
+        jw_null(w, "bogus_next_hop_mtu");
+        jw_null(w, "bogus_router");
+    }
+}
+
 static void json_trace(struct jsonw *w, const struct trace_report *t)
 {
     jw_obj(w, "trace");
@@ -236,21 +354,92 @@ static void json_trace(struct jsonw *w, const struct trace_report *t)
     jw_uint(w, "probes", t->probes);
     jw_double_prec(w, "seconds", t->seconds, 3);
     jw_arr(w, "hops");
-    static const char *const rn[] = { "pending", "reply", "short", "too-big", "local-mtu",
-                                      "ttl-exceeded", "unreachable", "lost" };
     for (int h = 1; h <= t->nhops; h++) {
         const struct trace_hop *x = &t->hop[h];
         jw_obj(w, NULL);
         jw_int(w, "hop", h);
         jaddr(w, "address", x->small_from_set ? &x->small_from : &x->big_from,
               x->small_from_set || x->big_from_set);
-        jw_str(w, "small", rn[x->small_res]);
-        jw_str(w, "full_size", rn[x->big_res]);
+        jw_str(w, "small", probe_res_name(x->small_res));
+        jw_str(w, "full_size", probe_res_name(x->big_res));
         jaddr(w, "full_size_from", &x->big_from, x->big_from_set);
         juint_or_null(w, "mtu", x->big_res == PR_TOO_BIG ? x->big_info : 0);
+        if (x->big_bogus)
+            jw_uint(w, "bogus_mtu", x->big_bogus_mtu);
+        else
+            jw_null(w, "bogus_mtu");
         jw_end(w);
     }
     jw_end(w);
+    jw_end(w);
+}
+
+/* one element of peers[] */
+static void json_peer(struct jsonw *w, const struct report_ctx *c, const struct peer *pe)
+{
+    const struct vstats *s = &pe->st;
+    char addr[64];
+    net_ntop(&pe->addr, addr, sizeof addr);
+    jw_obj(w, NULL);
+    jw_str(w, "target", pe->name);
+    jw_str(w, "address", addr);
+    jw_str(w, "family", fam_name(pe->family));
+    jw_uint(w, "mtu", pe->mtu);
+    jw_uint(w, "payload", probe_data_len(pe->family, pe->mtu));
+    jw_str(w, "method", probe_method_name(c->p->method[pe->family == AF_INET6]));
+    jw_str(w, "verdict", verdict_name(pe->verdict));
+    char ev[512];
+    evidence(pe, ev, sizeof ev);
+    jw_obj(w, "evidence");
+    jw_str(w, "text", ev);
+    jaddr(w, "router", &s->router, s->router_set && (s->too_big || s->unreach || s->ttl));
+    juint_or_null(w, "next_hop_mtu", s->too_big ? s->next_hop_mtu : 0);
+    juint_or_null(w, "local_mtu", s->local ? s->local_mtu : 0);
+    if (s->unreach || s->ttl)
+        jw_str(w, "icmp", s->send_err ? errtext(s->send_err)
+                           : verdict_icmp_name(pe->family, s->icmp_type, s->icmp_code));
+    else
+        jw_null(w, "icmp");
+    json_evidence_more(w, pe);
+    jw_end(w);
+    jw_obj(w, "probes");
+    jw_uint(w, "sent", s->big_sent);
+    jw_uint(w, "received", s->big_recv);
+    jw_uint(w, "short", s->big_short);
+    jw_uint(w, "small_sent", s->small_sent);
+    jw_uint(w, "small_received", s->small_recv);
+    jw_double_prec(w, "loss_percent",
+                   s->big_sent ? 100.0 * (s->big_sent - s->big_recv) / s->big_sent : 0, 1);
+    jw_end(w);
+    if (s->big_recv) {
+        jw_obj(w, "rtt_ms");
+        jw_double_prec(w, "min", s->rtt_min, 3);
+        jw_double_prec(w, "avg", s->rtt_sum / s->big_recv, 3);
+        jw_double_prec(w, "max", s->rtt_max, 3);
+        jw_end(w);
+    } else {
+        jw_null(w, "rtt_ms");
+    }
+    if (pe->did_discover && pe->disc.state == DS_FOUND)
+        jw_uint(w, "discovered_mtu", pe->disc.mtu);
+    else
+        jw_null(w, "discovered_mtu");
+    if (pe->did_discover) {
+        const struct disc_report *d = &pe->disc;
+        jw_obj(w, "discover");
+        jw_str(w, "state", disc_state_name(d->state));
+        juint_or_null(w, "mtu", d->mtu);
+        juint_or_null(w, "smallest_failed", d->smallest_failed);
+        jw_str(w, "proof", disc_proof_name(d->proof));
+        jaddr(w, "router", &d->router, d->router_set);
+        jw_uint(w, "rounds", d->rounds);
+        jw_uint(w, "timeouts", d->timeouts);
+        jw_uint(w, "probes", d->probes);
+        jw_double_prec(w, "seconds", d->seconds, 3);
+        jw_end(w);
+    }
+    if (pe->trace)
+        json_trace(w, pe->trace);
     jw_end(w);
 }
 
@@ -264,72 +453,8 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
     jw_arr(&w, "peers");
     unsigned pass = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct peer *pe = &peers[i];
-        const struct vstats *s = &pe->st;
-        pass += verdict_ok(pe->verdict);
-        char addr[64];
-        net_ntop(&pe->addr, addr, sizeof addr);
-        jw_obj(&w, NULL);
-        jw_str(&w, "target", pe->name);
-        jw_str(&w, "address", addr);
-        jw_str(&w, "family", fam_name(pe->family));
-        jw_uint(&w, "mtu", pe->mtu);
-        jw_uint(&w, "payload", probe_data_len(pe->family, pe->mtu));
-        jw_str(&w, "method", probe_method_name(c->p->method[pe->family == AF_INET6]));
-        jw_str(&w, "verdict", verdict_name(pe->verdict));
-        char ev[320];
-        evidence(pe, ev, sizeof ev);
-        jw_obj(&w, "evidence");
-        jw_str(&w, "text", ev);
-        jaddr(&w, "router", &s->router, s->router_set && (s->too_big || s->unreach || s->ttl));
-        juint_or_null(&w, "next_hop_mtu", s->too_big ? s->next_hop_mtu : 0);
-        juint_or_null(&w, "local_mtu", s->local ? s->local_mtu : 0);
-        if (s->unreach || s->ttl)
-            jw_str(&w, "icmp", s->send_err ? errtext(s->send_err)
-                               : verdict_icmp_name(pe->family, s->icmp_type, s->icmp_code));
-        else
-            jw_null(&w, "icmp");
-        jw_end(&w);
-        jw_obj(&w, "probes");
-        jw_uint(&w, "sent", s->big_sent);
-        jw_uint(&w, "received", s->big_recv);
-        jw_uint(&w, "short", s->big_short);
-        jw_uint(&w, "small_sent", s->small_sent);
-        jw_uint(&w, "small_received", s->small_recv);
-        jw_double_prec(&w, "loss_percent",
-                       s->big_sent ? 100.0 * (s->big_sent - s->big_recv) / s->big_sent : 0, 1);
-        jw_end(&w);
-        if (s->big_recv) {
-            jw_obj(&w, "rtt_ms");
-            jw_double_prec(&w, "min", s->rtt_min, 3);
-            jw_double_prec(&w, "avg", s->rtt_sum / s->big_recv, 3);
-            jw_double_prec(&w, "max", s->rtt_max, 3);
-            jw_end(&w);
-        } else {
-            jw_null(&w, "rtt_ms");
-        }
-        if (pe->did_discover && pe->disc.state == DS_FOUND)
-            jw_uint(&w, "discovered_mtu", pe->disc.mtu);
-        else
-            jw_null(&w, "discovered_mtu");
-        if (pe->did_discover) {
-            static const char *const st[] = { "running", "found", "none", "gave-up" };
-            const struct disc_report *d = &pe->disc;
-            jw_obj(&w, "discover");
-            jw_str(&w, "state", st[d->state]);
-            juint_or_null(&w, "mtu", d->mtu);
-            juint_or_null(&w, "smallest_failed", d->smallest_failed);
-            jw_str(&w, "proof", disc_proof_name(d->proof));
-            jaddr(&w, "router", &d->router, d->router_set);
-            jw_uint(&w, "rounds", d->rounds);
-            jw_uint(&w, "timeouts", d->timeouts);
-            jw_uint(&w, "probes", d->probes);
-            jw_double_prec(&w, "seconds", d->seconds, 3);
-            jw_end(&w);
-        }
-        if (pe->trace)
-            json_trace(&w, pe->trace);
-        jw_end(&w);
+        pass += verdict_ok(peers[i].verdict);
+        json_peer(&w, c, &peers[i]);
     }
     jw_end(&w);
     jw_obj(&w, "summary");

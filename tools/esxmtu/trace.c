@@ -1,19 +1,25 @@
 /* --trace: TTL-limited probes, read hop by hop. */
 #include "trace.h"
+#include "bytes.h"
 #include "clock.h"
 #include "fail.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-const char *trace_kind_name(int kind)
+static const char *const kind_names[] = {
+    [TR_PASS] = "pass", [TR_TOO_BIG] = "too-big", [TR_VANISH] = "vanish", [TR_LOCAL] = "local-mtu",
+    [TR_NO_REPLY] = "no-reply", [TR_UNKNOWN] = "unknown",
+};
+_Static_assert(ARRAY_SIZE(kind_names) == TR_LAST + 1, "a name for every enum trace_kind");
+
+const char *trace_kind_name(enum trace_kind kind)
 {
-    static const char *const n[] = { "pass", "too-big", "vanish", "local-mtu", "no-reply", "unknown" };
-    return kind >= 0 && kind <= TR_UNKNOWN ? n[kind] : "?";
+    return (unsigned)kind < ARRAY_SIZE(kind_names) ? kind_names[kind] : "?";
 }
 
-static int answered(int res) { return res != PR_LOST && res != PR_PENDING; }
-static int big_passed(int res) { return res == PR_TTL || res == PR_REPLY; }
+static int answered(enum probe_res res) { return res != PR_LOST && res != PR_PENDING; }
+static int big_passed(enum probe_res res) { return res == PR_TTL || res == PR_REPLY; }
 
 void trace_analyze(struct trace_report *t, const union sockaddr_any *dst)
 {
@@ -38,7 +44,7 @@ void trace_analyze(struct trace_report *t, const union sockaddr_any *dst)
     t->limit_mtu = 0;
     for (int h = 1; h <= t->nhops; h++) {
         const struct trace_hop *x = &t->hop[h];
-        if (x->big_res == PR_LOCAL_MTU) {
+        if (x->big_res == PR_LOCAL_MTU || x->big_res == PR_SEND_FAIL) {
             t->kind = TR_LOCAL;
             t->limit_mtu = x->big_info;
             return;
@@ -81,12 +87,19 @@ static void take(struct trace_hop *h, const struct probe *pr, int big)
 {
     /* rank: an answer beats an error beats a loss */
     static const int rank[] = { [PR_PENDING] = 0, [PR_LOST] = 1, [PR_SHORT] = 2, [PR_UNREACH] = 3,
-                                [PR_LOCAL_MTU] = 4, [PR_TTL] = 5, [PR_TOO_BIG] = 6, [PR_REPLY] = 7 };
-    int *res = big ? &h->big_res : &h->small_res;
+                                [PR_SEND_FAIL] = 4, [PR_LOCAL_MTU] = 5, [PR_TTL] = 6, [PR_TOO_BIG] = 7,
+                                [PR_REPLY] = 8 };
+    _Static_assert(ARRAY_SIZE(rank) == PR_LAST + 1, "a rank for every enum probe_res");
+    enum probe_res *res = big ? &h->big_res : &h->small_res;
+    if (big && pr->bogus && !h->big_bogus) {
+        h->big_bogus = 1;
+        h->big_bogus_mtu = pr->bogus_mtu;
+        h->big_bogus_from = pr->bogus_from;
+    }
     if (rank[pr->res] <= rank[*res])
         return;
     *res = pr->res;
-    double rtt = (double)pr->rtt_ns / 1e6;
+    double rtt = (double)pr->rtt_ns / (double)NS_PER_MS;
     if (big) {
         h->big_rtt_ms = rtt;
         h->big_info = pr->info;
@@ -119,15 +132,25 @@ int trace_run(struct prober *p, const union sockaddr_any *dst, uint32_t mtu, uin
             v[k].ttl = h;
             v[k].mtu = c == 0 ? small_mtu : mtu;
             v[k].group = h * 2 + (c > 0);
-            v[k].at_ns = k * 200000u;   /* 0.2 ms apart */
+            v[k].at_ns = k * 200 * NS_PER_US;   /* 0.2 ms apart */
         }
     double t0 = mono_s();
-    if (probe_batch(p, v, n, timeout_ns, 1) != 0) {
+    if (probe_batch(p, v, n, timeout_ns, BATCH_BY_GROUP) != 0) {
         free(v);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         take(&out->hop[v[i].ttl], &v[i], i % 3 != 0);
+    /* a next-hop MTU below the small probe, which crossed the same hop: a lie */
+    for (int h = 1; h <= max_hops; h++) {
+        struct trace_hop *x = &out->hop[h];
+        if (x->big_res == PR_TOO_BIG && x->big_info < small_mtu && answered(x->small_res)) {
+            x->big_bogus = 1;
+            x->big_bogus_mtu = x->big_info;
+            x->big_bogus_from = x->big_from;
+            x->big_res = PR_LOST;
+            x->big_from_set = 0;
+        }
     }
     out->probes = (unsigned)n;
     out->seconds = mono_s() - t0;
