@@ -159,6 +159,62 @@ audit_in_A() {
     count_is 2 'discovered path MTU 4000 '
 }
 
+# peer $1's "verdict discovered_mtu smallest_failed proof" in the -J output
+disc_of() {
+    jq -r --arg t "$1" '.peers[] | select(.target == $t) |
+        "\(.verdict) \(.discovered_mtu) \(.discover.smallest_failed) \(.discover.proof)"' <<<"$output"
+}
+
+@test "--discover: four peers black-holed at four sizes each get their own MTU, searched side by side" {
+    local holes=(1499 4000 7777 8166) peers i t0 t1 got
+    mapfile -t peers < <(mtunet_peers_b 4)
+    peers=("${peers[@]:0:4}")
+    for i in 0 1 2 3; do mtunet_blackhole_to "${peers[$i]}" "${holes[$i]}"; done
+    t0=$(date +%s.%N)
+    run ip netns exec "$NS_A" "$MTU" -W 1 -J --discover "${peers[@]}"
+    t1=$(date +%s.%N)
+    assert_status 1
+    for i in 0 1 2 3; do
+        got=$(disc_of "${peers[$i]}")
+        [ "$got" = "BLACK-HOLE ${holes[$i]} $((holes[$i] + 1)) loss" ] || flunk "${peers[$i]}: '$got': $output"
+    done
+    # A timed-out round waits the whole -W (1 s). Searched one after another, the run
+    # lasts at least the sum of the peers' timeouts in seconds (12 here), and the peers'
+    # searches do not overlap, so their seconds add up to less than the run. Side by
+    # side, it lasts about one search (3 timeouts) plus the check (1.6 s), and each
+    # peer's seconds span most of it. Both comparisons hold with room under load: they
+    # compare the run with what esxmtu reports, not with a fixed time.
+    local timeouts secs wall
+    timeouts=$(jq '[.peers[].discover.timeouts] | add' <<<"$output")
+    secs=$(jq '[.peers[].discover.seconds] | add' <<<"$output")
+    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+    [ "$timeouts" -ge 8 ] || flunk "only $timeouts timeouts: $output"
+    awk -v w="$wall" -v t="$timeouts" 'BEGIN { exit !(w < t) }' ||
+        flunk "the run took $wall s, not less than its peers' $timeouts timeouts of 1 s: searched one after another"
+    awk -v w="$wall" -v s="$secs" 'BEGIN { exit !(s > w) }' ||
+        flunk "the peers' searches took $secs s together, not more than the run's $wall s: they did not overlap"
+}
+
+@test "--discover side by side: IPv4 and IPv6 black holes at different sizes and a passing peer, each its own result" {
+    local peers got
+    mapfile -t peers < <(mtunet_peers_b 3)      # .10 .11 .12, then ::10 ::11 ::12
+    mtunet_blackhole_to "${peers[0]}" 1499
+    mtunet_blackhole_to "${peers[3]}" 1400
+    mtunet_blackhole_to "${peers[4]}" 6000
+    mtunet_blackhole_to "${peers[1]}" 6001
+    run ip netns exec "$NS_A" "$MTU" -W 0.5 -J --discover "${peers[0]}" "${peers[3]}" 198.18.1.2 "${peers[4]}" "${peers[1]}"
+    assert_status 1
+    [ "$(disc_of "${peers[0]}")" = "BLACK-HOLE 1499 1500 loss" ] || flunk "$output"
+    [ "$(disc_of "${peers[3]}")" = "BLACK-HOLE 1400 1401 loss" ] || flunk "$output"
+    [ "$(disc_of "${peers[4]}")" = "BLACK-HOLE 6000 6001 loss" ] || flunk "$output"
+    [ "$(disc_of "${peers[1]}")" = "BLACK-HOLE 6001 6002 loss" ] || flunk "$output"
+    [ "$(disc_of 198.18.1.2)" = "PASS 9000 9001 local-mtu" ] || flunk "$output"
+    # the text report says the same, peer by peer, in the order given
+    run ip netns exec "$NS_A" "$MTU" -W 0.5 -q --discover "${peers[0]}" "${peers[3]}" 198.18.1.2 "${peers[4]}" "${peers[1]}"
+    got=$(grep -o 'discovered path MTU [0-9]*' <<<"$output" | awk '{print $4}' | tr '\n' ' ')
+    [ "$got" = "1499 1400 9000 6000 6001 " ] || flunk "$got: $output"
+}
+
 @test "NO-REPLY when B ignores echo requests (no MTU conclusion, no discovery)" {
     ip netns exec "$NS_B" sysctl -qw net.ipv4.icmp_echo_ignore_all=1 net.ipv6.icmp.echo_ignore_all=1
     run inA --discover 198.18.1.2 2001:db8:1::2

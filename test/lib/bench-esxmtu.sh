@@ -17,13 +17,14 @@ mtunet_up "bench$$" || exit 2
 DST=198.18.1.2
 WAIT=${WAIT:-1}         # the same per-probe timeout for every tool (ping -W, esxmtu -W)
 
-# a counter in its own table, ahead of the test bench's drop rules
+# a counter in its own table, ahead of the test bench's drop rules ($1: the
+# destinations counted, default $DST)
 count_reset() {
     ip netns exec "$NS_R" nft delete table inet esxmtu_bench 2>/dev/null
     ip netns exec "$NS_R" nft -f - <<NFT
 table inet esxmtu_bench {
     chain esxmtu_count { type filter hook prerouting priority -10; policy accept;
-        iifname r0 ip daddr $DST counter; }
+        iifname r0 ip daddr ${1:-$DST} counter; }
 }
 NFT
 }
@@ -126,6 +127,36 @@ bench_silent() { # $1 = number of silent peers
 }
 mtunet_reset
 for n in 10 30 50 100; do bench_silent $n; done
+
+# Black-holed peers (issue 13: the fleet runs one esxmtu --discover against all of a
+# host's failing peers): one run for all of them, against one run a peer, one after
+# another (the sum: how esxmtu searched them before its searches ran side by side).
+# Each peer has its own black hole in R (an nft rule for its address).
+bench_holes() {
+    local holes=(1499 4000 7777 8166) peers i t0 t1 out ok ts to
+    mtunet_reset
+    mapfile -t peers < <(mtunet_peers_b 4)
+    peers=("${peers[@]:0:4}")
+    for i in 0 1 2 3; do mtunet_blackhole_to "${peers[$i]}" "${holes[$i]}"; done
+    exact() { # how many peers' discovered MTU is their hole
+        local k n=0
+        for k in 0 1 2 3; do
+            grep -A1 "^${peers[$k]} " <<<"$1" | grep -q "discovered path MTU ${holes[$k]} " && n=$((n + 1))
+        done
+        echo "$n/4 exact"
+    }
+    count_reset "${peers[0]}-${peers[3]}"; t0=$(now)
+    out=$(for i in 0 1 2 3; do ip netns exec "$NS_A" "$ESXMTU" -W "$WAIT" --discover "${peers[$i]}" 2>&1; done); t1=$(now)
+    ts=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+    row "4 black holes, 1499..8166" "esxmtu --discover, one run a peer" "$(exact "$out")" "$(count_read)" "$(secs "$t0" "$t1")"
+    count_reset "${peers[0]}-${peers[3]}"; t0=$(now)
+    out=$(ip netns exec "$NS_A" "$ESXMTU" -W "$WAIT" --discover "${peers[@]}" 2>&1); t1=$(now)
+    to=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+    row "" "esxmtu --discover, all 4 in one run" "$(exact "$out")" "$(count_read)" "$(secs "$t0" "$t1")"
+    row "" "  ratio: one run a peer / one run" "" "" "$(awk -v s="$ts" -v o="$to" 'BEGIN { printf "%.1fx", s / o }')"
+    mtunet_reset
+}
+bench_holes
 
 size=$(stat -c %s "$ESXMTU")
 echo "binary: $ESXMTU $size bytes ($((size / 1024)) KiB, static musl, stripped)"

@@ -13,6 +13,10 @@
 #   mtunet_full_queue        A's interface queue takes nothing: ENOBUFS for every packet
 #   mtunet_forge MODE [OPT]  a lying host in R (test/lib/icmp_forger.py on r0); FORGE_LOG
 #   mtunet_forge_stop        stop it (mtunet_reset and mtunet_down do too)
+#   mtunet_peers_b N         N more peers on B: 198.18.1.10.. and 2001:db8:1::10.. (printed,
+#                            one a line: the IPv4 ones, then the IPv6 ones); mtunet_reset
+#                            removes them
+#   mtunet_blackhole_to DST SIZE   R drops packets to DST longer than SIZE (no ICMP)
 
 mtunet_up() {
     local tag=${1:-$$}
@@ -75,6 +79,7 @@ table inet esxmtu {
     chain esxmtu_out { type filter hook output priority 0; policy accept; }
 }
 NFT
+    mtunet_peers_b_del
     ip netns exec "$NS_B" sysctl -qw net.ipv4.icmp_echo_ignore_all=0 net.ipv6.icmp.echo_ignore_all=0
     # the router answers every TTL probe (Linux rate-limits time-exceeded per peer)
     ip netns exec "$NS_R" sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
@@ -87,6 +92,40 @@ NFT
 mtunet_blackhole() {
     ip netns exec "$NS_R" nft add rule inet esxmtu esxmtu_pre iifname r0 meta length gt "$1" drop
 }
+# a black hole for one destination only: packets to $1 longer than $2 bytes are
+# dropped in R (several peers behind R, each with its own largest size)
+mtunet_blackhole_to() {
+    local fam=ip
+    [[ "$1" == *:* ]] && fam=ip6
+    ip netns exec "$NS_R" nft add rule inet esxmtu esxmtu_pre iifname r0 $fam daddr "$1" meta length gt "$2" drop
+}
+
+# $1 more peers behind R: extra addresses on B's link (198.18.1.10.., 2001:db8:1::10..),
+# printed one a line, IPv4 first. Usable at once (no DAD; R resolves them on demand).
+mtunet_peers_b() {
+    local i
+    [ "$1" -ge 1 ] && [ "$1" -le 100 ] || { echo "mtunet_peers_b: 1..100 peers, not '$1'" >&2; return 1; }
+    for i in $(seq 10 $((9 + $1))); do
+        ip -n "$NS_B" addr add "198.18.1.$i/24" dev b0 || return 1
+        ip -n "$NS_B" addr add "2001:db8:1::$i/64" dev b0 nodad || return 1
+    done
+    for i in $(seq 10 $((9 + $1))); do echo "198.18.1.$i"; done
+    for i in $(seq 10 $((9 + $1))); do echo "2001:db8:1::$i"; done
+}
+
+# every address on B's link but its own two (and the link-local one): what
+# mtunet_peers_b added, also by an earlier test
+mtunet_peers_b_del() {
+    local a
+    for a in $(ip -n "$NS_B" -o addr show dev b0 2>/dev/null | awk '{print $4}'); do
+        case $a in
+        198.18.1.2/24 | 2001:db8:1::2/64 | fe80:*) ;;
+        *) ip -n "$NS_B" addr del "$a" dev b0 ;;
+        esac
+    done
+    return 0
+}
+
 # R still has the small link but its frag-needed / Packet Too Big never leaves
 mtunet_drop_toobig() {
     ip netns exec "$NS_R" nft add rule inet esxmtu esxmtu_out icmp type destination-unreachable icmp code frag-needed drop

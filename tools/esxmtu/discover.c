@@ -1,8 +1,6 @@
-/* Path-MTU discovery: the search (pure) and its driver (real probes). */
+/* Path-MTU discovery: one peer's search, pure (rounds.c sends its probes). */
 #include "discover.h"
 #include "bytes.h"
-#include "clock.h"
-#include "fail.h"
 #include "packet.h"
 
 #include <stdlib.h>
@@ -263,79 +261,4 @@ size_t disc_plan(struct disc *d, struct disc_try *out, size_t max)
     }
     qsort(out, n, sizeof *out, cmp_try);
     return n;
-}
-
-/* ---- the driver */
-int discover_run(struct prober *p, const union sockaddr_any *dst, uint64_t timeout_ns,
-                 struct disc_report *out)
-{
-    struct disc d;
-    disc_init(&d, dst->sa.sa_family, PKT_MAX_MTU);
-    memset(out, 0, sizeof *out);
-    struct disc_try plan[DISC_MAX_PLAN];
-    struct probe *v = xcalloc(DISC_MAX_PLAN * 8, sizeof *v);
-    double t0 = mono_s();
-    size_t np;
-    while ((np = disc_plan(&d, plan, DISC_MAX_PLAN)) > 0) {
-        size_t n = 0;
-        for (size_t i = 0; i < np; i++)
-            for (unsigned c = 0; c < plan[i].copies && c < 8; c++) {
-                memset(&v[n], 0, sizeof v[n]);
-                v[n].dst = dst;
-                v[n].mtu = plan[i].mtu;
-                v[n].group = (int)i;
-                v[n].at_ns = (uint64_t)n * 100 * NS_PER_US;   /* 0.1 ms apart */
-                n++;
-            }
-        if (probe_batch(p, v, n, timeout_ns, BATCH_BY_GROUP) != 0) {
-            free(v);
-            return -1;
-        }
-        d.probes += (unsigned)n;
-        int timed_out = 0;
-        for (size_t i = 0; i < np; i++) {
-            enum disc_outcome got = DO_LOST;
-            uint32_t info = 0;
-            unsigned lost = 0;
-            for (size_t j = 0; j < n; j++) {
-                const struct probe *pr = &v[j];
-                if (pr->group != (int)i)
-                    continue;
-                if (pr->res == PR_REPLY)
-                    got = DO_PASS;
-                else if ((pr->res == PR_TOO_BIG || pr->res == PR_LOCAL_MTU || pr->res == PR_SEND_FAIL) &&
-                         got != DO_PASS) {
-                    /* refused here for room on every retry (ENOBUFS: a veth whose far end
-                     * is smaller) is this host refusing the size, with no MTU given */
-                    got = pr->res == PR_TOO_BIG ? DO_TOO_BIG : DO_LOCAL;
-                    info = pr->res == PR_SEND_FAIL ? 0 : pr->info;
-                    if (pr->res == PR_TOO_BIG && pr->from_set) {
-                        out->router = pr->from;
-                        out->router_set = 1;
-                    }
-                } else if ((pr->res == PR_UNREACH || pr->res == PR_SHORT || pr->res == PR_TTL) &&
-                           got == DO_LOST) {
-                    got = DO_ERROR;
-                } else if (pr->res == PR_LOST) {
-                    lost++;
-                }
-            }
-            if (got == DO_LOST && lost == plan[i].copies)
-                timed_out = 1;
-            if (got == DO_PASS)
-                disc_loss_seen(&d, plan[i].copies < 8 ? plan[i].copies : 8, lost);
-            disc_feed(&d, plan[i].mtu, got, info, lost);
-        }
-        disc_round_done(&d, timed_out);
-    }
-    free(v);
-    out->state = d.state;
-    out->proof = d.proof;
-    out->mtu = d.result;
-    out->smallest_failed = d.smallest_failed;
-    out->rounds = d.rounds;
-    out->timeouts = d.timeouts;
-    out->probes = d.probes;
-    out->seconds = mono_s() - t0;
-    return 0;
 }

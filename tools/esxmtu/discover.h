@@ -1,7 +1,8 @@
 /* Path-MTU discovery: which sizes to probe each round, and what the answers prove.
  *
- * The search is a pure state machine (disc_*), so unit tests run it against a
- * simulated path; discover_run() drives it with real probes.
+ * The search is a pure state machine (disc_*), one per peer, so unit tests run it
+ * against a simulated path; rounds.c drives every peer's search at once with real
+ * probes.
  * Round 1 probes a table of common link MTUs; later rounds probe evenly spaced
  * sizes between the largest size answered and the smallest size refused or lost,
  * sized so that the next round can finish the search (each round costs at most one
@@ -17,14 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "net.h"
-#include "probe.h"
 
 #define DISC_MAX_FAIL 64
 #define DISC_MAX_HINT 16
 #define DISC_MAX_PLAN 256
 #define DISC_MAX_ROUNDS 16
 #define DISC_CONFIRM_MIN 4
-#define DISC_CONFIRM_MAX 8       /* copies of one size in one round (discover_run's cap) */
+#define DISC_CONFIRM_MAX 8       /* copies of one size in one round (the most rounds.c sends) */
 
 struct disc_try { uint32_t mtu; unsigned copies; };
 enum disc_outcome { DO_PASS = 0, DO_LOST, DO_TOO_BIG, DO_LOCAL, DO_ERROR };
@@ -75,9 +75,5 @@ struct disc_report {
     union sockaddr_any router;   /* the last router that sent a too-big hint */
     int router_set;
 };
-
-/* Run the search towards dst. Returns 0, or -1 on a system error (errno). */
-int discover_run(struct prober *p, const union sockaddr_any *dst, uint64_t timeout_ns,
-                 struct disc_report *out);
 
 #endif

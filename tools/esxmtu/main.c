@@ -1,7 +1,8 @@
 /* esxmtu: does a full-size Don't-Fragment packet really cross to each peer?
  * The command line first (usage text, short options, long options, side by side),
  * then one straight flow: parse, resolve, open, check, discover, trace, report.
- * The work is in peers.c, probe.c, check.c, discover.c, trace.c, verdict.c, report.c. */
+ * The work is in peers.c, probe.c, check.c, discover.c + rounds.c, trace.c, verdict.c,
+ * report.c. */
 #include "args.h"
 #include "check.h"
 #include "clock.h"
@@ -14,6 +15,7 @@
 #include "peers.h"
 #include "probe.h"
 #include "report.h"
+#include "rounds.h"
 #include "trace.h"
 #include "version.h"
 
@@ -47,7 +49,8 @@ static const char usage[] =
 "  -d            accepted for vmkping habits: DF is always set\n"
 "  -f FILE       read peers from FILE\n"
 "  --discover    find the exact path MTU (table of common MTUs, then bisection\n"
-"                with parallel probes; lost sizes are retried before concluding)\n"
+"                with parallel probes; lost sizes are retried before concluding),\n"
+"                every peer's search at once\n"
 "  --trace       hop by hop (TTL): which hop limits the path, or after which\n"
 "                hop full-size probes vanish\n"
 "  --max-hops N  hops for --trace (default 30)\n"
@@ -226,6 +229,23 @@ static void open_prober(struct prober *p, const struct mtu_opts *o, int need4, i
     die(EXIT_USAGE, "%s: %s", why, errtext(e));
 }
 
+/* --discover: every peer that answered at all, all at once (rounds.c) */
+static void discover(struct prober *p, struct peer *peers, size_t n, uint64_t timeout_ns)
+{
+    struct disc_target *t = xcalloc(n, sizeof *t);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (verdict_answered(peers[i].verdict)) {    /* nothing answers: no size will */
+            t[k++] = (struct disc_target){ &peers[i].addr, &peers[i].disc };
+            peers[i].did_discover = 1;
+        }
+    if (rounds_run(p, t, k, timeout_ns) != 0)
+        die(EXIT_USAGE, "discovery failed: %s", errtext(errno));
+    for (size_t i = 0; i < n; i++)
+        check_weigh_discovery(&peers[i]);    /* does nothing without a discovery */
+    free(t);
+}
+
 int main(int argc, char **argv)
 {
     argc = args_strip_vmk(argc, &argv);
@@ -241,14 +261,8 @@ int main(int argc, char **argv)
     open_prober(&p, &o, need4, need6);
     if (check_run(&p, peers, o.peers.n, &o.chk) != 0)
         die(EXIT_USAGE, "probing failed: %s", errtext(errno));
-    for (size_t i = 0; o.discover && i < o.peers.n; i++) {
-        if (!verdict_answered(peers[i].verdict))
-            continue;     /* nothing answers: no size will */
-        if (discover_run(&p, &peers[i].addr, o.chk.timeout_ns, &peers[i].disc) != 0)
-            die(EXIT_USAGE, "discovery failed: %s", errtext(errno));
-        peers[i].did_discover = 1;
-        check_weigh_discovery(&peers[i]);
-    }
+    if (o.discover)
+        discover(&p, peers, o.peers.n, o.chk.timeout_ns);
     for (size_t i = 0; o.trace && i < o.peers.n; i++) {
         peers[i].trace = xcalloc(1, sizeof *peers[i].trace);
         if (trace_run(&p, &peers[i].addr, peers[i].mtu,
