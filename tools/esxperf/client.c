@@ -129,8 +129,8 @@ static int cfail(struct client *c, int code, const char *fmt, ...)
     va_end(ap);
     if (c->o->json && !c->o->quiet) {
         struct jsonw *w = &c->rep.jw;
-        if (c->have_session && c->s.intervals_open) {
-            session_json_finish(&c->s, msg);
+        if (c->rep.intervals_open) {
+            report_json_finish(&c->rep, msg);
         } else {
             jw_free(w);
             jw_init(w, 1);
@@ -280,27 +280,6 @@ static int create_streams(struct client *c, const struct test_params *p)
         }
     }
     return 0;
-}
-
-static void print_connected(struct client *c)
-{
-    session_print_connected(&c->s, &c->rep);
-    if (c->s.p.reverse)
-        rep_printf(&c->rep, "Reverse mode, remote host %s is sending\n", c->host);
-    if (c->o->verbose) {
-        const struct test_params *p = &c->s.p;
-        if (p->num || p->blockcount)
-            rep_printf(&c->rep, "Starting Test: protocol: %s, %lld streams, %lld byte blocks, "
-                       "omitting %lld seconds, %lld %s to send, tos %lld\n", p->udp ? "UDP" : "TCP",
-                       (long long)p->parallel, (long long)p->len, (long long)p->omit,
-                       (long long)(p->num ? p->num : p->blockcount), p->num ? "bytes" : "blocks",
-                       (long long)p->tos);
-        else
-            rep_printf(&c->rep, "Starting Test: protocol: %s, %lld streams, %lld byte blocks, "
-                       "omitting %lld seconds, %lld second test, tos %lld\n", p->udp ? "UDP" : "TCP",
-                       (long long)p->parallel, (long long)p->len, (long long)p->omit,
-                       (long long)p->time, (long long)p->tos);
-    }
 }
 
 /* a state the server sent when `want` was due (0: during the test) */
@@ -461,6 +440,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     rep_init(&c.rep, o->quiet ? NULL : stdout, o->json, o->format, 0);
     c.rep.title = o->title;
     c.rep.forceflush = o->forceflush;
+    c.rep.verbose = o->verbose;
     int rc = 0, gai = net_resolve(o->host, o->family, o->port, 0, &c.dst, NULL);
     if (gai) {
         rc = cfail(&c, EXIT_USAGE, "cannot resolve %s: %s (check the name or address)", o->host,
@@ -528,11 +508,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
         goto out;
     if ((rc = wait_state(&c, ST_TEST_START, mono_ns() + CTL_WAIT_NS)))
         goto out;
-    if (o->json) {
-        session_json_start(&c.s, NULL, 0, o->host, o->port, c.cookie);
-    } else {
-        print_connected(&c);
-    }
+    session_report_start(&c.s, o->host, o->port, c.host, c.cookie);
     if ((rc = wait_state(&c, ST_TEST_RUNNING, mono_ns() + CTL_WAIT_NS)))
         goto out;
     /* SIGINT/SIGTERM are held from here (the stream threads inherit the mask) and
@@ -598,7 +574,7 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
             jw_raw(&c.rep.jw, "server_output_json", c.s.remote.server_output_json);
         else if (o->get_server_output && c.s.remote.server_output_text)
             jw_str(&c.rep.jw, "server_output_text", c.s.remote.server_output_text);
-        session_json_finish(&c.s, NULL);
+        report_json_finish(&c.rep, NULL);
         if (!o->quiet)
             printf("%s\n", jw_text(&c.rep.jw));
     } else {

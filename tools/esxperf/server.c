@@ -319,14 +319,6 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
     return 0;
 }
 
-static void print_accepted(struct server *sv, const union sockaddr_any *peer)
-{
-    char h[64];
-    rep_addr(peer, h, sizeof h);
-    rep_printf(&sv->rep, "Accepted connection from %s, port %u\n", h, net_port(peer));
-    session_print_connected(&sv->s, &sv->rep);
-}
-
 static uint64_t bytes_moved(const struct session *s)
 {
     uint64_t n = 0;
@@ -497,6 +489,7 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
     }
     rep_init(&sv->rep, stdout, o->json, o->format, p.get_server_output && !o->json);
     sv->rep.forceflush = o->forceflush;
+    sv->rep.verbose = o->verbose;
     session_init(&sv->s, o, &p, 0, &sv->rep);
     sv->have_session = 1;
     if (p.udp && open_udp_listener(sv) < 0) {
@@ -517,10 +510,7 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
     }
     char ph[64];
     rep_addr(peer, ph, sizeof ph);
-    if (o->json)
-        session_json_start(&sv->s, NULL, 0, ph, net_port(peer), sv->cookie);
-    else
-        print_accepted(sv, peer);
+    session_report_start(&sv->s, ph, net_port(peer), ph, sv->cookie);
     if (ctl_send_state(sv->ctl, ST_TEST_START, ctl_deadline(sv)) < 0 ||
         ctl_send_state(sv->ctl, ST_TEST_RUNNING, ctl_deadline(sv)) < 0) {
         why = "cannot write to the client";
@@ -556,7 +546,7 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
     session_summary(&sv->s);
     const char *out_json = NULL;
     if (o->json) {
-        session_json_finish(&sv->s, NULL);
+        report_json_finish(&sv->rep, NULL);
         out_json = jw_text(&sv->rep.jw);
     }
     struct test_results mine;
@@ -585,7 +575,7 @@ done:
         if (o->json && rc == 0)
             printf("%s\n", jw_text(&sv->rep.jw));
         else if (o->json && why) {
-            session_json_finish(&sv->s, why);
+            report_json_finish(&sv->rep, why);
             printf("%s\n", jw_text(&sv->rep.jw));
         }
         session_free(&sv->s);
