@@ -165,6 +165,15 @@ CASES=(
     "opt_sweep_empty|-|-c {H} --sweep-parallel 1,,2"
     "opt_auth_half|-|-c {H} --username alice"
     "opt_extra_arg|-|-c {H} extra"
+    "val_port|-|-c {H} -p 0"
+    "val_bytes|-|-c {H} -n 1Q"
+    "val_window|-|-c {H} -w 1"
+    "val_affinity|-|-c {H} -A 9999"
+    "val_control_timeout|-|-s --control-timeout 0"
+    "val_skew|-|-s --time-skew-threshold -1"
+    "val_sweep_window|-|-c {H} --sweep-window 1"
+    "val_long_missing|-|-c {H} --time"
+    "val_long_unknown|-|-c {H} --no-such-option=3"
 )
 
 # run one case with binary $1 into directory $2 (c.out c.err c.rc s.out s.err s.rc)
