@@ -1,5 +1,6 @@
 /* Error reporting and allocation wrappers: the main flow stays free of error plumbing. */
 #include "fail.h"
+#include "bytes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -106,7 +107,7 @@ const char *errtext(int err)
         { EACCES, "Permission denied" },
         { EPERM, "Operation not permitted" },
     };
-    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(own); i++)
         if (own[i].err == err)
             return own[i].text;
     return strerror(err);

@@ -141,7 +141,7 @@ int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms)
         return -1;
     if (connect(fd, &dst->sa, net_len(dst)) < 0) {
         if (errno != EINPROGRESS ||
-            wait_fd(fd, POLLOUT, mono_ns() + (uint64_t)timeout_ms * 1000000u) < 0)
+            wait_fd(fd, POLLOUT, mono_ns() + (uint64_t)timeout_ms * NS_PER_MS) < 0)
             return -1;
         int err = 0;
         socklen_t el = sizeof err;

@@ -87,15 +87,12 @@ int proto_cookie_valid(const char *buf, size_t n)
 
 void proto_frame_header(unsigned char hdr[4], uint32_t len)
 {
-    hdr[0] = (unsigned char)(len >> 24);
-    hdr[1] = (unsigned char)(len >> 16);
-    hdr[2] = (unsigned char)(len >> 8);
-    hdr[3] = (unsigned char)len;
+    store_be32(hdr, len);
 }
 
 int proto_frame_len(const unsigned char hdr[4], uint32_t max, uint32_t *len)
 {
-    uint32_t v = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+    uint32_t v = load_be32(hdr);
     if (v == 0 || v > max)
         return -1;
     *len = v;
@@ -247,7 +244,7 @@ int params_decode(const char *js, size_t len, struct test_params *p, const char 
         *why = "SCTP is not supported";
         goto bad;
     }
-    for (size_t i = 0; i < sizeof flag_keys / sizeof flag_keys[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(flag_keys); i++) {
         if ((v = jr_find(&r, 0, flag_keys[i].key)) < 0)
             continue;
         int f;
@@ -257,7 +254,7 @@ int params_decode(const char *js, size_t len, struct test_params *p, const char 
         }
         *(int *)((char *)p + flag_keys[i].off) = f;
     }
-    for (size_t i = 0; i < sizeof num_keys / sizeof num_keys[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(num_keys); i++) {
         if ((v = jr_find(&r, 0, num_keys[i].key)) < 0)
             continue;
         int64_t n;
@@ -271,7 +268,7 @@ int params_decode(const char *js, size_t len, struct test_params *p, const char 
         }
         *(int64_t *)((char *)p + num_keys[i].off) = n;
     }
-    for (size_t i = 0; i < sizeof str_keys / sizeof str_keys[0]; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(str_keys); i++) {
         if ((v = jr_find(&r, 0, str_keys[i].key)) < 0)
             continue;
         if (jr_str(&r, v, (char *)p + str_keys[i].off, str_keys[i].cap) < 0) {

@@ -28,14 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SEC 1000000000ull
-#define MS 1000000ull
 #define IE_RECVCOOKIE 106           /* iperf3's "unable to receive cookie" */
 #define IE_RECVPARAMS 114           /* iperf3's "unable to receive parameters" */
 #define IE_AUTHTEST 142             /* iperf3's "test authorization failed" */
 #define LINGER_MAX 128              /* refused connections drained at once */
-#define LINGER_NS SEC               /* how long a refused connection is drained */
-#define AUTH_PAUSE_NS SEC           /* after a refused token, accept nothing this long */
+#define LINGER_NS NS_PER_SEC        /* how long a refused connection is drained */
+#define AUTH_PAUSE_NS NS_PER_SEC    /* after a refused token, accept nothing this long */
 #define BUFFERS_MAX (1ull << 30)    /* stream count x block size the server allocates */
 #define DENY_BATCH 64               /* connections denied per pass of the test loop */
 
@@ -110,7 +108,7 @@ static void linger_service(struct server *sv)
 
 static uint64_t ctl_deadline(const struct server *sv)
 {
-    return mono_ns() + (uint64_t)sv->o->control_timeout_ms * MS;
+    return mono_ns() + (uint64_t)sv->o->control_timeout_ms * NS_PER_MS;
 }
 
 /* RSA authentication (--rsa-private-key-path with --authorized-users-path): the
@@ -174,7 +172,7 @@ static void send_error(int fd, int ie, int en)
     b[3] = (unsigned char)(v >> 8); b[4] = (unsigned char)v;
     b[5] = (unsigned char)(w >> 24); b[6] = (unsigned char)(w >> 16);
     b[7] = (unsigned char)(w >> 8); b[8] = (unsigned char)w;
-    net_write_full(fd, b, sizeof b, mono_ns() + SEC);
+    net_write_full(fd, b, sizeof b, mono_ns() + NS_PER_SEC);
 }
 
 /* connections while a test runs (other clients, extra streams): ACCESS_DENIED at
@@ -189,7 +187,7 @@ static void deny_pending(struct server *sv)
                 continue;
             }
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-                sv->deny_pause_until = mono_ns() + 100 * MS;
+                sv->deny_pause_until = mono_ns() + 100 * NS_PER_MS;
             return;
         }
         char ck[COOKIE_SIZE];
@@ -241,7 +239,7 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
         /* a real client sends the cookie with the connection; a silent one holds
          * the setup at most 3 s (and never past the step deadline) */
         char ck[COOKIE_SIZE];
-        uint64_t cdl = mono_ns() + 3 * SEC;
+        uint64_t cdl = mono_ns() + 3 * NS_PER_SEC;
         if (net_read_full(fd, ck, sizeof ck, cdl < deadline ? cdl : deadline) < 0 ||
             memcmp(ck, sv->cookie, COOKIE_SIZE) != 0) {
             signed char b = (signed char)ST_ACCESS_DENIED;
@@ -333,9 +331,9 @@ static uint64_t bytes_moved(const struct session *s)
 static int terminate(struct server *sv, const char **why, const char *reason)
 {
     *why = reason;
-    if (ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + SEC) < 0)
+    if (ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + NS_PER_SEC) < 0)
         return -1;
-    uint64_t dl = mono_ns() + 2 * SEC;
+    uint64_t dl = mono_ns() + 2 * NS_PER_SEC;
     for (int i = 0; i < 1000 && mono_ns() < dl; i++) {
         char b[256];
         struct pollfd pf = { sv->ctl, POLLIN, 0 };
@@ -357,10 +355,10 @@ void end_guard_init(struct end_guard *g, const struct perf_opts *o,
     memset(g, 0, sizeof *g);
     g->counted = p->num || p->blockcount;
     if (p->time && !g->counted)
-        g->limit = now + (uint64_t)(p->time + p->omit + 60) * SEC;
+        g->limit = now + (uint64_t)(p->time + p->omit + 60) * NS_PER_SEC;
     if (o->max_duration > 0)
-        g->cap = now + (uint64_t)o->max_duration * SEC;
-    g->stall_ns = 3 * (uint64_t)o->control_timeout_ms * MS;
+        g->cap = now + (uint64_t)o->max_duration * NS_PER_SEC;
+    g->stall_ns = 3 * (uint64_t)o->control_timeout_ms * NS_PER_MS;
     g->moved_at = now;
 }
 
@@ -413,7 +411,7 @@ static int run_until_end(struct server *sv, const char **why)
          * must find the test over (served), not be denied by a dead test */
         if (pf[0].revents) {
             int st;
-            if (ctl_recv_state(sv->ctl, &st, now + SEC) < 0) {
+            if (ctl_recv_state(sv->ctl, &st, now + NS_PER_SEC) < 0) {
                 *why = "the client went away during the test";
                 return -1;
             }
@@ -477,7 +475,7 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
         /* as iperf3 3.12: SERVER_ERROR and one int32, 142 (IEAUTHTEST) */
         static const unsigned char denied[5] = { 0xfe, 0, 0, 0, IE_AUTHTEST };
         why = NULL;     /* logged by the check */
-        net_write_full(sv->ctl, denied, sizeof denied, mono_ns() + SEC);
+        net_write_full(sv->ctl, denied, sizeof denied, mono_ns() + NS_PER_SEC);
         sv->quiet_until = mono_ns() + AUTH_PAUSE_NS;
         goto done;
     }
@@ -640,7 +638,7 @@ int server_run(const struct perf_opts *o)
         }
         union sockaddr_any peer;
         uint64_t idle_end = o->one_off && o->idle_timeout > 0
-                                ? mono_ns() + (uint64_t)o->idle_timeout * SEC : 0;
+                                ? mono_ns() + (uint64_t)o->idle_timeout * NS_PER_SEC : 0;
         for (;;) {
             linger_service(&sv);
             uint64_t now = mono_ns();

@@ -17,7 +17,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#define NS 1000000000ull
 
 void session_init(struct session *s, const struct perf_opts *o, const struct test_params *p,
                   int is_client, struct report *rep)
@@ -124,13 +123,19 @@ static void book_end(struct session *s, int i)
     b->ended = 1;
 }
 
+/* -i in nanoseconds, 0 = no interval rows */
+static uint64_t interval_ns(const struct session *s)
+{
+    return s->o->interval > 0 ? (uint64_t)(s->o->interval * NS_PER_SEC) : 0;
+}
+
 int session_start(struct session *s)
 {
     uint64_t now = mono_ns();
     s->t_start = s->t_measure = now;
     atomic_store(&s->sh.pace_from_ns, now);
     s->omitting = s->p.omit > 0;
-    uint64_t iv = s->o->interval > 0 ? (uint64_t)(s->o->interval * 1e9) : 0;
+    uint64_t iv = interval_ns(s);
     s->t_next_tick = iv ? now + iv : 0;
     s->t_last_tick = now;
     cpu_sample(&s->cpu_a);
@@ -212,7 +217,7 @@ static void omit_end(struct session *s, uint64_t now)
 static void session_interval(struct session *s, uint64_t now, struct interval *iv)
 {
     uint64_t ref = s->omitting ? s->t_start : s->t_measure;
-    double t0 = (double)(s->t_last_tick - ref) / 1e9, t1 = (double)(now - ref) / 1e9;
+    double t0 = (double)(s->t_last_tick - ref) / NS_PER_SEC, t1 = (double)(now - ref) / NS_PER_SEC;
     if (t0 < 0)
         t0 = 0;
     memset(iv->sum, 0, sizeof iv->sum);
@@ -276,8 +281,8 @@ static void interval_rows(struct session *s, uint64_t now)
 
 int session_poll(struct session *s, uint64_t now)
 {
-    uint64_t iv = s->o->interval > 0 ? (uint64_t)(s->o->interval * 1e9) : 0;
-    if (s->omitting && now >= s->t_start + (uint64_t)s->p.omit * NS) {
+    uint64_t iv = interval_ns(s);
+    if (s->omitting && now >= s->t_start + (uint64_t)s->p.omit * NS_PER_SEC) {
         if (iv && now > s->t_last_tick + iv / 20)
             interval_rows(s, now);
         omit_end(s, now);
@@ -303,7 +308,7 @@ int session_poll(struct session *s, uint64_t now)
 double session_seconds(const struct session *s)
 {
     uint64_t end = s->t_measure_end ? s->t_measure_end : mono_ns();
-    return end > s->t_measure ? (double)(end - s->t_measure) / 1e9 : 0.0;
+    return end > s->t_measure ? (double)(end - s->t_measure) / NS_PER_SEC : 0.0;
 }
 
 
@@ -318,7 +323,7 @@ static uint64_t received_bytes(struct session *s)
 
 static void measure_end(struct session *s, uint64_t now)
 {
-    uint64_t iv = s->o->interval > 0 ? (uint64_t)(s->o->interval * 1e9) : 0;
+    uint64_t iv = interval_ns(s);
     if (iv && now > s->t_last_tick + iv / 20 && !s->omitting)
         interval_rows(s, now);
     s->t_measure_end = now;
@@ -356,12 +361,12 @@ int session_should_end(struct session *s, uint64_t now)
             if (got != s->rx_seen || !s->rx_seen_ns) {
                 s->rx_seen = got;
                 s->rx_seen_ns = now;
-            } else if (have_receivers && now - s->rx_seen_ns > 5 * NS) {
+            } else if (have_receivers && now - s->rx_seen_ns > 5 * NS_PER_SEC) {
                 recv_done = 1;
             }
             end = send_done && recv_done;
         } else {
-            end = now >= s->t_measure + (uint64_t)s->p.time * NS;
+            end = now >= s->t_measure + (uint64_t)s->p.time * NS_PER_SEC;
         }
         if (end || all_done)
             measure_end(s, now);
@@ -369,7 +374,7 @@ int session_should_end(struct session *s, uint64_t now)
             return 0;
     }
     if (s->cooldown && !all_done)
-        return now >= s->t_measure_end + (uint64_t)s->o->cooldown * NS;
+        return now >= s->t_measure_end + (uint64_t)s->o->cooldown * NS_PER_SEC;
     return 1;
 }
 

@@ -5,6 +5,7 @@
  * stream_tcp.c and stream_udp.c, what a sender may send in stream_budget.c, the
  * socket options and kernel queries in stream_sockopt.c. */
 #include "stream_loop.h"
+#include "bytes.h"
 #include "fail.h"
 
 #include <errno.h>
@@ -29,7 +30,7 @@ unsigned stream_engine_off(const char *list)
         return 0;
     while (*list) {
         size_t n = strcspn(list, ",");
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++)
             if (strlen(names[i].name) == n && !strncmp(list, names[i].name, n))
                 off |= names[i].bit;
         if (!strncmp(list, "all", n) && n == 3)
@@ -116,7 +117,7 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     fill_payload(s->buf, s->bufsize, p->repeating_payload);
     s->rate_bps = p->bandwidth > 0 ? (uint64_t)p->bandwidth : 0;
     s->burst = p->burst;
-    s->pacing_ns = p->pacing_timer > 0 ? (uint64_t)p->pacing_timer * 1000u : 1000000u;
+    s->pacing_ns = p->pacing_timer > 0 ? (uint64_t)p->pacing_timer * NS_PER_US : NS_PER_MS;
     s->sh = sh;
     udp_rx_init(&s->rx);
     pthread_mutex_init(&s->lock, NULL);
