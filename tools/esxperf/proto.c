@@ -295,25 +295,6 @@ bad:
     return -1;
 }
 
-int proto_parse_params_message(const unsigned char *buf, size_t n, struct test_params *p,
-                               const char **why)
-{
-    uint32_t len;
-    if (n < 4) {
-        *why = "short parameter message";
-        return -1;
-    }
-    if (proto_frame_len(buf, PARAMS_MAX, &len) < 0) {
-        *why = "parameter message length is 0 or above 8 KiB";
-        return -1;
-    }
-    if (len > n - 4) {
-        *why = "parameter message truncated";
-        return -1;
-    }
-    return params_decode((const char *)buf + 4, len, p, why);
-}
-
 /* ---- results */
 
 char *results_encode(const struct test_results *r, size_t *len)
@@ -716,4 +697,26 @@ int ctl_recv_results(int fd, uint64_t timeout_ns, struct test_results *r, char *
         return -1;
     }
     return 0;
+}
+
+/* ---- what the server reads from the client */
+
+int ctl_recv_params(int fd, uint64_t deadline_ns, struct test_params *p, const char **why,
+                    int *err)
+{
+    char *js = NULL;
+    size_t len = 0;
+    if (ctl_recv_json(fd, PARAMS_MAX, &js, &len, deadline_ns) < 0) {
+        int e = errno;
+        *why = e == EMSGSIZE ? "the client's parameters are empty or over 8 KiB"
+             : e == ETIMEDOUT ? "no parameters from the client within --control-timeout"
+                              : "cannot read the client's parameters";
+        *err = e == EMSGSIZE || e == ETIMEDOUT ? e : 0;
+        return -1;
+    }
+    int rc = params_decode(js, len, p, why);
+    free(js);
+    if (rc < 0)
+        *err = EINVAL;
+    return rc;
 }

@@ -118,10 +118,12 @@ void server_state_text(const struct server_state *s, int want, char *buf, size_t
 int ctl_recv_results(int fd, uint64_t timeout_ns, struct test_results *r, char *why,
                      size_t whylen);
 
-/* Handle one control byte stream as a server would after the cookie: a
- * length-prefixed params message. Used by the fuzz target and by server.c.
- * Returns 0 with *p filled, or -1 with *why. */
-int proto_parse_params_message(const unsigned char *buf, size_t n, struct test_params *p,
-                               const char **why);
+/* The server's read of the client's parameters after the cookie: the framed
+ * message (length 1..PARAMS_MAX) by deadline_ns, decoded by params_decode. The
+ * fuzz target drives it through a socket pair. Returns 0 with *p filled, or -1
+ * with *why and in *err the errno the SERVER_ERROR answer carries (EMSGSIZE,
+ * ETIMEDOUT, EINVAL for bad parameters, 0 for a connection that failed). */
+int ctl_recv_params(int fd, uint64_t deadline_ns, struct test_params *p, const char **why,
+                    int *err);
 
 #endif

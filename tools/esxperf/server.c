@@ -450,23 +450,10 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
         why = "cannot write to the client";
         goto done;
     }
-    char *pjs = NULL;
-    size_t plen = 0;
-    if (ctl_recv_json(sv->ctl, PARAMS_MAX, &pjs, &plen, ctl_deadline(sv)) < 0) {
-        int e = errno;
-        why = e == EMSGSIZE ? "the client's parameters are empty or over 8 KiB"
-            : e == ETIMEDOUT ? "no parameters from the client within --control-timeout"
-                             : "cannot read the client's parameters";
-        send_error(sv->ctl, IE_RECVPARAMS, e == EMSGSIZE || e == ETIMEDOUT ? e : 0);
-        goto done;
-    }
     struct test_params p;
-    const char *pwhy = NULL;
-    int prc = params_decode(pjs, plen, &p, &pwhy);
-    free(pjs);
-    if (prc < 0) {
-        why = pwhy;
-        send_error(sv->ctl, IE_RECVPARAMS, EINVAL);
+    int perr = 0;
+    if (ctl_recv_params(sv->ctl, ctl_deadline(sv), &p, &why, &perr) < 0) {
+        send_error(sv->ctl, IE_RECVPARAMS, perr);
         goto done;
     }
     if (!p.len)

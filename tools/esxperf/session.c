@@ -453,19 +453,6 @@ int session_stream_error(const struct session *s)
     return 0;
 }
 
-int session_all_receivers_eof(const struct session *s)
-{
-    int any = 0;
-    for (int i = 0; i < s->nstreams; i++) {
-        if (s->st[i].sender)
-            continue;
-        any = 1;
-        if (!atomic_load(&s->st[i].eof))
-            return 0;
-    }
-    return any;
-}
-
 void session_report_start(const struct session *s, const char *host, unsigned port,
                           const char *peer, const char *cookie)
 {

@@ -89,6 +89,5 @@ void session_totals(const struct session *s, struct totals *t);
 void session_summary(struct session *s);
 /* any stream ended with an error: its errno, else 0 */
 int session_stream_error(const struct session *s);
-int session_all_receivers_eof(const struct session *s);
 
 #endif
