@@ -3,6 +3,7 @@
  * refused together and what is ignored with a warning is options_check.c's. */
 #include "options.h"
 #include "args.h"
+#include "iperf_units.h"
 #include "auth.h"
 #include "bytes.h"
 #include "proto.h"

@@ -4,7 +4,7 @@
 #include "report.h"
 #include "fail.h"
 #include "udp.h"
-#include "units.h"
+#include "iperf_units.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

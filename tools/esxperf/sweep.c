@@ -4,7 +4,6 @@
 #include "clock.h"
 #include "fail.h"
 #include "jsonw.h"
-#include "units.h"
 
 #include <stdlib.h>
 #include <string.h>
