@@ -289,7 +289,7 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
         ssize_t r = recvfrom(sv->ufd, msg, sizeof msg, MSG_DONTWAIT, &from.sa, &fl);
         if (r != 4)
             continue;
-        int kind = udp_connect_kind(msg, 1);
+        enum udp_connect_kind kind = udp_connect_kind(msg, 1);
         if (connect(sv->ufd, &from.sa, fl) < 0)
             continue;
         int fd = sv->ufd;
@@ -308,7 +308,7 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
             return -1;
         }
         unsigned char reply[4];
-        udp_connect_value(reply, kind == 2 ? 2 : 1, 0);
+        udp_connect_value(reply, kind == UDP_CONNECT_OLD ? UDP_CONNECT_OLD : UDP_CONNECT_NEW, 0);
         if (send(fd, reply, 4, MSG_NOSIGNAL) != 4) {
             *why = "cannot answer the UDP hello";
             return -1;

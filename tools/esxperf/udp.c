@@ -70,22 +70,22 @@ double udp_loss_percent(int64_t lost, int64_t total)
     return 100.0 * (double)lost / (double)total;
 }
 
-int udp_connect_kind(const unsigned char msg[4], int from_client)
+enum udp_connect_kind udp_connect_kind(const unsigned char msg[4], int from_client)
 {
     const unsigned char *nw = from_client ? udp_connect_client_new : udp_connect_server_new;
     uint32_t old = from_client ? UDP_CONNECT_CLIENT_OLD : UDP_CONNECT_SERVER_OLD;
     uint32_t v;
     if (!memcmp(msg, nw, 4))
-        return 1;
+        return UDP_CONNECT_NEW;
     memcpy(&v, msg, 4);
     if (v == old)
-        return 2;
-    return 0;
+        return UDP_CONNECT_OLD;
+    return UDP_CONNECT_NONE;
 }
 
-void udp_connect_value(unsigned char msg[4], int kind, int from_client)
+void udp_connect_value(unsigned char msg[4], enum udp_connect_kind kind, int from_client)
 {
-    if (kind == 2) {
+    if (kind == UDP_CONNECT_OLD) {
         uint32_t v = from_client ? UDP_CONNECT_CLIENT_OLD : UDP_CONNECT_SERVER_OLD;
         memcpy(msg, &v, 4);
     } else {
