@@ -60,6 +60,17 @@ void die_usage(const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
+int why_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    if (!buf || !len)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 static void *checked(void *p, size_t n)
 {
     if (!p && n)

@@ -6,9 +6,9 @@
 #include "iperf_units.h"
 #include "auth.h"
 #include "bytes.h"
+#include "fail.h"
 #include "proto.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,21 +206,11 @@ int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const 
 
 /* ---------------------------------------------------------------- what each option sets */
 
-static int say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int say(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* the options whose value needs more than a range: their own rooms */
 static int set_format(struct perf_opts *o, const char *v, char *why, size_t len)
 {
     if (strlen(v) != 1 || !strchr("kmgtKMGTaA", v[0]))
-        return say(why, len, "bad format '%s': use one of k m g t K M G T", v);
+        return why_fmt(why, len, "bad format '%s': use one of k m g t K M G T", v);
     o->format = v[0];
     return 0;
 }
@@ -230,7 +220,7 @@ static int set_interval(struct perf_opts *o, const char *v, char *why, size_t le
     const char *w = NULL;
     double d;
     if (parse_double(v, 0, 60, &d, &w) < 0 || (d > 0 && d < 0.1))
-        return say(why, len, "bad interval '%s': 0 or 0.1..60 seconds", v);
+        return why_fmt(why, len, "bad interval '%s': 0 or 0.1..60 seconds", v);
     o->interval = d;
     return 0;
 }
@@ -239,7 +229,7 @@ static int set_rate(struct perf_opts *o, const char *v, char *why, size_t len)
 {
     const char *w = NULL;
     if (opt_parse_rate(v, &o->bandwidth, &o->burst, &w) < 0)
-        return say(why, len, "bad bitrate '%s': %s (e.g. 100M, 1G, 10M/32)", v, w);
+        return why_fmt(why, len, "bad bitrate '%s': %s (e.g. 100M, 1G, 10M/32)", v, w);
     o->bandwidth_set = 1;
     return 0;
 }
@@ -248,7 +238,7 @@ static int set_affinity(struct perf_opts *o, const char *v, char *why, size_t le
 {
     const char *w = NULL;
     if (opt_parse_affinity(v, o->affinity, &o->naffinity, &o->server_affinity, &w) < 0)
-        return say(why, len, "bad -A '%s': %s (e.g. -A 1, -A 0-3, -A 0,1)", v, w);
+        return why_fmt(why, len, "bad -A '%s': %s (e.g. -A 1, -A 0-3, -A 0,1)", v, w);
     return 0;
 }
 
@@ -270,7 +260,7 @@ static int set_sweep_parallel(struct perf_opts *o, const char *v, char *why, siz
 {
     const char *w = NULL;
     if (opt_parse_counts(v, o->sweep_parallel, &o->sweep_np, &w) < 0)
-        return say(why, len, "bad --sweep-parallel '%s': %s (e.g. 1-8 or 1,2,4)", v, w);
+        return why_fmt(why, len, "bad --sweep-parallel '%s': %s (e.g. 1-8 or 1,2,4)", v, w);
     return 0;
 }
 
@@ -278,7 +268,7 @@ static int set_sweep_window(struct perf_opts *o, const char *v, char *why, size_
 {
     const char *w = NULL;
     if (opt_parse_sizes(v, o->sweep_window, &o->sweep_nw, &w) < 0)
-        return say(why, len, "bad --sweep-window '%s': %s (e.g. 64K,256K,1M)", v, w);
+        return why_fmt(why, len, "bad --sweep-window '%s': %s (e.g. 64K,256K,1M)", v, w);
     return 0;
 }
 
@@ -287,7 +277,7 @@ static int set_control_timeout(struct perf_opts *o, const char *v, char *why, si
     const char *w = NULL;
     double d;
     if (parse_double(v, 0.1, 3600, &d, &w) < 0)
-        return say(why, len, "bad control timeout '%s': 0.1..3600 seconds", v);
+        return why_fmt(why, len, "bad control timeout '%s': 0.1..3600 seconds", v);
     o->control_timeout_ms = (int64_t)(d * 1000);
     return 0;
 }
@@ -360,7 +350,7 @@ static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, 
     case SET_NUM:
     case SET_PORT:
         if (parse_i64(v, e->min, e->max, &n, &w) < 0)
-            return say(why, len, "bad %s '%s': %s (allowed %lld..%lld)", e->name, v, w,
+            return why_fmt(why, len, "bad %s '%s': %s (allowed %lld..%lld)", e->name, v, w,
                        (long long)e->min, (long long)e->max);
         if (e->kind == SET_PORT)
             *(uint16_t *)field = (uint16_t)n;
@@ -369,7 +359,7 @@ static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, 
         return 0;
     case SET_SIZE:
         if (opt_parse_size(v, e->min, e->max, &n, &w) < 0)
-            return say(why, len, "bad %s '%s': %s (a number with K, M or G, %lld..%lld %s)",
+            return why_fmt(why, len, "bad %s '%s': %s (a number with K, M or G, %lld..%lld %s)",
                        e->name, v, w, (long long)e->min, (long long)e->max, e->unit);
         *(int64_t *)field = n;
         return 0;

@@ -3,23 +3,14 @@
  * does nothing here (opts_warning, one line each). */
 #include "options.h"
 #include "bytes.h"
+#include "fail.h"
 #include "proto.h"
 
 #include <arpa/inet.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
-static int refuse(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int refuse(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 
 struct opt_name { int code; const char *name; };
@@ -57,15 +48,15 @@ static const char *first_given(const struct perf_opts *o, const struct opt_name 
 static int check_role(const struct perf_opts *o, char *why, size_t len)
 {
     if (o->server == !!o->host)
-        return refuse(why, len, "give exactly one of -s (server) or -c HOST (client)");
+        return why_fmt(why, len, "give exactly one of -s (server) or -c HOST (client)");
     const char *name;
     if (o->server && (name = first_given(o, client_only, ARRAY_SIZE(client_only))))
-        return refuse(why, len, "%s is a client option (the client sets up each test): "
+        return why_fmt(why, len, "%s is a client option (the client sets up each test): "
                       "drop it from esxperf -s", name);
     if (!o->server && (name = first_given(o, server_only, ARRAY_SIZE(server_only))))
-        return refuse(why, len, "%s is a server option (use it with esxperf -s)", name);
+        return why_fmt(why, len, "%s is a server option (use it with esxperf -s)", name);
     if (o->server && o->server_affinity >= 0)
-        return refuse(why, len, "-A N,S: the ,S part asks the server for a CPU from the client; "
+        return why_fmt(why, len, "-A N,S: the ,S part asks the server for a CPU from the client; "
                       "on a server give -A N");
     return 0;
 }
@@ -73,26 +64,26 @@ static int check_role(const struct perf_opts *o, char *why, size_t len)
 static int check_test_shape(const struct perf_opts *o, char *why, size_t len)
 {
     if (o->reverse && o->bidir)
-        return refuse(why, len, "-R and --bidir exclude each other");
+        return why_fmt(why, len, "-R and --bidir exclude each other");
     if ((o->num || o->blockcount) && o->given['t'])
-        return refuse(why, len, "give only one of -t, -n, -k");
+        return why_fmt(why, len, "give only one of -t, -n, -k");
     if (o->num && o->blockcount)
-        return refuse(why, len, "give only one of -n and -k");
+        return why_fmt(why, len, "give only one of -n and -k");
     if (o->udp && o->len && (o->len < UDP_LEN_MIN || o->len > UDP_LEN_MAX))
-        return refuse(why, len, "UDP block size (-l) must be %d..%d", UDP_LEN_MIN, UDP_LEN_MAX);
+        return why_fmt(why, len, "UDP block size (-l) must be %d..%d", UDP_LEN_MIN, UDP_LEN_MAX);
     if (o->given['P'] && o->sweep_np)
-        return refuse(why, len, "-P and --sweep-parallel both set the stream count: give one");
+        return why_fmt(why, len, "-P and --sweep-parallel both set the stream count: give one");
     if (o->given['w'] && o->sweep_nw)
-        return refuse(why, len, "-w and --sweep-window both set the window: give one");
+        return why_fmt(why, len, "-w and --sweep-window both set the window: give one");
     return 0;
 }
 
 static int check_auth(const struct perf_opts *o, char *why, size_t len)
 {
     if (!o->username != !o->rsa_public_key)
-        return refuse(why, len, "authentication needs both --username and --rsa-public-key-path");
+        return why_fmt(why, len, "authentication needs both --username and --rsa-public-key-path");
     if (!o->rsa_private_key != !o->authorized_users)
-        return refuse(why, len, "authentication needs both --rsa-private-key-path and "
+        return why_fmt(why, len, "authentication needs both --rsa-private-key-path and "
                       "--authorized-users-path");
     return 0;
 }
@@ -114,7 +105,7 @@ static int check_cport(const struct perf_opts *o, char *why, size_t len)
         return 0;
     int64_t n = max_streams(o), last = (int64_t)o->cport + n - 1;
     if (last > 65535)
-        return refuse(why, len, "--cport %u with %lld data streams needs ports %u..%lld, past "
+        return why_fmt(why, len, "--cport %u with %lld data streams needs ports %u..%lld, past "
                       "65535 (each stream takes the next port: use --cport %lld or lower)",
                       (unsigned)o->cport, (long long)n, (unsigned)o->cport, (long long)last,
                       (long long)(65536 - n));
@@ -144,15 +135,15 @@ static int check_family(const struct perf_opts *o, char *why, size_t len)
     int host = literal_family(o->host), bind = literal_family(o->bind);
     const char *flag = o->family == AF_INET ? "-4" : "-6";
     if (o->family != AF_UNSPEC && host != AF_UNSPEC && host != o->family)
-        return refuse(why, len, "-c %s is an %s address but %s asks for %s (drop %s or give "
+        return why_fmt(why, len, "-c %s is an %s address but %s asks for %s (drop %s or give "
                       "an %s address)", o->host, family_name(host), flag,
                       family_name(o->family), flag, family_name(o->family));
     if (o->family != AF_UNSPEC && bind != AF_UNSPEC && bind != o->family)
-        return refuse(why, len, "-B %s is an %s address but %s asks for %s (drop %s or give "
+        return why_fmt(why, len, "-B %s is an %s address but %s asks for %s (drop %s or give "
                       "an %s address)", o->bind, family_name(bind), flag,
                       family_name(o->family), flag, family_name(o->family));
     if (host != AF_UNSPEC && bind != AF_UNSPEC && host != bind)
-        return refuse(why, len, "-B %s is an %s address but -c %s is %s: the address "
+        return why_fmt(why, len, "-B %s is an %s address but -c %s is %s: the address "
                       "families do not match (bind an address of the server's family)",
                       o->bind, family_name(bind), o->host, family_name(host));
     return 0;
