@@ -133,7 +133,8 @@ CASES=(
     "iperf3c_bidir_json|self -J|@iperf3 -c {H} -p {P} -t 1 --bidir -J"
     "iperf3c_gso|self|@iperf3 -c {H} -p {P} -t 1 --get-server-output"
     "auth_ok|self --rsa-private-key-path {K}/priv.pem --authorized-users-path {K}/users.csv|-c {H} -p {P} -t 1 --username alice --rsa-public-key-path {K}/pub.pem"
-    "auth_refused|self --rsa-private-key-path {K}/priv.pem --authorized-users-path {K}/users.csv|-c {H} -p {P} -t 1 --username alice --rsa-public-key-path {K}/pub.pem --use-pkcs1-padding"
+    "auth_refused|self --rsa-private-key-path {K}/priv.pem --authorized-users-path {K}/users.csv|-c {H} -p {P} -t 1 --username mallory --rsa-public-key-path {K}/pub.pem"
+    "auth_pkcs1|self --rsa-private-key-path {K}/priv.pem --authorized-users-path {K}/users.csv|-c {H} -p {P} -t 1 --username alice --rsa-public-key-path {K}/pub.pem --use-pkcs1-padding"
     "auth_refused_json|self -J --rsa-private-key-path {K}/priv.pem --authorized-users-path {K}/users.csv|-c {H} -p {P} -t 1 --username bob --rsa-public-key-path {K}/pub.pem -J"
     "server_error|self|-c {H} -p {P} -t 1 -P 128 -l 16M"
     "server_error_json|self -J|-c {H} -p {P} -t 1 -P 128 -l 16M -J"
@@ -290,7 +291,8 @@ wanted() {
     return 1
 }
 
-same=0 differ=0 diffs=()
+main() {
+local same=0 differ=0 diffs=() spec name ok try d f
 for spec in "${CASES[@]}" "${SPECIALS[@]}"; do
     name=${spec%%|*}
     wanted "$name" || continue
@@ -316,3 +318,7 @@ for name in "${diffs[@]}"; do
 done
 echo "$same cases identical, $differ differ"
 [ "$differ" -eq 0 ]
+}
+
+# all of the above is read before anything runs: the script may be edited meanwhile
+main "$@"; exit $?
