@@ -1,7 +1,9 @@
-/* iperf3 control protocol: cookie, state bytes, length-prefixed JSON messages,
- * the parameter JSON (client -> server) and the results JSON (both ways).
- * Encoders and decoders are pure functions over buffers (unit-tested, fuzzed);
- * the ctl_* functions do the socket I/O with deadlines. */
+/* iperf3 control protocol: cookie, state bytes, length-prefixed JSON messages
+ * (proto.c), the parameter JSON client -> server (proto_params.c) and the results
+ * JSON both ways (proto_results.c). Encoders and decoders are pure functions over
+ * buffers (unit-tested, fuzzed); the ctl_* functions do the socket I/O with
+ * deadlines. The states in the order of a test: ../shared/reference/iperf3-protocol.md
+ * and client.c / server.c, which follow it phase by phase. */
 #ifndef ESXPERF_PROTO_H
 #define ESXPERF_PROTO_H
 #include <stddef.h>
