@@ -18,23 +18,29 @@
 
 static const char cookie_alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
 
+/* the names of the states, by state - ST_FIRST */
+static const char *const state_names[] = {
+    [ST_SERVER_ERROR - ST_FIRST] = "SERVER_ERROR",
+    [ST_ACCESS_DENIED - ST_FIRST] = "ACCESS_DENIED",
+    [ST_TEST_START - ST_FIRST] = "TEST_START",
+    [ST_TEST_RUNNING - ST_FIRST] = "TEST_RUNNING",
+    [ST_TEST_END - ST_FIRST] = "TEST_END",
+    [ST_PARAM_EXCHANGE - ST_FIRST] = "PARAM_EXCHANGE",
+    [ST_CREATE_STREAMS - ST_FIRST] = "CREATE_STREAMS",
+    [ST_SERVER_TERMINATE - ST_FIRST] = "SERVER_TERMINATE",
+    [ST_CLIENT_TERMINATE - ST_FIRST] = "CLIENT_TERMINATE",
+    [ST_EXCHANGE_RESULTS - ST_FIRST] = "EXCHANGE_RESULTS",
+    [ST_DISPLAY_RESULTS - ST_FIRST] = "DISPLAY_RESULTS",
+    [ST_IPERF_DONE - ST_FIRST] = "IPERF_DONE",
+};
+_Static_assert(ARRAY_SIZE(state_names) == ST_LAST - ST_FIRST + 1,
+               "a name for every state from ST_FIRST to ST_LAST");
+
 const char *ctl_state_name(int st)
 {
-    switch (st) {
-    case ST_TEST_START: return "TEST_START";
-    case ST_TEST_RUNNING: return "TEST_RUNNING";
-    case ST_TEST_END: return "TEST_END";
-    case ST_PARAM_EXCHANGE: return "PARAM_EXCHANGE";
-    case ST_CREATE_STREAMS: return "CREATE_STREAMS";
-    case ST_SERVER_TERMINATE: return "SERVER_TERMINATE";
-    case ST_CLIENT_TERMINATE: return "CLIENT_TERMINATE";
-    case ST_EXCHANGE_RESULTS: return "EXCHANGE_RESULTS";
-    case ST_DISPLAY_RESULTS: return "DISPLAY_RESULTS";
-    case ST_IPERF_DONE: return "IPERF_DONE";
-    case ST_ACCESS_DENIED: return "ACCESS_DENIED";
-    case ST_SERVER_ERROR: return "SERVER_ERROR";
-    default: return "unknown state";
-    }
+    if (st < ST_FIRST || st > ST_LAST || !state_names[st - ST_FIRST])
+        return "unknown state";
+    return state_names[st - ST_FIRST];
 }
 
 /* random bytes: getrandom (Linux 3.17+), else /dev/urandom (older ESXi) */
@@ -102,7 +108,7 @@ int proto_frame_len(const unsigned char hdr[4], uint32_t max, uint32_t *len)
 
 /* ---- socket I/O */
 
-int ctl_send_state(int fd, int st, uint64_t deadline_ns)
+int ctl_send_state(int fd, enum ctl_state st, uint64_t deadline_ns)
 {
     signed char b = (signed char)st;
     return net_write_full(fd, &b, 1, deadline_ns);
@@ -160,9 +166,51 @@ int ctl_recv_server_state(int fd, uint64_t deadline_ns, struct server_state *s)
     memset(s, 0, sizeof *s);
     if (ctl_recv_state(fd, &s->st, deadline_ns) < 0)
         return -1;
-    if (s->st != ST_SERVER_ERROR)
-        return 0;
-    /* the codes follow at once; 3.12 sends only the first after an auth failure */
+    if (s->st == ST_SERVER_ERROR)
+        proto_recv_error(fd, s);
+    return 0;
+}
+
+int ctl_expect(int fd, enum ctl_state want, uint64_t deadline_ns, struct server_state *got)
+{
+    if (ctl_recv_server_state(fd, deadline_ns, got) < 0) {
+        got->io_err = errno;
+        return -1;
+    }
+    return got->st == want ? 0 : -1;
+}
+
+void ctl_expect_text(const struct server_state *got, enum ctl_state want, unsigned waited_s,
+                     char *buf, size_t len)
+{
+    int e = got->io_err;
+    if (!e)
+        server_state_text(got, want, buf, len);
+    else if (e == ETIMEDOUT)
+        snprintf(buf, len, "the server sent nothing for %u s when %s was due (it is stuck, "
+                 "or is no iperf3 server)", waited_s, ctl_state_name(want));
+    else if (e == ECONNRESET || e == EPIPE)
+        snprintf(buf, len, "the server closed the control connection when %s was due",
+                 ctl_state_name(want));
+    else
+        snprintf(buf, len, "waiting for %s from the server: %s", ctl_state_name(want),
+                 errtext(e));
+}
+
+/* ---- SERVER_ERROR and its codes */
+
+int proto_send_error(int fd, enum iperf3_error ie, int err, uint64_t deadline_ns)
+{
+    unsigned char b[9];
+    b[0] = (unsigned char)(signed char)ST_SERVER_ERROR;
+    store_be32(b + 1, (uint32_t)ie);
+    if (err != PROTO_CODE_ONLY)
+        store_be32(b + 5, (uint32_t)err);
+    return net_write_full(fd, b, err == PROTO_CODE_ONLY ? 5 : 9, deadline_ns);
+}
+
+void proto_recv_error(int fd, struct server_state *s)
+{
     unsigned char b[4];
     uint64_t dl = mono_ns() + SERVER_CODE_WAIT_NS;
     for (; s->ncodes < 2; s->ncodes++) {
@@ -177,12 +225,8 @@ int ctl_recv_server_state(int fd, uint64_t deadline_ns, struct server_state *s)
             s->err = (int32_t)load_be32(b);
         }
     }
-    return 0;
 }
 
-/* iperf3 numbers its errors 1..~400 (1xx test, 2xx stream, 3xx timer errors) */
-#define IPERF3_ERR_MAX 999
-#define IPERF3_IEAUTHTEST 142
 #define ERRNO_MAX 4095          /* Linux's largest errno */
 
 static void server_error_text(const struct server_state *s, char *buf, size_t len)
@@ -193,13 +237,13 @@ static void server_error_text(const struct server_state *s, char *buf, size_t le
                               : "closed the connection before its error code");
         return;
     }
-    if (s->ierr == IPERF3_IEAUTHTEST) {
+    if (s->ierr == IE_AUTHTEST) {
         snprintf(buf, len, "the server refused the test: authentication failed");
         return;
     }
     char ie[80], en[160] = "";
     snprintf(ie, sizeof ie, "iperf3 error %ld%s", (long)s->ierr,
-             s->ierr < 0 || s->ierr > IPERF3_ERR_MAX ? " (not an iperf3 error number)" : "");
+             s->ierr < 0 || s->ierr > IE_MAX ? " (not an iperf3 error number)" : "");
     if (s->ncodes == 2 && (s->err < 0 || s->err > ERRNO_MAX))
         snprintf(en, sizeof en, ", errno %ld (not an errno value)", (long)s->err);
     else if (s->ncodes == 2 && s->err > 0)

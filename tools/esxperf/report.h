@@ -88,5 +88,11 @@ void rep_row_json_open(struct jsonw *w, const char *key, const struct row *row);
 void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval);
 /* closes the document (and "intervals" if open), with "error" when given */
 void report_json_finish(struct report *r, const char *error);
+/* the one place a failure becomes JSON: the document so far closed with "error",
+ * or, when no test had started, iperf3's empty start/intervals/end with "error" */
+void report_json_error(struct report *r, const char *msg);
+/* --get-server-output: the server's report under server_output_json (its JSON) or
+ * server_output_text; nothing when rem is NULL or has neither */
+void report_json_server_output(struct report *r, const struct test_results *rem);
 
 #endif

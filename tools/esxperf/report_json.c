@@ -254,3 +254,31 @@ void report_json_finish(struct report *r, const char *error)
         jw_str(w, "error", error);
     jw_end(w);
 }
+
+void report_json_error(struct report *r, const char *msg)
+{
+    struct jsonw *w = &r->jw;
+    if (r->intervals_open) {
+        report_json_finish(r, msg);
+        return;
+    }
+    jw_free(w);
+    jw_init(w, 1);
+    jw_obj(w, NULL);
+    jw_obj(w, "start");
+    jw_end(w);
+    jw_arr(w, "intervals");
+    jw_end(w);
+    jw_obj(w, "end");
+    jw_end(w);
+    jw_str(w, "error", msg);
+    jw_end(w);
+}
+
+void report_json_server_output(struct report *r, const struct test_results *rem)
+{
+    if (rem && rem->server_output_json)
+        jw_raw(&r->jw, "server_output_json", rem->server_output_json);
+    else if (rem && rem->server_output_text)
+        jw_str(&r->jw, "server_output_text", rem->server_output_text);
+}
