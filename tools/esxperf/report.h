@@ -28,6 +28,7 @@ struct report {
     int mid_line;        /* the last text written did not end with a newline */
     int verbose;         /* -V: the engine line of each stream */
     int intervals_open;  /* JSON: the "intervals" array is open */
+    int json_done;       /* JSON: the document is complete */
 };
 void rep_init(struct report *r, FILE *out, int json, char format, int capture);
 void rep_free(struct report *r);
@@ -89,7 +90,8 @@ void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int i
 /* closes the document (and "intervals" if open), with "error" when given */
 void report_json_finish(struct report *r, const char *error);
 /* the one place a failure becomes JSON: the document so far closed with "error",
- * or, when no test had started, iperf3's empty start/intervals/end with "error" */
+ * or, when no test had started, iperf3's empty start/intervals/end with "error";
+ * a document already complete stays as it is (the error is the log's) */
 void report_json_error(struct report *r, const char *msg);
 /* --get-server-output: the server's report under server_output_json (its JSON) or
  * server_output_text; nothing when rem is NULL or has neither */

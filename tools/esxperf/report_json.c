@@ -253,11 +253,14 @@ void report_json_finish(struct report *r, const char *error)
     if (error)
         jw_str(w, "error", error);
     jw_end(w);
+    r->json_done = 1;
 }
 
 void report_json_error(struct report *r, const char *msg)
 {
     struct jsonw *w = &r->jw;
+    if (r->json_done)
+        return;
     if (r->intervals_open) {
         report_json_finish(r, msg);
         return;
@@ -273,6 +276,7 @@ void report_json_error(struct report *r, const char *msg)
     jw_end(w);
     jw_str(w, "error", msg);
     jw_end(w);
+    r->json_done = 1;
 }
 
 void report_json_server_output(struct report *r, const struct test_results *rem)

@@ -276,7 +276,7 @@ static void finish(struct server *sv, int rc, const char *why)
         if (sv->o->json && rc == 0)
             printf("%s\n", jw_text(&sv->rep.jw));
         else if (sv->o->json && why) {
-            report_json_finish(&sv->rep, why);
+            report_json_error(&sv->rep, why);
             printf("%s\n", jw_text(&sv->rep.jw));
         }
         session_free(&sv->s);
