@@ -24,6 +24,13 @@ struct row {
     int omitted;
 };
 
+/* bits per second of a row, 0 for a row without time */
+static inline double row_bps(const struct row *row)
+{
+    double sec = row->end - row->start;
+    return sec > 0 ? (double)row->bytes * 8.0 / sec : 0.0;
+}
+
 /* direction groups: 0 = the test's direction (the client's sending one, or -R's),
  * 1 = --bidir's reverse direction */
 #define GROUPS 2

@@ -71,12 +71,6 @@ void rep_printf(struct report *r, const char *fmt, ...)
     }
 }
 
-double row_bps(const struct row *row)
-{
-    double sec = row->end - row->start;
-    return sec > 0 ? (double)row->bytes * 8.0 / sec : 0.0;
-}
-
 static void id_text(char *buf, size_t len, const struct row *row)
 {
     if (row->sock < 0)
@@ -178,7 +172,7 @@ void rep_ends(int fd, struct rep_ends *e)
 
 /* ---- the parts of a test, as text */
 
-static void text_start(struct report *r, const struct start_info *si)
+void report_text_start(struct report *r, const struct start_info *si)
 {
     const struct test_params *p = si->p;
     if (!si->is_client)
@@ -207,26 +201,14 @@ static void text_start(struct report *r, const struct start_info *si)
                    (long long)p->time, (long long)p->tos);
 }
 
-void report_start(struct report *r, const struct start_info *si)
-{
-    if (r->json)
-        report_json_start(r, si);
-    else
-        text_start(r, si);
-}
-
 /* a group's SUM row shows with two or more streams in it, and in --bidir -P N */
 static int sum_shows(int n, int bidir, int64_t parallel)
 {
     return n > 1 || (bidir && n && parallel > 1);
 }
 
-void report_interval(struct report *r, const struct interval *iv)
+void report_text_interval(struct report *r, const struct interval *iv)
 {
-    if (r->json) {
-        report_json_interval(r, iv);
-        return;
-    }
     for (int i = 0; i < iv->n; i++)
         rep_row(r, &iv->rows[i], ROW_INTERVAL);
     for (int g = 0; g < GROUPS; g++)
@@ -255,12 +237,8 @@ static void text_cpu(struct report *r, const struct totals *t)
                    t->gbit_per_cpu_local, t->io_calls_per_second);
 }
 
-void report_summary(struct report *r, const struct totals *t)
+void report_text_summary(struct report *r, const struct totals *t)
 {
-    if (r->json) {
-        report_json_summary(r, t);
-        return;
-    }
     rep_separator(r);
     rep_header(r, t->udp, 1, 1, t->bidir);
     /* the client shows both rows of each stream; the server only its own side */

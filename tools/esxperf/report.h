@@ -59,16 +59,15 @@ struct start_info {
     int64_t now;                 /* Unix seconds */
 };
 
-/* start of a test: the "connected" lines (and the server's "Accepted connection",
- * the client's reverse and -V lines), or the JSON "start" object with "intervals"
- * opened */
-void report_start(struct report *r, const struct start_info *si);
+/* report.c, the text: start of a test (the "connected" lines, the server's
+ * "Accepted connection", the client's reverse and -V lines); one interval's rows
+ * and sums; the end (summary rows, CPU, efficiency). The JSON twins are
+ * report_json_start, _interval and _summary; the session calls one or the other. */
+void report_text_start(struct report *r, const struct start_info *si);
+void report_text_interval(struct report *r, const struct interval *iv);
+void report_text_summary(struct report *r, const struct totals *t);
 /* column header of the interval rows */
 void rep_header(struct report *r, int udp, int sender, int summary, int bidir);
-/* one interval: its rows and sums (text), or one element of "intervals" */
-void report_interval(struct report *r, const struct interval *iv);
-/* the end: summary rows, CPU, efficiency (text), or the JSON "end" object */
-void report_summary(struct report *r, const struct totals *t);
 
 enum row_kind {
     ROW_INTERVAL,        /* interval rows: layout depends on udp/sender */
@@ -76,9 +75,9 @@ enum row_kind {
 };
 void rep_row(struct report *r, const struct row *row, enum row_kind kind);
 void rep_separator(struct report *r);
-double row_bps(const struct row *row);
 
-/* report_json.c: the parts of the -J document */
+/* report_json.c: the parts of the -J document ("start" with "intervals" opened,
+ * one element of "intervals", the "end" object) */
 void report_json_start(struct report *r, const struct start_info *si);
 void report_json_interval(struct report *r, const struct interval *iv);
 void report_json_summary(struct report *r, const struct totals *t);

@@ -213,6 +213,17 @@ static void omit_end(struct session *s, uint64_t now)
         atomic_store(&s->sh.budget_blocks, s->p.blockcount);
 }
 
+void row_add(struct row *sum, const struct row *r)
+{
+    sum->bytes += r->bytes;
+    sum->packets += r->packets;
+    sum->lost += r->lost;
+    sum->ooo += r->ooo;
+    if (r->retrans >= 0)
+        sum->retrans = (sum->retrans < 0 ? 0 : sum->retrans) + r->retrans;
+    sum->jitter_ms += r->jitter_ms;
+}
+
 /* the rows of the interval that ends now (books move on to now) */
 static void session_interval(struct session *s, uint64_t now, struct interval *iv)
 {
@@ -275,7 +286,7 @@ static void session_interval(struct session *s, uint64_t now, struct interval *i
 static void interval_rows(struct session *s, uint64_t now)
 {
     session_interval(s, now, s->iv);
-    report_interval(s->rep, s->iv);
+    (s->rep->json ? report_json_interval : report_text_interval)(s->rep, s->iv);
     s->t_last_tick = now;
 }
 
@@ -484,6 +495,6 @@ void session_report_start(const struct session *s, const char *host, unsigned po
         if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &vl) == 0)
             si->rcvbuf = v;
     }
-    report_start(s->rep, si);
+    (s->rep->json ? report_json_start : report_text_start)(s->rep, si);
     free(si);
 }

@@ -1,16 +1,16 @@
 /* Data streams: one thread per stream, blocking sockets with short timeouts so
  * each loop checks the shared stop flags; counters are atomics read by the main
  * thread at interval ticks. This file: a stream's life (buffers, -Z file, the
- * thread, -A pinning, the I/O path text, ESXPERF_ENGINE_OFF); the loops are in
- * stream_tcp.c and stream_udp.c, what a sender may send in stream_budget.c, the
- * socket options and kernel queries in stream_sockopt.c. */
+ * I/O path text, ESXPERF_ENGINE_OFF, the receive statistics); its thread is
+ * stream_thread.c's, the loops stream_tcp.c's and stream_udp.c's, what a sender
+ * may send stream_budget.c's, the socket options and kernel queries
+ * stream_sockopt.c's. */
 #include "stream_loop.h"
 #include "bytes.h"
 #include "fail.h"
 
 #include <errno.h>
 #include <stdarg.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,76 +128,6 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
                  s->eng_off & ENG_SENDFILE ? "turned off" : "no temporary file");
     stream_set_timeouts(fd, LOOP_TIMEOUT_MS);
     return 0;
-}
-
-/* -A: pin the calling thread; says so in the path text */
-static void pin_thread(struct stream *s)
-{
-    if (s->cpu < 0)
-        return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(s->cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) == 0)
-        stream_path_add(s, "pinned to CPU %d; ", s->cpu);
-    else
-        stream_path_add(s, "not pinned (CPU %d: %s); ", s->cpu, errtext(errno));
-}
-
-static void *stream_main(void *arg)
-{
-    struct stream *s = arg;
-    pin_thread(s);
-    if (s->sender) {
-        if (s->udp)
-            stream_udp_send(s);
-        else
-            stream_tcp_send(s);
-        atomic_fetch_sub(&s->sh->senders_running, 1);
-    } else {
-        if (s->udp)
-            stream_udp_recv(s);
-        else
-            stream_tcp_recv(s);
-    }
-    atomic_store(&s->done, 1);
-    return NULL;
-}
-
-int stream_start(struct stream *s)
-{
-    if (s->sender)
-        atomic_fetch_add(&s->sh->senders_running, 1);
-    int rc = pthread_create(&s->thr, NULL, stream_main, s);
-    if (rc) {
-        if (s->sender)
-            atomic_fetch_sub(&s->sh->senders_running, 1);
-        errno = rc;
-        return -1;
-    }
-    s->started = 1;
-    return 0;
-}
-
-void stream_join(struct stream *s)
-{
-    if (s->started) {
-        pthread_join(s->thr, NULL);
-        s->started = 0;
-    }
-}
-
-void stream_free(struct stream *s)
-{
-    stream_join(s);
-    if (s->fd >= 0)
-        close(s->fd);
-    if (s->zfd >= 0)
-        close(s->zfd);
-    s->fd = s->zfd = -1;
-    free(s->buf);
-    s->buf = NULL;
-    pthread_mutex_destroy(&s->lock);
 }
 
 void stream_rx_snapshot(struct stream *s, struct udp_rx *out)

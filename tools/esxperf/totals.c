@@ -9,17 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void row_add(struct row *sum, const struct row *r)
-{
-    sum->bytes += r->bytes;
-    sum->packets += r->packets;
-    sum->lost += r->lost;
-    sum->ooo += r->ooo;
-    if (r->retrans >= 0)
-        sum->retrans = (sum->retrans < 0 ? 0 : sum->retrans) + r->retrans;
-    sum->jitter_ms += r->jitter_ms;
-}
-
 void session_local_results(struct session *s, struct test_results *r, const char *server_text,
                            const char *server_json)
 {
@@ -242,7 +231,7 @@ void session_summary(struct session *s)
 {
     struct totals *t = xmalloc(sizeof *t);
     session_totals(s, t);
-    report_summary(s->rep, t);
+    (s->rep->json ? report_json_summary : report_text_summary)(s->rep, t);
     s->fig = t->fig;
     free(t);
 }
