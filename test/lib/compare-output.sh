@@ -44,24 +44,11 @@ openssl rsa -in "$K/priv.pem" -pubout -out "$K/pub.pem" 2>/dev/null
 chmod 600 "$K/priv.pem"
 printf 'alice,%s\n' "$(printf '%s' '{alice}s3cret' | sha256sum | cut -d' ' -f1)" >"$K/users.csv"
 
-# a port below the ephemeral range that nothing holds now (as test/lib/common.bash)
-free_port() {
-    local p i
-    for i in $(seq 1 100); do
-        p=$((20000 + RANDOM % 12000))
-        ss -Htuan "sport = :$p" | grep -q . || { echo "$p"; return 0; }
-    done
-    echo "compare-output: no free port in 20000-31999" >&2
-    exit 2
-}
-wait_port() {   # bounded: 5 s
-    local i
-    for i in $(seq 1 50); do
-        ss -ltnH "sport = :$1" | grep -q . && return 0
-        sleep 0.1
-    done
-    return 1
-}
+# free_port (below the ephemeral range, not bound now) and wait_port (bounded, 5 s)
+# from the bats helpers; load is bats' way to source a file
+load() { . "$1"; }
+. "$HERE/common.bash"
+
 # wait for pid $1 at most $2 tenths of a second, then kill it; its exit code in $REPLY
 reap() {
     local i
