@@ -1,4 +1,4 @@
-/* Command-line helpers: ESXi launch words, numbers with bounds, iperf3's suffixes. */
+/* Command-line helpers: ESXi launch words, numbers with bounds. */
 #include "args.h"
 
 #include <ctype.h>
@@ -88,59 +88,5 @@ int parse_double(const char *s, double min, double max, double *out, const char 
     if (errno == ERANGE || !isfinite(v) || v < min || v > max)
         return bad(why, "out of range");
     *out = v;
-    return 0;
-}
-
-/* number with an optional one-letter suffix; mult_k is 1024 (bytes) or 1000 (rates) */
-static int parse_suffixed(const char *s, double mult_k, double max, double *out,
-                          const char **why)
-{
-    if (!s || !*s)
-        return bad(why, "empty value");
-    if (*s == '-' || *s == '+' || leading_space(s))
-        return bad(why, "not a plain non-negative number");
-    errno = 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s)
-        return bad(why, "not a number");
-    if (!isfinite(v) || errno == ERANGE)
-        return bad(why, "out of range");
-    double m = 1;
-    if (*end) {
-        switch (*end) {
-        case 'k': case 'K': m = mult_k; break;
-        case 'm': case 'M': m = mult_k * mult_k; break;
-        case 'g': case 'G': m = mult_k * mult_k * mult_k; break;
-        case 't': case 'T': m = mult_k * mult_k * mult_k * mult_k; break;
-        default: return bad(why, "unknown unit suffix (use K, M, G or T)");
-        }
-        if (end[1])
-            return bad(why, "junk after the unit suffix");
-    }
-    v *= m;
-    if (v > max)
-        return bad(why, "out of range");
-    *out = v;
-    return 0;
-}
-
-int parse_bytes(const char *s, uint64_t max, uint64_t *out, const char **why)
-{
-    double v;
-    if (parse_suffixed(s, 1024.0, (double)max, &v, why))
-        return -1;
-    if (v != floor(v))
-        return bad(why, "not a whole number of bytes");
-    *out = (uint64_t)v;
-    return 0;
-}
-
-int parse_rate(const char *s, uint64_t *out, const char **why)
-{
-    double v;
-    if (parse_suffixed(s, 1000.0, 1e15, &v, why))
-        return -1;
-    *out = (uint64_t)(v + 0.5);
     return 0;
 }

@@ -16,11 +16,4 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const ch
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
 int parse_double(const char *s, double min, double max, double *out, const char **why);
 
-/* Sizes with iperf3's suffixes: k/K = 1024, m/M = 1024^2, g/G = 1024^3, t/T = 1024^4
- * (case-insensitive, as iperf3 reads -n, -l, -w). */
-int parse_bytes(const char *s, uint64_t max, uint64_t *out, const char **why);
-/* Rates with iperf3's suffixes for -b: k = 1000, m = 1e6, g = 1e9, t = 1e12
- * (bits per second; a trailing "/N" burst is the caller's business). */
-int parse_rate(const char *s, uint64_t *out, const char **why);
-
 #endif

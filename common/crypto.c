@@ -241,14 +241,13 @@ static unsigned char *read_key_file(const char *path, size_t *len, char *err, si
     return b;
 }
 
-static struct crypto_key *load(const char *path, int private, char *err, size_t errlen)
+struct crypto_key *crypto_key_load_public(const char *path, char *err, size_t errlen)
 {
     size_t n;
     unsigned char *b = read_key_file(path, &n, err, errlen);
     if (!b)
         return NULL;
-    struct crypto_key *k = private ? crypto_key_parse_private(b, n, err, errlen)
-                                   : crypto_key_parse_public(b, n, err, errlen);
+    struct crypto_key *k = crypto_key_parse_public(b, n, err, errlen);
     crypto_wipe(b, n);
     free(b);
     if (!k && err && errlen) {
@@ -257,16 +256,6 @@ static struct crypto_key *load(const char *path, int private, char *err, size_t 
         snprintf(err, errlen, "%s", tmp);
     }
     return k;
-}
-
-struct crypto_key *crypto_key_load_public(const char *path, char *err, size_t errlen)
-{
-    return load(path, 0, err, errlen);
-}
-
-struct crypto_key *crypto_key_load_private(const char *path, char *err, size_t errlen)
-{
-    return load(path, 1, err, errlen);
 }
 
 size_t crypto_key_bytes(const struct crypto_key *k)

@@ -24,11 +24,12 @@ int crypto_b64_decode(const char *in, size_t inlen, unsigned char *out, size_t o
  * "cannot open WHAT PATH: why" or "WHAT PATH is a FIFO, not a regular file ..." */
 int crypto_file_open(const char *path, const char *what, char *err, size_t errlen);
 
-/* Opaque key. Load from a PEM (or DER) file or buffer: public keys as
- * SubjectPublicKeyInfo or PKCS#1, private keys as PKCS#1 or PKCS#8, unencrypted. */
+/* Opaque key. Public keys load from a PEM (or DER) file or buffer, as
+ * SubjectPublicKeyInfo or PKCS#1; private keys parse from a buffer, PKCS#1 or
+ * PKCS#8, unencrypted (the server reads its key file with its own checks:
+ * esxperf's auth_key_load_private). */
 struct crypto_key;
 struct crypto_key *crypto_key_load_public(const char *path, char *err, size_t errlen);
-struct crypto_key *crypto_key_load_private(const char *path, char *err, size_t errlen);
 struct crypto_key *crypto_key_parse_public(const unsigned char *pem, size_t len,
                                            char *err, size_t errlen);
 struct crypto_key *crypto_key_parse_private(const unsigned char *pem, size_t len,

@@ -1,5 +1,6 @@
 /* Error reporting and allocation wrappers: the main flow stays free of error plumbing. */
 #include "fail.h"
+#include "bytes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,6 +60,17 @@ void die_usage(const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
+int why_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    if (!buf || !len)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 static void *checked(void *p, size_t n)
 {
     if (!p && n)
@@ -106,7 +118,7 @@ const char *errtext(int err)
         { EACCES, "Permission denied" },
         { EPERM, "Operation not permitted" },
     };
-    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+    for (size_t i = 0; i < ARRAY_SIZE(own); i++)
         if (own[i].err == err)
             return own[i].text;
     return strerror(err);

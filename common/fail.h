@@ -17,6 +17,9 @@ void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* usage error: "tool: <fmt> (try 'tool --help')" and exit 2 */
 _Noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* a reason into the caller's buffer (nothing when buf is NULL or len 0), for
+ * functions that say why they failed: returns -1, so `return why_fmt(...);` */
+int why_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* allocation that never returns NULL; refuses sizes above 1 GiB as a bug guard */
 void *xmalloc(size_t n);

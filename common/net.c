@@ -141,7 +141,7 @@ int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms)
         return -1;
     if (connect(fd, &dst->sa, net_len(dst)) < 0) {
         if (errno != EINPROGRESS ||
-            wait_fd(fd, POLLOUT, mono_ns() + (uint64_t)timeout_ms * 1000000u) < 0)
+            wait_fd(fd, POLLOUT, mono_ns() + (uint64_t)timeout_ms * NS_PER_MS) < 0)
             return -1;
         int err = 0;
         socklen_t el = sizeof err;
@@ -153,19 +153,6 @@ int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms)
         }
     }
     return net_set_nonblock(fd, 0);
-}
-
-int net_connect(int type, const union sockaddr_any *dst, const union sockaddr_any *src,
-                const char *device, int timeout_ms)
-{
-    int fd = socket(dst->sa.sa_family, type | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if ((device && net_bind_device(fd, device) < 0) ||
-        (src && bind(fd, &src->sa, net_len(src)) < 0) ||
-        net_connect_fd(fd, dst, timeout_ms) < 0)
-        return net_close_fail(fd);
-    return fd;
 }
 
 int net_listen(int type, const union sockaddr_any *addr, int backlog)

@@ -35,10 +35,6 @@ int net_set_nonblock(int fd, int on);
 int net_close_fail(int fd);
 /* SO_BINDTODEVICE; returns 0 or -1 with errno */
 int net_bind_device(int fd, const char *ifname);
-/* socket + optional bind to (src, device) + connect with a timeout (ms, <0 = none).
- * Returns fd or -1 with errno (ETIMEDOUT on timeout). */
-int net_connect(int type, const union sockaddr_any *dst, const union sockaddr_any *src,
-                const char *device, int timeout_ms);
 /* connect an already configured socket with a timeout (ms, <0 = blocking connect);
  * the socket is left blocking. Returns 0, or -1 with errno (ETIMEDOUT on timeout);
  * the caller closes fd on failure. */

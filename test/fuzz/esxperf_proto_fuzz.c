@@ -1,13 +1,17 @@
 /* libFuzzer: esxperf's control-message handling. Every input goes through the
- * params decoder, the framed params message parser and the results decoder;
+ * params decoder, the server's own read of the framed parameters (ctl_recv_params,
+ * fed through a socket pair as the control connection would) and the results decoder;
  * whatever decodes must re-encode and decode to the same values. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "jsonw.h"
 #include "../../tools/esxperf/proto.h"
+#include "clock.h"
 
 const char tool_name[] = "esxperf_fuzz";
 
@@ -22,6 +26,22 @@ static int is_utf8(const char *s, size_t n)
         if ((k = jw_utf8_len(s + i, n - i)) == 0)
             return 0;
     return 1;
+}
+
+/* the bytes as the client's side of the control connection, then its end */
+static void server_params(const uint8_t *data, size_t size, struct test_params *p)
+{
+    int sv[2];
+    const char *why = NULL;
+    int err = 0;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        abort();
+    /* what does not fit the socket buffer is left out: a truncated message */
+    (void)!send(sv[0], data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
+    shutdown(sv[0], SHUT_WR);
+    ctl_recv_params(sv[1], mono_ns() + NS_PER_SEC, p, &why, &err);
+    close(sv[0]);
+    close(sv[1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -45,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         free(js);
     }
-    proto_parse_params_message(data, size, &p, &why);
+    server_params(data, size, &p);
 
     if (results_decode((const char *)data, size, &r, &why) == 0) {
         size_t n;

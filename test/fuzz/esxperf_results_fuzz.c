@@ -70,14 +70,14 @@ static void render(unsigned shape, const struct test_results *remote)
     s.remote = *remote;          /* the session frees the strings */
     s.have_remote = 1;
     if (o.json)
-        session_json_start(&s, NULL, 0, "127.0.0.1", 5201, "cookie");
+        session_report_start(&s, "127.0.0.1", 5201, "127.0.0.1", "cookie");
     session_summary(&s);
     if (o.json) {
         if (s.remote.server_output_json)
             jw_raw(&rep.jw, "server_output_json", s.remote.server_output_json);
         else if (s.remote.server_output_text)
             jw_str(&rep.jw, "server_output_text", s.remote.server_output_text);
-        session_json_finish(&s, NULL);
+        report_json_finish(&rep, NULL);
         size_t len = jw_len(&rep.jw);
         jsmntok_t *tok = calloc(len / 2 + 8, sizeof *tok);
         struct jsonr r;

@@ -1,4 +1,4 @@
-/* common/args.c: ESXi "++" launch words, bounded integers, iperf3's unit suffixes. */
+/* common/args.c: ESXi "++" launch words, bounded integers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -49,38 +49,6 @@ static void parses_bounded_integers(void **state)
     assert_int_equal(parse_double("nan", 0, 1, &d, &why), -1);
 }
 
-static void reads_iperf3_byte_suffixes(void **state)
-{
-    (void)state;
-    uint64_t v;
-    const char *why;
-    assert_int_equal(parse_bytes("128K", UINT64_MAX, &v, &why), 0);
-    assert_int_equal(v, 131072);
-    assert_int_equal(parse_bytes("1m", UINT64_MAX, &v, &why), 0);
-    assert_int_equal(v, 1048576);
-    assert_int_equal(parse_bytes("2G", UINT64_MAX, &v, &why), 0);
-    assert_int_equal(v, 2147483648ull);
-    assert_int_equal(parse_bytes("1.5K", UINT64_MAX, &v, &why), 0);
-    assert_int_equal(v, 1536);
-    assert_int_equal(parse_bytes("1Q", UINT64_MAX, &v, &why), -1);
-    assert_int_equal(parse_bytes("1KB", UINT64_MAX, &v, &why), -1);
-    assert_int_equal(parse_bytes("2G", 1 << 30, &v, &why), -1);
-}
-
-static void reads_iperf3_rate_suffixes(void **state)
-{
-    (void)state;
-    uint64_t v;
-    const char *why;
-    assert_int_equal(parse_rate("100M", &v, &why), 0);
-    assert_int_equal(v, 100000000);
-    assert_int_equal(parse_rate("2g", &v, &why), 0);
-    assert_int_equal(v, 2000000000);
-    assert_int_equal(parse_rate("1.5k", &v, &why), 0);
-    assert_int_equal(v, 1500);
-    assert_int_equal(parse_rate("fast", &v, &why), -1);
-}
-
 /* issue 15 item 7: strto*() skip leading white space, so "\t-5000" passed the
  * sign check and read as -5000; every parser refuses any leading white space */
 static void refuses_leading_white_space(void **state)
@@ -96,11 +64,7 @@ static void refuses_leading_white_space(void **state)
         assert_int_equal(parse_u64(bad[k], 0, 100, &u, &why), -1);
         assert_int_equal(parse_i64(bad[k], -10000, 100, &i, &why), -1);
         assert_int_equal(parse_double(bad[k], -10000, 100, &d, &why), -1);
-        assert_int_equal(parse_bytes(bad[k], 100, &u, &why), -1);
-        assert_int_equal(parse_rate(bad[k], &u, &why), -1);
     }
-    assert_int_equal(parse_rate("5", &u, &why), 0);     /* the same digits alone pass */
-    assert_int_equal(u, 5);
 }
 
 int main(void)
@@ -109,8 +73,6 @@ int main(void)
         cmocka_unit_test(skips_leading_vmk_words),
         cmocka_unit_test(keeps_plus_words_after_first_real_arg),
         cmocka_unit_test(parses_bounded_integers),
-        cmocka_unit_test(reads_iperf3_byte_suffixes),
-        cmocka_unit_test(reads_iperf3_rate_suffixes),
         cmocka_unit_test(refuses_leading_white_space),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,24 +26,6 @@ static void formats_iec_sizes(void **state)
     assert_string_equal(b, "4 KiB");
 }
 
-static void formats_iperf3_units(void **state)
-{
-    (void)state;
-    char b[32];
-    fmt_unit(b, sizeof b, 1.18e9, 'A', 0);           /* bytes, adaptive */
-    assert_string_equal(b, "1.10 GBytes");
-    fmt_unit(b, sizeof b, 9.41e9, 'a', 1);           /* bits, adaptive */
-    assert_string_equal(b, "9.41 Gbits");
-    fmt_unit(b, sizeof b, 1.25e9 / 8 * 8, 'm', 1);   /* fixed unit */
-    assert_string_equal(b, "1250 Mbits");
-    fmt_unit(b, sizeof b, 131072, 'K', 0);
-    assert_string_equal(b, " 128 KBytes");
-    fmt_unit(b, sizeof b, 125000, 'k', 0);          /* bytes shown as bits */
-    assert_string_equal(b, "1000 Kbits");
-    fmt_unit(b, sizeof b, 0, 'a', 1);
-    assert_string_equal(b, "0.00 bits");
-}
-
 static void clocks_advance(void **state)
 {
     (void)state;
@@ -85,7 +67,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(formats_iec_sizes),
-        cmocka_unit_test(formats_iperf3_units),
         cmocka_unit_test(clocks_advance),
         cmocka_unit_test(cpu_usage_counts_busy_time),
     };

@@ -41,7 +41,7 @@ static struct crypto_key *load(struct fix *f, const char *name, int private)
 {
     char p[256], err[256] = "";
     tdir_file(&f->d, name, p, sizeof p);
-    struct crypto_key *k = private ? crypto_key_load_private(p, err, sizeof err)
+    struct crypto_key *k = private ? auth_key_load_private(p, 1, err, sizeof err)
                                    : crypto_key_load_public(p, err, sizeof err);
     if (!k)
         fprintf(stderr, "load %s: %s\n", name, err);

@@ -11,7 +11,12 @@
 #include <cmocka.h>
 
 #include "bytes.h"
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "../../tools/esxperf/proto.h"
+#include "clock.h"
 
 const char tool_name[] = "esxperf_test";
 
@@ -25,6 +30,21 @@ static const char real_results[] =
     "38.848194409267236,\"sender_has_retransmits\":18446744073709551615,\"congestion_used\":"
     "\"bbr\",\"streams\":[{\"id\":1,\"bytes\":491519894,\"retransmits\":18446744073709551615,"
     "\"jitter\":0,\"errors\":0,\"packets\":0,\"start_time\":0,\"end_time\":0.300051}]}";
+
+/* n bytes as the server's control connection would carry them (then the client's
+ * end closes), through the server's own read of the parameters */
+static int recv_params(const void *buf, size_t n, struct test_params *p, const char **why,
+                       int *err)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    assert_int_equal(write(sv[0], buf, n), (ssize_t)n);
+    shutdown(sv[0], SHUT_WR);
+    int rc = ctl_recv_params(sv[1], mono_ns() + NS_PER_SEC, p, why, err);
+    close(sv[0]);
+    close(sv[1]);
+    return rc;
+}
 
 static void cookies_are_36_alphabet_chars_and_nul(void **state)
 {
@@ -199,7 +219,9 @@ static void params_over_8k_refused(void **state)
     free(big);
     /* the framed message is refused from its header already */
     unsigned char msg[8] = { 0, 0, 0x20, 0x01, '{', '}', 0, 0 };
-    assert_int_equal(proto_parse_params_message(msg, sizeof msg, &p, &why), -1);
+    int err = 0;
+    assert_int_equal(recv_params(msg, sizeof msg, &p, &why, &err), -1);
+    assert_int_equal(err, EMSGSIZE);
     /* a title longer than our field is refused, not cut */
     char t[600];
     k = snprintf(t, sizeof t, "{\"tcp\":true,\"title\":\"");
@@ -217,10 +239,18 @@ static void framed_params_message(void **state)
     memcpy(buf + 4, real_udp_params, n);
     struct test_params p;
     const char *why = NULL;
-    assert_int_equal(proto_parse_params_message(buf, n + 4, &p, &why), 0);
+    int err = 0;
+    assert_int_equal(recv_params(buf, n + 4, &p, &why, &err), 0);
     assert_int_equal(p.len, 1428);
-    assert_int_equal(proto_parse_params_message(buf, n + 3, &p, &why), -1);   /* truncated */
-    assert_int_equal(proto_parse_params_message(buf, 3, &p, &why), -1);
+    assert_int_equal(recv_params(buf, n + 3, &p, &why, &err), -1);   /* truncated */
+    assert_int_equal(recv_params(buf, 3, &p, &why, &err), -1);
+    /* parameters that arrive but do not decode answer EINVAL */
+    const char bad[] = "{\"tcp\":true,\"udp\":true}";
+    proto_frame_header(buf, (uint32_t)strlen(bad));
+    memcpy(buf + 4, bad, strlen(bad));
+    assert_int_equal(recv_params(buf, strlen(bad) + 4, &p, &why, &err), -1);
+    assert_int_equal(err, EINVAL);
+    assert_non_null(strstr(why, "both TCP and UDP"));
 }
 
 static void decodes_real_iperf3_results(void **state)

@@ -1,18 +1,16 @@
 /* iperf3-compatible RSA authentication: token build and check, users file,
- * private key file permissions, password prompt. See auth.h for the formats. */
+ * private key file permissions (the password is auth_password.c's). See auth.h
+ * for the formats. */
 #include "auth.h"
 #include "fail.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <termios.h>
 #include <unistd.h>
 
 #define PT_USER "user: "
@@ -21,18 +19,6 @@
 /* "user: " U "\npwd:  " P "\nts:   " -9223372036854775808 */
 #define PT_MAX (sizeof PT_USER - 1 + AUTH_USER_MAX + sizeof PT_PASS - 1 + AUTH_PASS_MAX + \
                 sizeof PT_TS - 1 + 20)
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || !errlen)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* a byte allowed in a user name or password: what sscanf %s reads, minus controls */
 static int field_byte(unsigned char c)
@@ -71,17 +57,17 @@ int auth_token_make(struct crypto_key *pub, enum crypto_padding pad, const char 
     int rc = -1;
 
     if (!field_check(user, AUTH_USER_MAX)) {
-        seterr(err, errlen, "user name must be 1 to %d bytes without spaces or control "
+        why_fmt(err, errlen, "user name must be 1 to %d bytes without spaces or control "
                "characters (iperf3's token format cannot carry others)", AUTH_USER_MAX);
         return -1;
     }
     if (!field_check(password, AUTH_PASS_MAX)) {
-        seterr(err, errlen, "password must be 1 to %d bytes without spaces or control "
+        why_fmt(err, errlen, "password must be 1 to %d bytes without spaces or control "
                "characters (iperf3's token format cannot carry others)", AUTH_PASS_MAX);
         return -1;
     }
     if (kb > AUTH_KEY_BYTES_MAX) {
-        seterr(err, errlen, "RSA key of %zu bits is over the %d-bit limit", kb * 8,
+        why_fmt(err, errlen, "RSA key of %zu bits is over the %d-bit limit", kb * 8,
                AUTH_KEY_BYTES_MAX * 8);
         return -1;
     }
@@ -89,18 +75,18 @@ int auth_token_make(struct crypto_key *pub, enum crypto_padding pad, const char 
                      user, password, now);
     size_t overhead = pad == CRYPTO_OAEP_SHA1 ? 42 : 11;  /* 2*SHA1+2, PKCS#1 v1.5 */
     if (n < 0 || (size_t)n >= sizeof pt || kb < overhead || (size_t)n > kb - overhead) {
-        seterr(err, errlen, "user name and password too long for a %zu-bit RSA key "
+        why_fmt(err, errlen, "user name and password too long for a %zu-bit RSA key "
                "(at most %zu bytes of token text with this padding)", kb * 8,
                kb > overhead ? kb - overhead : 0);
         goto out;
     }
     int cl = crypto_rsa_encrypt(pub, pad, pt, (size_t)n, ct, sizeof ct);
     if (cl <= 0) {
-        seterr(err, errlen, "RSA encryption of the token failed");
+        why_fmt(err, errlen, "RSA encryption of the token failed");
         goto out;
     }
     if (crypto_b64_encode(ct, (size_t)cl, out, outcap, NULL) != 0) {
-        seterr(err, errlen, "token buffer too small");
+        why_fmt(err, errlen, "token buffer too small");
         goto out;
     }
     rc = 0;
@@ -401,13 +387,13 @@ int auth_users_parse(const char *text, size_t len, struct auth_users *out,
 {
     memset(out, 0, sizeof *out);
     if (len > AUTH_USERS_FILE_MAX) {
-        seterr(err, errlen, "users file is over %d bytes", AUTH_USERS_FILE_MAX);
+        why_fmt(err, errlen, "users file is over %d bytes", AUTH_USERS_FILE_MAX);
         return -1;
     }
     struct auth_users count;
     users_walk(text, len, &count, NULL, 0);
     if (count.n > AUTH_USERS_MAX) {
-        seterr(err, errlen, "users file has %zu entries, more than the %d allowed",
+        why_fmt(err, errlen, "users file has %zu entries, more than the %d allowed",
                count.n, AUTH_USERS_MAX);
         return -1;
     }
@@ -433,11 +419,11 @@ static char *read_file(int fd, const char *path, size_t max, size_t *len,
 {
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        seterr(err, errlen, "%s: %s", path, errtext(errno));
+        why_fmt(err, errlen, "%s: %s", path, errtext(errno));
         return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
-        seterr(err, errlen, "%s: not a regular file", path);
+        why_fmt(err, errlen, "%s: not a regular file", path);
         return NULL;
     }
     char *b = xmalloc(max + 1);
@@ -447,7 +433,7 @@ static char *read_file(int fd, const char *path, size_t max, size_t *len,
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            seterr(err, errlen, "cannot read %s: %s", path, errtext(errno));
+            why_fmt(err, errlen, "cannot read %s: %s", path, errtext(errno));
             break;
         }
         if (r == 0) {
@@ -456,7 +442,7 @@ static char *read_file(int fd, const char *path, size_t max, size_t *len,
         }
         n += (size_t)r;
         if (n > max) {
-            seterr(err, errlen, "%s: larger than %zu bytes", path, max);
+            why_fmt(err, errlen, "%s: larger than %zu bytes", path, max);
             break;
         }
     }
@@ -479,7 +465,7 @@ int auth_users_load(const char *path, struct auth_users *out, char *err, size_t 
     char why[160];
     int rc = auth_users_parse(b, len, out, why, sizeof why);
     if (rc)
-        seterr(err, errlen, "%s: %s", path, why);
+        why_fmt(err, errlen, "%s: %s", path, why);
     crypto_wipe(b, len);
     free(b);
     return rc;
@@ -497,7 +483,7 @@ struct crypto_key *auth_key_load_private(const char *path, int allow_readable,
         return NULL;
     /* check the file we opened, not the name: no window for a swap */
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077) && !allow_readable) {
-        seterr(err, errlen, "private key %s has mode %04o: group or others may read it "
+        why_fmt(err, errlen, "private key %s has mode %04o: group or others may read it "
                "(run 'chmod 600 %s', or pass " AUTH_KEY_PERM_OVERRIDE ")",
                path, (unsigned)(st.st_mode & 07777), path);
         close(fd);
@@ -509,7 +495,7 @@ struct crypto_key *auth_key_load_private(const char *path, int allow_readable,
     if (!b)
         return NULL;
     if (len == 0) {
-        seterr(err, errlen, "%s: empty file, not a private key", path);
+        why_fmt(err, errlen, "%s: empty file, not a private key", path);
         free(b);
         return NULL;
     }
@@ -518,110 +504,14 @@ struct crypto_key *auth_key_load_private(const char *path, int allow_readable,
     crypto_wipe(b, len);
     free(b);
     if (!k) {
-        seterr(err, errlen, "%s: %s (an unencrypted PEM RSA private key is needed)",
+        why_fmt(err, errlen, "%s: %s (an unencrypted PEM RSA private key is needed)",
                path, why);
         return NULL;
     }
     if (crypto_key_bytes(k) > AUTH_KEY_BYTES_MAX) {
-        seterr(err, errlen, "%s: RSA key over %d bits", path, AUTH_KEY_BYTES_MAX * 8);
+        why_fmt(err, errlen, "%s: RSA key over %d bits", path, AUTH_KEY_BYTES_MAX * 8);
         crypto_key_free(k);
         return NULL;
     }
     return k;
-}
-
-/* ---------------------------------------------------------------- password */
-
-int auth_password_prompt(int ttyfd, char *out, size_t outcap, char *err, size_t errlen)
-{
-    static const char prompt[] = "Password: ";
-    struct termios old, quiet;
-    sigset_t block, saved;
-    size_t n = 0;
-    int rc = -1, toolong = 0;
-
-    if (outcap == 0)
-        return -1;
-    out[0] = 0;
-    if (tcgetattr(ttyfd, &old) != 0) {
-        seterr(err, errlen, "no password: IPERF3_PASSWORD is not set and there is no "
-               "terminal to ask on (%s)", errtext(errno));
-        return -1;
-    }
-    /* Signals that would stop or end us while echo is off wait until the terminal
-     * is restored; they are delivered right after. */
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGQUIT);
-    sigaddset(&block, SIGTSTP);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGTTOU);
-    sigaddset(&block, SIGTTIN);
-    sigprocmask(SIG_BLOCK, &block, &saved);
-    quiet = old;
-    quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
-    quiet.c_lflag |= ICANON;
-    if (tcsetattr(ttyfd, TCSAFLUSH, &quiet) != 0) {
-        seterr(err, errlen, "cannot turn terminal echo off: %s", errtext(errno));
-        goto restore_signals;
-    }
-    if (write(ttyfd, prompt, sizeof prompt - 1) < 0) {
-        seterr(err, errlen, "cannot write the password prompt: %s", errtext(errno));
-        goto restore;
-    }
-    for (;;) {
-        char c;
-        ssize_t r = read(ttyfd, &c, 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            seterr(err, errlen, "cannot read the password: %s", errtext(errno));
-            goto restore;
-        }
-        if (r == 0 || c == '\n' || c == '\r')
-            break;
-        if (n + 1 < outcap && n < AUTH_PASS_MAX)
-            out[n++] = c;
-        else
-            toolong = 1;
-    }
-    out[n] = 0;
-    if (toolong) {
-        seterr(err, errlen, "password longer than %zu bytes",
-               outcap - 1 < AUTH_PASS_MAX ? outcap - 1 : (size_t)AUTH_PASS_MAX);
-        goto restore;
-    }
-    rc = 0;
-restore:
-    (void)!write(ttyfd, "\n", 1);
-    tcsetattr(ttyfd, TCSAFLUSH, &old);
-restore_signals:
-    sigprocmask(SIG_SETMASK, &saved, NULL);
-    if (rc)
-        crypto_wipe(out, outcap);
-    return rc;
-}
-
-int auth_password_get(char *out, size_t outcap, char *err, size_t errlen)
-{
-    const char *env = getenv("IPERF3_PASSWORD");
-    if (env) {
-        size_t n = strlen(env);
-        if (n >= outcap || n > AUTH_PASS_MAX) {
-            seterr(err, errlen, "IPERF3_PASSWORD is longer than %d bytes", AUTH_PASS_MAX);
-            return -1;
-        }
-        memcpy(out, env, n + 1);
-        return 0;
-    }
-    int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        seterr(err, errlen, "no password: IPERF3_PASSWORD is not set and /dev/tty "
-               "cannot be opened (%s)", errtext(errno));
-        return -1;
-    }
-    int rc = auth_password_prompt(fd, out, outcap, err, errlen);
-    close(fd);
-    return rc;
 }

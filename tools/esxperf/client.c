@@ -1,11 +1,15 @@
 /* Client role. The client decides the end of every test (time, -n, -k), also
- * with -R, and sends TEST_END; see the state list in proto.h. */
+ * with -R, and sends TEST_END. One test is iperf3's state list
+ * (../shared/reference/iperf3-protocol.md) from the client's side, one function per
+ * phase: handshake (connect, cookie, PARAM_EXCHANGE), send_params (parameters,
+ * CREATE_STREAMS), open_streams (the streams, TEST_START, TEST_RUNNING), run (until
+ * the end, TEST_END), exchange (EXCHANGE_RESULTS, both results), display
+ * (DISPLAY_RESULTS, the report, IPERF_DONE). What it asks for is client_params.c's. */
 #include "client.h"
-#include "auth.h"
+#include "crypto.h"
 #include "clock.h"
 #include "fail.h"
 #include "net.h"
-#include "pace.h"
 #include "proto.h"
 #include "udp.h"
 
@@ -20,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Every wait for the server is bounded: a server that stops answering at any step
@@ -44,80 +47,6 @@ struct client {
     uint64_t tx_seen, tx_seen_ns;   /* -n/-k: bytes sent, and when that last changed */
 };
 
-void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p)
-{
-    params_defaults(p);
-    p->udp = o->udp;
-    p->reverse = o->reverse;
-    p->bidir = o->bidir;
-    p->nodelay = o->nodelay;
-    p->omit = o->omit;
-    p->num = o->num;
-    p->blockcount = o->blockcount;
-    p->time = (o->num || o->blockcount) ? 0 : o->time;
-    p->parallel = o->parallel;
-    p->len = o->len;
-    if (!p->len) {
-        if (o->udp) {
-            p->len = ctl_mss > 0 ? ctl_mss : 1460;
-            if (p->len > UDP_LEN_MAX)
-                p->len = UDP_LEN_MAX;
-            if (p->len < UDP_LEN_MIN)
-                p->len = UDP_LEN_MIN;
-        } else {
-            p->len = 128 * 1024;
-        }
-    }
-    p->window = o->window;
-    p->mss = o->mss;
-    p->bandwidth = o->bandwidth_set ? (int64_t)o->bandwidth : (o->udp ? 1048576 : 0);
-    p->burst = o->burst;
-    p->pacing_timer = o->pacing_timer;
-    p->tos = o->tos;
-    p->get_server_output = o->get_server_output;
-    p->udp_counters_64bit = o->udp64;
-    p->zerocopy = o->zerocopy;
-    p->skip_rx_copy = o->skip_rx_copy;
-    p->server_affinity = o->server_affinity;
-    p->dont_fragment = o->dont_fragment;
-    if (o->title)
-        snprintf(p->title, sizeof p->title, "%s", o->title);
-    if (o->congestion)
-        snprintf(p->congestion, sizeof p->congestion, "%s", o->congestion);
-    snprintf(p->client_version, sizeof p->client_version, "3.12");
-}
-
-/* RSA authentication: with --username and --rsa-public-key-path, the authtoken
- * (base64 ciphertext) into out. Made before connecting, as iperf3 does, so that a
- * password prompt does not keep the server's control connection waiting. Returns
- * 0 (out "" without those options), or -1 after printing why. */
-static int client_authtoken(const struct perf_opts *o, char *out, size_t outcap)
-{
-    char err[300], pw[AUTH_PASS_MAX + 1];
-    out[0] = '\0';
-    if (!o->username || !o->rsa_public_key)
-        return 0;
-    struct crypto_key *pub = crypto_key_load_public(o->rsa_public_key, err, sizeof err);
-    if (!pub) {
-        warnmsg("cannot use the server's public key: %s (give a PEM public key with "
-                "--rsa-public-key-path)", err);
-        return -1;
-    }
-    int rc = auth_password_get(pw, sizeof pw, err, sizeof err);
-    if (rc == 0)
-        rc = auth_token_make(pub, o->use_pkcs1 ? CRYPTO_PKCS1_V15 : CRYPTO_OAEP_SHA1,
-                             o->username, pw, (int64_t)time(NULL), out, outcap, err,
-                             sizeof err);
-    crypto_wipe(pw, sizeof pw);
-    crypto_key_free(pub);
-    if (rc < 0) {
-        warnmsg("cannot make the authentication token: %s", err);
-        out[0] = '\0';
-        return -1;
-    }
-    return 0;
-}
-
 static int cfail(struct client *c, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int cfail(struct client *c, int code, const char *fmt, ...)
@@ -128,23 +57,8 @@ static int cfail(struct client *c, int code, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (c->o->json && !c->o->quiet) {
-        struct jsonw *w = &c->rep.jw;
-        if (c->have_session && c->s.intervals_open) {
-            session_json_finish(&c->s, msg);
-        } else {
-            jw_free(w);
-            jw_init(w, 1);
-            jw_obj(w, NULL);
-            jw_obj(w, "start");
-            jw_end(w);
-            jw_arr(w, "intervals");
-            jw_end(w);
-            jw_obj(w, "end");
-            jw_end(w);
-            jw_str(w, "error", msg);
-            jw_end(w);
-        }
-        printf("%s\n", jw_text(w));
+        report_json_error(&c->rep, msg);
+        printf("%s\n", jw_text(&c->rep.jw));
         fflush(stdout);
     }
     warnmsg("%s", msg);
@@ -203,7 +117,7 @@ fail:
 static int udp_hello(int fd, int ctl, const char **why)
 {
     unsigned char msg[4], buf[65536];
-    udp_connect_value(msg, 1, 1);
+    udp_connect_value(msg, UDP_CONNECT_NEW, 1);
     if (send(fd, msg, 4, MSG_NOSIGNAL) != 4) {
         *why = "cannot send the UDP stream hello";
         return -1;
@@ -236,7 +150,7 @@ static int udp_hello(int fd, int ctl, const char **why)
     return -1;
 }
 
-static int wait_state(struct client *c, int want, uint64_t deadline);
+static int wait_state(struct client *c, enum ctl_state want, uint64_t deadline);
 
 static int create_streams(struct client *c, const struct test_params *p)
 {
@@ -282,27 +196,6 @@ static int create_streams(struct client *c, const struct test_params *p)
     return 0;
 }
 
-static void print_connected(struct client *c)
-{
-    session_print_connected(&c->s, &c->rep);
-    if (c->s.p.reverse)
-        rep_printf(&c->rep, "Reverse mode, remote host %s is sending\n", c->host);
-    if (c->o->verbose) {
-        const struct test_params *p = &c->s.p;
-        if (p->num || p->blockcount)
-            rep_printf(&c->rep, "Starting Test: protocol: %s, %lld streams, %lld byte blocks, "
-                       "omitting %lld seconds, %lld %s to send, tos %lld\n", p->udp ? "UDP" : "TCP",
-                       (long long)p->parallel, (long long)p->len, (long long)p->omit,
-                       (long long)(p->num ? p->num : p->blockcount), p->num ? "bytes" : "blocks",
-                       (long long)p->tos);
-        else
-            rep_printf(&c->rep, "Starting Test: protocol: %s, %lld streams, %lld byte blocks, "
-                       "omitting %lld seconds, %lld second test, tos %lld\n", p->udp ? "UDP" : "TCP",
-                       (long long)p->parallel, (long long)p->len, (long long)p->omit,
-                       (long long)p->time, (long long)p->tos);
-    }
-}
-
 /* a state the server sent when `want` was due (0: during the test) */
 static int server_state_fail(struct client *c, const struct server_state *ss, int want)
 {
@@ -311,23 +204,15 @@ static int server_state_fail(struct client *c, const struct server_state *ss, in
     return cfail(c, EXIT_CHECK, "%s", msg);
 }
 
-static int wait_state(struct client *c, int want, uint64_t deadline)
+/* the state the protocol has next, or the test's failure naming what came */
+static int wait_state(struct client *c, enum ctl_state want, uint64_t deadline)
 {
-    struct server_state ss;
-    if (ctl_recv_server_state(c->ctl, deadline, &ss) < 0) {
-        int e = errno;
-        if (e == ETIMEDOUT)
-            return cfail(c, EXIT_CHECK, "the server sent nothing for %d s when %s was due (it "
-                         "is stuck, or is no iperf3 server)", CTL_WAIT_S, ctl_state_name(want));
-        if (e == ECONNRESET || e == EPIPE)
-            return cfail(c, EXIT_CHECK, "the server closed the control connection when %s "
-                         "was due", ctl_state_name(want));
-        return cfail(c, EXIT_CHECK, "waiting for %s from the server: %s", ctl_state_name(want),
-                     errtext(e));
-    }
-    if (ss.st != want)
-        return server_state_fail(c, &ss, want);
-    return 0;
+    struct server_state got;
+    char msg[400];
+    if (ctl_expect(c->ctl, want, deadline, &got) == 0)
+        return 0;
+    ctl_expect_text(&got, want, CTL_WAIT_S, msg, sizeof msg);
+    return cfail(c, EXIT_CHECK, "%s", msg);
 }
 
 /* -n/-k tests end when the bytes are sent: a server that takes the data stream but
@@ -366,8 +251,7 @@ static int interrupted(struct client *c, const sigset_t *stop)
     int sig = sigtimedwait(stop, NULL, &zero);
     if (sig <= 0)
         return 0;
-    signed char st = ST_CLIENT_TERMINATE;
-    net_write_full(c->ctl, &st, 1, mono_ns() + 1000000000ull);
+    ctl_send_state(c->ctl, ST_CLIENT_TERMINATE, mono_ns() + NS_PER_SEC);
     return cfail(c, EXIT_CHECK, "interrupted (%s): the client has terminated; the server was told",
                  sig == SIGINT ? "SIGINT" : "SIGTERM");
 }
@@ -416,30 +300,6 @@ static int run_test(struct client *c, const sigset_t *stop)
     return 0;
 }
 
-/* UDP sends whole datagrams: when one datagram is a good part of what the rate
- * moves in the test, the test cannot land on the rate; say so before it runs
- * (TCP writes smaller pieces instead, pace_chunk) */
-static void warn_coarse_pace(const struct test_params *p)
-{
-    if (!p->udp || !p->time || p->bandwidth <= 0)
-        return;
-    uint64_t rate = (uint64_t)p->bandwidth, secs = (uint64_t)p->time;
-    int pct = pace_overshoot_pct(rate, (size_t)p->len, (uint64_t)p->burst, secs * NS_PER_SEC);
-    if (pct <= PACE_OVERSHOOT_OK)
-        return;
-    /* the datagram size that keeps one datagram within PACE_OVERSHOOT_OK % */
-    uint64_t fit = rate / 8 * secs * PACE_OVERSHOOT_OK / 100 / (p->burst > 1 ? (uint64_t)p->burst : 1);
-    if (fit >= UDP_LEN_MIN)
-        warnmsg("warning: -b %lld bit/s with %lld-byte datagrams for %lld s: whole datagrams "
-                "can land up to %d%% above the rate (-l %llu or smaller keeps it within %d%%)",
-                (long long)p->bandwidth, (long long)p->len, (long long)p->time, pct,
-                (unsigned long long)fit, PACE_OVERSHOOT_OK);
-    else
-        warnmsg("warning: -b %lld bit/s for %lld s moves fewer bytes than a few datagrams: "
-                "whole datagrams can land up to %d%% above the rate (raise -b or -t)",
-                (long long)p->bandwidth, (long long)p->time, pct);
-}
-
 /* a test that moved nothing is no success (a stalled path, everything lost):
  * the report stands, and the exit code says it failed */
 static int moved_nothing(struct client *c)
@@ -452,6 +312,158 @@ static int moved_nothing(struct client *c)
     return EXIT_CHECK;
 }
 
+/* the server's address (and -B's), the token, the control connection, the cookie,
+ * PARAM_EXCHANGE */
+static int handshake(struct client *c)
+{
+    const struct perf_opts *o = c->o;
+    int gai = net_resolve(o->host, o->family, o->port, 0, &c->dst, NULL);
+    if (gai)
+        return cfail(c, EXIT_USAGE, "cannot resolve %s: %s (check the name or address)",
+                     o->host, net_gai_strerror(gai));
+    if (o->bind) {
+        gai = net_resolve(o->bind, c->dst.sa.sa_family, 0, 1, &c->src, NULL);
+        if (gai)
+            return cfail(c, EXIT_USAGE, "cannot use -B %s: %s", o->bind, net_gai_strerror(gai));
+        c->have_src = 1;
+    }
+    rep_addr(&c->dst, c->host, sizeof c->host);
+    if (client_authtoken(o, c->authtoken, sizeof c->authtoken) < 0)
+        return EXIT_USAGE;
+    rep_printf(&c->rep, "Connecting to host %s, port %u\n", o->host, o->port);
+    const char *why = NULL;
+    c->ctl = dial(c, SOCK_STREAM, NULL, 0, &why);
+    if (c->ctl < 0) {
+        int e = errno;
+        return cfail(c, EXIT_USAGE, "cannot connect to %s port %u: %s (%s)", o->host, o->port,
+                     why ? why : errtext(e),
+                     e == ECONNREFUSED ? "is a server running? start one with esxperf -s"
+                     : e == ETIMEDOUT ? "check the address, routes and firewalls, or raise --connect-timeout"
+                                      : "check the address and the network");
+    }
+    int one = 1;
+    setsockopt(c->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    proto_make_cookie(c->cookie);
+    uint64_t dl = mono_ns() + CTL_WAIT_NS;
+    if (net_write_full(c->ctl, c->cookie, COOKIE_SIZE, dl) < 0)
+        return cfail(c, EXIT_CHECK, "cannot send the cookie: %s", errtext(errno));
+    return wait_state(c, ST_PARAM_EXCHANGE, dl);
+}
+
+/* the parameters (with the token), the session, CREATE_STREAMS */
+static int send_params(struct client *c)
+{
+    struct test_params p;
+    client_params(c->o, ctl_mss(c->ctl), &p);
+    client_warn_pace(&p);
+    memcpy(p.authtoken, c->authtoken, sizeof p.authtoken);
+    size_t plen;
+    char *pjs = params_encode(&p, &plen);
+    if (!pjs)
+        return cfail(c, EXIT_USAGE, "the test parameters exceed 8 KiB (shorten --title)");
+    int wr = ctl_send_json(c->ctl, pjs, plen, mono_ns() + CTL_WAIT_NS);
+    free(pjs);
+    if (wr < 0)
+        return cfail(c, EXIT_CHECK, "cannot send the parameters: %s", errtext(errno));
+    session_init(&c->s, c->o, &p, 1, &c->rep);
+    c->have_session = 1;
+    return wait_state(c, ST_CREATE_STREAMS, mono_ns() + CTL_WAIT_NS);
+}
+
+/* the data streams, TEST_START, the start of the report, TEST_RUNNING */
+static int open_streams(struct client *c)
+{
+    int rc = create_streams(c, &c->s.p);
+    if (rc == 0)
+        rc = wait_state(c, ST_TEST_START, mono_ns() + CTL_WAIT_NS);
+    if (rc)
+        return rc;
+    session_report_start(&c->s, c->o->host, c->o->port, c->host, c->cookie);
+    return wait_state(c, ST_TEST_RUNNING, mono_ns() + CTL_WAIT_NS);
+}
+
+/* the test with SIGINT/SIGTERM held (the stream threads inherit the mask) and
+ * taken by run_test, which ends it cleanly; then the senders stop, TEST_END */
+static int run(struct client *c)
+{
+    const struct test_params *p = &c->s.p;
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    if (session_start(&c->s) < 0)
+        return cfail(c, EXIT_USAGE, "cannot start stream threads: %s", errtext(errno));
+    if (!c->o->json && c->o->interval > 0)
+        rep_header(&c->rep, p->udp, !p->reverse || p->bidir, 0, p->bidir);
+    int rc = run_test(c, &stop);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc)
+        return rc;
+    session_stop_senders(&c->s);
+    if (ctl_send_state(c->ctl, ST_TEST_END, mono_ns() + CTL_WAIT_NS) < 0)
+        return cfail(c, EXIT_CHECK, "cannot send TEST_END: %s", errtext(errno));
+    return 0;
+}
+
+/* EXCHANGE_RESULTS, the streams stopped, our results out, the server's in */
+static int exchange(struct client *c)
+{
+    int rc = wait_state(c, ST_EXCHANGE_RESULTS, mono_ns() + CTL_WAIT_NS);
+    if (rc)
+        return rc;
+    session_stop_all(&c->s);
+    struct test_results mine;
+    session_local_results(&c->s, &mine, NULL, NULL);
+    size_t rlen;
+    char *rjs = results_encode(&mine, &rlen);
+    results_free(&mine);
+    if (!rjs || ctl_send_json(c->ctl, rjs, rlen, mono_ns() + CTL_WAIT_NS) < 0) {
+        int e = errno;
+        free(rjs);
+        return e == EPIPE || e == ECONNRESET
+                   ? cfail(c, EXIT_CHECK, "the server closed the control connection before "
+                           "it took our results")
+                   : cfail(c, EXIT_CHECK, "cannot send our results: %s", errtext(e));
+    }
+    free(rjs);
+    char rwhy[300];
+    if (ctl_recv_results(c->ctl, CTL_WAIT_NS, &c->s.remote, rwhy, sizeof rwhy) < 0)
+        return cfail(c, EXIT_CHECK, "%s", rwhy);
+    c->s.have_remote = 1;
+    return 0;
+}
+
+/* DISPLAY_RESULTS, the report (with the server's when asked), IPERF_DONE */
+static int display(struct client *c, struct run_result *rr)
+{
+    const struct perf_opts *o = c->o;
+    const struct test_results *rem = &c->s.remote;
+    int rc = wait_state(c, ST_DISPLAY_RESULTS, mono_ns() + CTL_WAIT_NS);
+    if (rc)
+        return rc;
+    session_summary(&c->s);
+    rc = moved_nothing(c);
+    if (o->get_server_output && !o->json) {
+        if (rem->server_output_text)
+            rep_printf(&c->rep, "\nServer output:\n%s", rem->server_output_text);
+        else if (rem->server_output_json)
+            rep_printf(&c->rep, "\nServer JSON output:\n%s\n", rem->server_output_json);
+    }
+    ctl_send_state(c->ctl, ST_IPERF_DONE, mono_ns() + 2 * NS_PER_SEC);
+    if (o->json) {
+        report_json_server_output(&c->rep, o->get_server_output ? rem : NULL);
+        report_json_finish(&c->rep, NULL);
+        if (!o->quiet)
+            printf("%s\n", jw_text(&c->rep.jw));
+    } else {
+        rep_printf(&c->rep, "\niperf Done.\n");
+    }
+    if (rr)
+        *rr = c->s.fig;
+    return rc;
+}
+
 int client_run(const struct perf_opts *o, struct run_result *rr)
 {
     struct client c;
@@ -461,152 +473,18 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     rep_init(&c.rep, o->quiet ? NULL : stdout, o->json, o->format, 0);
     c.rep.title = o->title;
     c.rep.forceflush = o->forceflush;
-    int rc = 0, gai = net_resolve(o->host, o->family, o->port, 0, &c.dst, NULL);
-    if (gai) {
-        rc = cfail(&c, EXIT_USAGE, "cannot resolve %s: %s (check the name or address)", o->host,
-                   net_gai_strerror(gai));
-        goto out;
-    }
-    if (o->bind) {
-        gai = net_resolve(o->bind, c.dst.sa.sa_family, 0, 1, &c.src, NULL);
-        if (gai) {
-            rc = cfail(&c, EXIT_USAGE, "cannot use -B %s: %s", o->bind, net_gai_strerror(gai));
-            goto out;
-        }
-        c.have_src = 1;
-    }
-    rep_addr(&c.dst, c.host, sizeof c.host);
-    if (client_authtoken(o, c.authtoken, sizeof c.authtoken) < 0) {
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    rep_printf(&c.rep, "Connecting to host %s, port %u\n", o->host, o->port);
-
-    const char *why = NULL;
-    c.ctl = dial(&c, SOCK_STREAM, NULL, 0, &why);
-    if (c.ctl < 0) {
-        int e = errno;
-        rc = cfail(&c, EXIT_USAGE, "cannot connect to %s port %u: %s (%s)", o->host, o->port,
-                   why ? why : errtext(e),
-                   e == ECONNREFUSED ? "is a server running? start one with esxperf -s"
-                   : e == ETIMEDOUT ? "check the address, routes and firewalls, or raise --connect-timeout"
-                                    : "check the address and the network");
-        goto out;
-    }
-    int one = 1;
-    setsockopt(c.ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    proto_make_cookie(c.cookie);
-    uint64_t dl = mono_ns() + CTL_WAIT_NS;
-    if (net_write_full(c.ctl, c.cookie, COOKIE_SIZE, dl) < 0) {
-        rc = cfail(&c, EXIT_CHECK, "cannot send the cookie: %s", errtext(errno));
-        goto out;
-    }
-    if ((rc = wait_state(&c, ST_PARAM_EXCHANGE, dl)))
-        goto out;
-
-    struct test_params p;
-    client_params(o, ctl_mss(c.ctl), &p);
-    warn_coarse_pace(&p);
-    memcpy(p.authtoken, c.authtoken, sizeof p.authtoken);
-    size_t plen;
-    char *pjs = params_encode(&p, &plen);
-    if (!pjs) {
-        rc = cfail(&c, EXIT_USAGE, "the test parameters exceed 8 KiB (shorten --title)");
-        goto out;
-    }
-    int wr = ctl_send_json(c.ctl, pjs, plen, mono_ns() + CTL_WAIT_NS);
-    free(pjs);
-    if (wr < 0) {
-        rc = cfail(&c, EXIT_CHECK, "cannot send the parameters: %s", errtext(errno));
-        goto out;
-    }
-    session_init(&c.s, o, &p, 1, &c.rep);
-    c.have_session = 1;
-    if ((rc = wait_state(&c, ST_CREATE_STREAMS, mono_ns() + CTL_WAIT_NS)))
-        goto out;
-    if ((rc = create_streams(&c, &p)))
-        goto out;
-    if ((rc = wait_state(&c, ST_TEST_START, mono_ns() + CTL_WAIT_NS)))
-        goto out;
-    if (o->json) {
-        session_json_start(&c.s, NULL, 0, o->host, o->port, c.cookie);
-    } else {
-        print_connected(&c);
-    }
-    if ((rc = wait_state(&c, ST_TEST_RUNNING, mono_ns() + CTL_WAIT_NS)))
-        goto out;
-    /* SIGINT/SIGTERM are held from here (the stream threads inherit the mask) and
-     * taken by run_test, which ends the test cleanly */
-    sigset_t stop, old;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, &old);
-    if (session_start(&c.s) < 0) {
-        rc = cfail(&c, EXIT_USAGE, "cannot start stream threads: %s", errtext(errno));
-        goto out;
-    }
-    if (!o->json && o->interval > 0)
-        rep_header(&c.rep, p.udp, !p.reverse || p.bidir, 0, p.bidir);
-    rc = run_test(&c, &stop);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc)
-        goto out;
-
-    session_stop_senders(&c.s);
-    if (ctl_send_state(c.ctl, ST_TEST_END, mono_ns() + CTL_WAIT_NS) < 0) {
-        rc = cfail(&c, EXIT_CHECK, "cannot send TEST_END: %s", errtext(errno));
-        goto out;
-    }
-    if ((rc = wait_state(&c, ST_EXCHANGE_RESULTS, mono_ns() + CTL_WAIT_NS)))
-        goto out;
-    session_stop_all(&c.s);
-    struct test_results mine;
-    session_local_results(&c.s, &mine, NULL, NULL);
-    size_t rlen;
-    char *rjs = results_encode(&mine, &rlen);
-    results_free(&mine);
-    if (!rjs || ctl_send_json(c.ctl, rjs, rlen, mono_ns() + CTL_WAIT_NS) < 0) {
-        int e = errno;
-        free(rjs);
-        rc = e == EPIPE || e == ECONNRESET
-                 ? cfail(&c, EXIT_CHECK, "the server closed the control connection before "
-                         "it took our results")
-                 : cfail(&c, EXIT_CHECK, "cannot send our results: %s", errtext(e));
-        goto out;
-    }
-    free(rjs);
-    char rwhy[300];
-    if (ctl_recv_results(c.ctl, CTL_WAIT_NS, &c.s.remote, rwhy, sizeof rwhy) < 0) {
-        rc = cfail(&c, EXIT_CHECK, "%s", rwhy);
-        goto out;
-    }
-    c.s.have_remote = 1;
-    if ((rc = wait_state(&c, ST_DISPLAY_RESULTS, mono_ns() + CTL_WAIT_NS)))
-        goto out;
-    session_summary(&c.s);
-    rc = moved_nothing(&c);
-    if (o->get_server_output && !o->json) {
-        if (c.s.remote.server_output_text)
-            rep_printf(&c.rep, "\nServer output:\n%s", c.s.remote.server_output_text);
-        else if (c.s.remote.server_output_json)
-            rep_printf(&c.rep, "\nServer JSON output:\n%s\n", c.s.remote.server_output_json);
-    }
-    ctl_send_state(c.ctl, ST_IPERF_DONE, mono_ns() + 2000000000ull);
-    if (o->json) {
-        if (o->get_server_output && c.s.remote.server_output_json)
-            jw_raw(&c.rep.jw, "server_output_json", c.s.remote.server_output_json);
-        else if (o->get_server_output && c.s.remote.server_output_text)
-            jw_str(&c.rep.jw, "server_output_text", c.s.remote.server_output_text);
-        session_json_finish(&c.s, NULL);
-        if (!o->quiet)
-            printf("%s\n", jw_text(&c.rep.jw));
-    } else {
-        rep_printf(&c.rep, "\niperf Done.\n");
-    }
-    if (rr)
-        *rr = c.s.fig;
-out:
+    c.rep.verbose = o->verbose;
+    int rc = handshake(&c);
+    if (rc == 0)
+        rc = send_params(&c);
+    if (rc == 0)
+        rc = open_streams(&c);
+    if (rc == 0)
+        rc = run(&c);
+    if (rc == 0)
+        rc = exchange(&c);
+    if (rc == 0)
+        rc = display(&c, rr);
     crypto_wipe(c.authtoken, sizeof c.authtoken);
     fflush(stdout);
     if (c.have_session)

@@ -4,14 +4,16 @@
  *
  * Speaks iperf3's wire protocol both ways (client against any iperf3 -s, server
  * for any iperf3 -c). Options keep iperf3's letters and meanings.
+ *
+ * The command line first (usage text, short options, long options, side by side;
+ * what each option sets is opt_sets in options.c), then one straight flow: parse,
+ * check, log file, then the server, a sweep, or one client run.
  */
 #include "client.h"
 #include "fail.h"
 #include "args.h"
-#include "auth.h"
 #include "options.h"
 #include "output.h"
-#include "proto.h"
 #include "server.h"
 #include "stream.h"
 #include "sweep.h"
@@ -24,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 const char tool_name[] = "esxperf";
@@ -117,6 +118,9 @@ static const char usage_text[] =
 "  esxperf -s --rsa-private-key-path priv.pem --authorized-users-path users.csv\n"
 "  IPERF3_PASSWORD=... esxperf -c 198.18.0.2 --username alice --rsa-public-key-path pub.pem\n";
 
+/* the options above, in getopt's words; a leading ':' lets bad_option name a
+ * missing value. What each one sets: opt_sets in options.c */
+static const char shortopts[] = ":sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hv";
 static const struct option longopts[] = {
     { "server", no_argument, NULL, 's' }, { "client", required_argument, NULL, 'c' },
     { "port", required_argument, NULL, 'p' }, { "format", required_argument, NULL, 'f' },
@@ -160,28 +164,6 @@ static const struct option longopts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-static int64_t num_arg(const char *name, const char *s, int64_t min, int64_t max)
-{
-    int64_t v;
-    const char *why = NULL;
-    if (parse_i64(s, min, max, &v, &why) < 0)
-        die_usage("bad %s '%s': %s (allowed %lld..%lld)", name, s, why, (long long)min,
-                  (long long)max);
-    return v;
-}
-
-/* unit: what the number counts ("bytes", "blocks") */
-static int64_t size_arg(const char *name, const char *s, int64_t min, int64_t max,
-                        const char *unit)
-{
-    int64_t v;
-    const char *why = NULL;
-    if (opt_parse_size(s, min, max, &v, &why) < 0)
-        die_usage("bad %s '%s': %s (a number with K, M or G, %lld..%lld %s)", name, s, why,
-                  (long long)min, (long long)max, unit);
-    return v;
-}
-
 /* getopt returned ':' (a value is missing) or '?' (unknown option, or a value
  * given to an option that takes none): one line that says which. arg is the
  * word getopt stopped at (NULL past the end), code its optopt. */
@@ -201,115 +183,45 @@ static _Noreturn void bad_option(int c, int code, const char *arg)
     die_usage("unknown option %s", word);
 }
 
+/* the command line into o: every option, then the checks across options; any
+ * problem is one line and exit 2 (-h and -v print and exit 0) */
+static void parse(struct perf_opts *o, int argc, char **argv)
+{
+    char line[2048];
+    int c;
+    opts_defaults(o);
+    opterr = 0;     /* bad_option() prints the one line */
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        int rc = opts_set(o, c, optarg, line, sizeof line);
+        if (rc < 0)
+            die_usage("%s", line);
+        if (rc == 0)
+            continue;
+        if (c == 'h') {
+            fputs(usage_text, stdout);
+            exit(EXIT_OKAY);
+        }
+        if (c == 'v') {
+            version_print();
+            exit(EXIT_OKAY);
+        }
+        bad_option(c, optopt, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
+    }
+    if (optind < argc)
+        die_usage("unexpected argument '%s'", argv[optind]);
+    if (opts_validate(o, line, sizeof line) < 0)
+        die_usage("%s", line);
+    for (int k = 0; (k = opts_warning(o, k, line, sizeof line)) >= 0; k++)
+        warnmsg("warning: %s", line);
+    if (o->congestion && stream_congestion_check(o->congestion, line, sizeof line) < 0)
+        die_usage("%s", line);
+}
+
 int main(int argc, char **argv)
 {
     argc = args_strip_vmk(argc, &argv);
     struct perf_opts o;
-    opts_defaults(&o);
-    int c;
-    const char *why = NULL;
-    double d;
-    opterr = 0;     /* bad_option() prints the one line */
-    while ((c = getopt_long(argc, argv, ":sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hv",
-                            longopts, NULL)) != -1) {
-        if (c > 0 && c < O_CODE_END)
-            o.given[c] = 1;
-        switch (c) {
-        case 's': o.server = 1; break;
-        case 'c': o.host = optarg; break;
-        case 'p': o.port = (uint16_t)num_arg("port", optarg, 1, 65535); break;
-        case 'f':
-            if (strlen(optarg) != 1 || !strchr("kmgtKMGTaA", optarg[0]))
-                die_usage("bad format '%s': use one of k m g t K M G T", optarg);
-            o.format = optarg[0];
-            break;
-        case 'i':
-            if (parse_double(optarg, 0, 60, &d, &why) < 0 || (d > 0 && d < 0.1))
-                die_usage("bad interval '%s': 0 or 0.1..60 seconds", optarg);
-            o.interval = d;
-            break;
-        case 'B': o.bind = optarg; break;
-        case 'J': o.json = 1; break;
-        case 'V': o.verbose = 1; break;
-        case '1': o.one_off = 1; break;
-        case 't': o.time = num_arg("time", optarg, 1, 86400); break;
-        case 'n': o.num = size_arg("byte count (-n)", optarg, 1, INT64_MAX / 2, "bytes"); break;
-        case 'k':
-            o.blockcount = size_arg("block count (-k)", optarg, 1, INT64_MAX / 2, "blocks");
-            break;
-        case 'u': o.udp = 1; break;
-        case 'b':
-            if (opt_parse_rate(optarg, &o.bandwidth, &o.burst, &why) < 0)
-                die_usage("bad bitrate '%s': %s (e.g. 100M, 1G, 10M/32)", optarg, why);
-            o.bandwidth_set = 1;
-            break;
-        case 'l': o.len = size_arg("block size (-l)", optarg, 1, TCP_LEN_MAX, "bytes"); break;
-        case 'w': o.window = size_arg("window (-w)", optarg, 1024, 1 << 30, "bytes"); break;
-        case 'P': o.parallel = num_arg("stream count (-P)", optarg, 1, MAX_STREAMS); break;
-        case 'R': o.reverse = 1; break;
-        case O_BIDIR: o.bidir = 1; break;
-        case 'O': o.omit = num_arg("omit (-O)", optarg, 0, 600); break;
-        case 'M': o.mss = num_arg("MSS (-M)", optarg, 88, 9216); break;
-        case 'N': o.nodelay = 1; break;
-        case 'C': o.congestion = optarg; break;
-        case 'S': o.tos = num_arg("TOS (-S)", optarg, 0, 255); break;
-        case 'Z': o.zerocopy = 1; break;
-        case O_SKIP_RX_COPY: o.skip_rx_copy = 1; break;
-        case 'A':
-            if (opt_parse_affinity(optarg, o.affinity, &o.naffinity, &o.server_affinity, &why) < 0)
-                die_usage("bad -A '%s': %s (e.g. -A 1, -A 0-3, -A 0,1)", optarg, why);
-            break;
-        case 'T': o.title = optarg; break;
-        case '4': o.family = AF_INET; break;
-        case '6': o.family = AF_INET6; break;
-        case O_LOGFILE: o.logfile = optarg; break;
-        case O_FORCEFLUSH: o.forceflush = 1; break;
-        case O_CONNECT_TIMEOUT:
-            o.connect_timeout_ms = num_arg("connect timeout", optarg, 1, 3600000);
-            break;
-        case O_IDLE_TIMEOUT: o.idle_timeout = num_arg("idle timeout", optarg, 1, 86400); break;
-        case O_GSO: o.get_server_output = 1; break;
-        case O_CPORT: o.cport = (uint16_t)num_arg("client port", optarg, 1, 65535); break;
-        case O_DF: o.dont_fragment = 1; break;
-        case O_COOLDOWN: o.cooldown = num_arg("cooldown", optarg, 0, 600); break;
-        case O_SWEEP_P:
-            if (opt_parse_counts(optarg, o.sweep_parallel, &o.sweep_np, &why) < 0)
-                die_usage("bad --sweep-parallel '%s': %s (e.g. 1-8 or 1,2,4)", optarg, why);
-            break;
-        case O_SWEEP_W:
-            if (opt_parse_sizes(optarg, o.sweep_window, &o.sweep_nw, &why) < 0)
-                die_usage("bad --sweep-window '%s': %s (e.g. 64K,256K,1M)", optarg, why);
-            break;
-        case O_CSV: o.csv = 1; break;
-        case O_UDP64: o.udp64 = 1; break;
-        case O_PACING: o.pacing_timer = num_arg("pacing timer", optarg, 1, 10000000); break;
-        case O_USERNAME: o.username = optarg; break;
-        case O_RSA_PUB: o.rsa_public_key = optarg; break;
-        case O_PKCS1: o.use_pkcs1 = 1; break;
-        case O_RSA_PRIV: o.rsa_private_key = optarg; break;
-        case O_USERS: o.authorized_users = optarg; break;
-        case O_SKEW: o.time_skew = num_arg("time skew threshold", optarg, 0, AUTH_SKEW_MAX); break;
-        case O_READABLE_KEY: o.allow_readable_key = 1; break;
-        case O_CONTROL_TIMEOUT:
-            if (parse_double(optarg, 0.1, 3600, &d, &why) < 0)
-                die_usage("bad control timeout '%s': 0.1..3600 seconds", optarg);
-            o.control_timeout_ms = (int64_t)(d * 1000);
-            break;
-        case O_MAX_DURATION: o.max_duration = num_arg("max duration", optarg, 1, 86400 * 7); break;
-        case 'h': fputs(usage_text, stdout); return EXIT_OKAY;
-        case 'v': version_print(); return EXIT_OKAY;
-        default: bad_option(c, optopt, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
-        }
-    }
-    if (optind < argc)
-        die_usage("unexpected argument '%s'", argv[optind]);
-    char line[320];
-    if (opts_validate(&o, line, sizeof line) < 0)
-        die_usage("%s", line);
-    for (int k = 0; (k = opts_warning(&o, k, line, sizeof line)) >= 0; k++)
-        warnmsg("warning: %s", line);
-    if (o.congestion && stream_congestion_check(o.congestion, line, sizeof line) < 0)
-        die_usage("%s", line);
+    parse(&o, argc, argv);
     int errfd = STDERR_FILENO;   /* where a failure to write the results is told */
     if (o.logfile) {
         int fd = open(o.logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

@@ -1,12 +1,14 @@
-/* Value parsers for the command line (iperf3 suffixes), defaults, and the
- * cross-option checks: what is refused together, what is ignored with a warning. */
+/* esxperf's settings: the defaults, what each option sets (opt_sets[], one line
+ * an option, read by opts_set) and the value parsers (iperf3 suffixes). What is
+ * refused together and what is ignored with a warning is options_check.c's. */
 #include "options.h"
 #include "args.h"
+#include "iperf_units.h"
+#include "auth.h"
 #include "bytes.h"
+#include "fail.h"
 #include "proto.h"
 
-#include <arpa/inet.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,7 @@ void opts_defaults(struct perf_opts *o)
     o->pacing_timer = 1000;
     o->server_affinity = -1;
     o->format = 'a';
-    o->time_skew = 10;
+    o->time_skew = AUTH_SKEW_DEFAULT;
     o->control_timeout_ms = 10000;
 }
 
@@ -202,227 +204,175 @@ int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const 
     return 0;
 }
 
-/* ---------------------------------------------------------------- cross checks */
+/* ---------------------------------------------------------------- what each option sets */
 
-struct opt_name { int code; const char *name; };
+/* the options whose value needs more than a range: their own rooms */
+static int set_format(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    if (strlen(v) != 1 || !strchr("kmgtKMGTaA", v[0]))
+        return why_fmt(why, len, "bad format '%s': use one of k m g t K M G T", v);
+    o->format = v[0];
+    return 0;
+}
 
-/* options that shape a test: the client chooses them for each test, so on a
- * server they would do nothing (iperf3 refuses them there too) */
-static const struct opt_name client_only[] = {
-    { 'u', "-u" }, { 't', "-t" }, { 'n', "-n" }, { 'k', "-k" }, { 'b', "-b" }, { 'l', "-l" },
-    { 'w', "-w" }, { 'P', "-P" }, { 'R', "-R" }, { O_BIDIR, "--bidir" }, { 'O', "-O" },
-    { O_COOLDOWN, "--cooldown" }, { 'M', "-M" }, { 'N', "-N" }, { 'C', "-C" }, { 'S', "-S" },
-    { 'Z', "-Z" }, { O_SKIP_RX_COPY, "--skip-rx-copy" }, { 'T', "-T" },
-    { O_CONNECT_TIMEOUT, "--connect-timeout" }, { O_GSO, "--get-server-output" },
-    { O_DF, "--dont-fragment" }, { O_UDP64, "--udp-counters-64bit" },
-    { O_PACING, "--pacing-timer" }, { O_SWEEP_P, "--sweep-parallel" },
-    { O_SWEEP_W, "--sweep-window" }, { O_CSV, "--csv" }, { O_USERNAME, "--username" },
-    { O_RSA_PUB, "--rsa-public-key-path" },
+static int set_interval(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *w = NULL;
+    double d;
+    if (parse_double(v, 0, 60, &d, &w) < 0 || (d > 0 && d < 0.1))
+        return why_fmt(why, len, "bad interval '%s': 0 or 0.1..60 seconds", v);
+    o->interval = d;
+    return 0;
+}
+
+static int set_rate(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *w = NULL;
+    if (opt_parse_rate(v, &o->bandwidth, &o->burst, &w) < 0)
+        return why_fmt(why, len, "bad bitrate '%s': %s (e.g. 100M, 1G, 10M/32)", v, w);
+    o->bandwidth_set = 1;
+    return 0;
+}
+
+static int set_affinity(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *w = NULL;
+    if (opt_parse_affinity(v, o->affinity, &o->naffinity, &o->server_affinity, &w) < 0)
+        return why_fmt(why, len, "bad -A '%s': %s (e.g. -A 1, -A 0-3, -A 0,1)", v, w);
+    return 0;
+}
+
+static int set_ipv4(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    (void)v, (void)why, (void)len;
+    o->family = AF_INET;
+    return 0;
+}
+
+static int set_ipv6(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    (void)v, (void)why, (void)len;
+    o->family = AF_INET6;
+    return 0;
+}
+
+static int set_sweep_parallel(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *w = NULL;
+    if (opt_parse_counts(v, o->sweep_parallel, &o->sweep_np, &w) < 0)
+        return why_fmt(why, len, "bad --sweep-parallel '%s': %s (e.g. 1-8 or 1,2,4)", v, w);
+    return 0;
+}
+
+static int set_sweep_window(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *w = NULL;
+    if (opt_parse_sizes(v, o->sweep_window, &o->sweep_nw, &w) < 0)
+        return why_fmt(why, len, "bad --sweep-window '%s': %s (e.g. 64K,256K,1M)", v, w);
+    return 0;
+}
+
+static int set_control_timeout(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *w = NULL;
+    double d;
+    if (parse_double(v, 0.1, 3600, &d, &w) < 0)
+        return why_fmt(why, len, "bad control timeout '%s': 0.1..3600 seconds", v);
+    o->control_timeout_ms = (int64_t)(d * 1000);
+    return 0;
+}
+
+enum set_kind {
+    SET_FLAG,       /* int field = 1 */
+    SET_STR,        /* const char * field = the value */
+    SET_NUM,        /* int64_t field: a number in [min, max] */
+    SET_PORT,       /* uint16_t field: a number in [min, max] */
+    SET_SIZE,       /* int64_t field: a number with K/M/G in [min, max] of unit */
+    SET_FN,         /* its own parser */
+};
+struct opt_set {
+    int code;               /* getopt's: the letter, or enum perf_opt_code */
+    enum set_kind kind;
+    size_t off;             /* the field in struct perf_opts */
+    int64_t min, max;
+    const char *name;       /* what the messages call it */
+    const char *unit;       /* SET_SIZE: what the number counts */
+    int (*fn)(struct perf_opts *o, const char *v, char *why, size_t len);
+};
+/* the offset of field f, which must be of type T (else the array size is -1) */
+#define FIELD(f, T) (offsetof(struct perf_opts, f) + \
+                     0 * sizeof(char[_Generic(((struct perf_opts *)0)->f, T: 1, default: -1)]))
+#define FLAG(c, f) { c, SET_FLAG, FIELD(f, int), 0, 0, NULL, NULL, NULL }
+#define STR(c, f) { c, SET_STR, FIELD(f, const char *), 0, 0, NULL, NULL, NULL }
+#define NUM(c, f, lo, hi, name) { c, SET_NUM, FIELD(f, int64_t), lo, hi, name, NULL, NULL }
+#define PORT(c, f, name) { c, SET_PORT, FIELD(f, uint16_t), 1, 65535, name, NULL, NULL }
+#define SIZE(c, f, lo, hi, name, unit) { c, SET_SIZE, FIELD(f, int64_t), lo, hi, name, unit, NULL }
+#define FN(c, fn) { c, SET_FN, 0, 0, 0, NULL, NULL, fn }
+
+static const struct opt_set opt_sets[] = {
+    FLAG('s', server), STR('c', host), PORT('p', port, "port"), FN('f', set_format),
+    FN('i', set_interval), STR('B', bind), FLAG('J', json), FLAG('V', verbose),
+    FLAG('1', one_off), NUM('t', time, 1, 86400, "time"),
+    SIZE('n', num, 1, INT64_MAX / 2, "byte count (-n)", "bytes"),
+    SIZE('k', blockcount, 1, INT64_MAX / 2, "block count (-k)", "blocks"),
+    FLAG('u', udp), FN('b', set_rate),
+    SIZE('l', len, 1, TCP_LEN_MAX, "block size (-l)", "bytes"),
+    SIZE('w', window, 1024, 1 << 30, "window (-w)", "bytes"),
+    NUM('P', parallel, 1, MAX_STREAMS, "stream count (-P)"), FLAG('R', reverse),
+    FLAG(O_BIDIR, bidir), NUM('O', omit, 0, 600, "omit (-O)"), NUM('M', mss, 88, 9216, "MSS (-M)"),
+    FLAG('N', nodelay), STR('C', congestion), NUM('S', tos, 0, 255, "TOS (-S)"),
+    FLAG('Z', zerocopy), FLAG(O_SKIP_RX_COPY, skip_rx_copy), FN('A', set_affinity),
+    STR('T', title), FN('4', set_ipv4), FN('6', set_ipv6),
+    STR(O_LOGFILE, logfile), FLAG(O_FORCEFLUSH, forceflush),
+    NUM(O_CONNECT_TIMEOUT, connect_timeout_ms, 1, 3600000, "connect timeout"),
+    NUM(O_IDLE_TIMEOUT, idle_timeout, 1, 86400, "idle timeout"),
+    FLAG(O_GSO, get_server_output), PORT(O_CPORT, cport, "client port"),
+    FLAG(O_DF, dont_fragment), NUM(O_COOLDOWN, cooldown, 0, 600, "cooldown"),
+    FN(O_SWEEP_P, set_sweep_parallel), FN(O_SWEEP_W, set_sweep_window), FLAG(O_CSV, csv),
+    FLAG(O_UDP64, udp64), NUM(O_PACING, pacing_timer, 1, 10000000, "pacing timer"),
+    STR(O_USERNAME, username), STR(O_RSA_PUB, rsa_public_key), FLAG(O_PKCS1, use_pkcs1),
+    STR(O_RSA_PRIV, rsa_private_key), STR(O_USERS, authorized_users),
+    NUM(O_SKEW, time_skew, 0, AUTH_SKEW_MAX, "time skew threshold"),
+    FLAG(O_READABLE_KEY, allow_readable_key), FN(O_CONTROL_TIMEOUT, set_control_timeout),
+    NUM(O_MAX_DURATION, max_duration, 1, 86400 * 7, "max duration"),
 };
 
-/* options only a server acts on (iperf3 refuses them on a client) */
-static const struct opt_name server_only[] = {
-    { '1', "-1" }, { O_IDLE_TIMEOUT, "--idle-timeout" },
-    { O_RSA_PRIV, "--rsa-private-key-path" }, { O_USERS, "--authorized-users-path" },
-    { O_SKEW, "--time-skew-threshold" }, { O_READABLE_KEY, "--allow-readable-key" },
-    { O_CONTROL_TIMEOUT, "--control-timeout" }, { O_MAX_DURATION, "--max-duration" },
-};
-
-static const char *first_given(const struct perf_opts *o, const struct opt_name *t, size_t n)
+static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, char *why,
+                   size_t len)
 {
-    for (size_t i = 0; i < n; i++)
-        if (o->given[t[i].code])
-            return t[i].name;
-    return NULL;
-}
-
-static int refuse(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int refuse(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int check_role(const struct perf_opts *o, char *why, size_t len)
-{
-    if (o->server == !!o->host)
-        return refuse(why, len, "give exactly one of -s (server) or -c HOST (client)");
-    const char *name;
-    if (o->server && (name = first_given(o, client_only, ARRAY_SIZE(client_only))))
-        return refuse(why, len, "%s is a client option (the client sets up each test): "
-                      "drop it from esxperf -s", name);
-    if (!o->server && (name = first_given(o, server_only, ARRAY_SIZE(server_only))))
-        return refuse(why, len, "%s is a server option (use it with esxperf -s)", name);
-    if (o->server && o->server_affinity >= 0)
-        return refuse(why, len, "-A N,S: the ,S part asks the server for a CPU from the client; "
-                      "on a server give -A N");
-    return 0;
-}
-
-static int check_test_shape(const struct perf_opts *o, char *why, size_t len)
-{
-    if (o->reverse && o->bidir)
-        return refuse(why, len, "-R and --bidir exclude each other");
-    if ((o->num || o->blockcount) && o->given['t'])
-        return refuse(why, len, "give only one of -t, -n, -k");
-    if (o->num && o->blockcount)
-        return refuse(why, len, "give only one of -n and -k");
-    if (o->udp && o->len && (o->len < UDP_LEN_MIN || o->len > UDP_LEN_MAX))
-        return refuse(why, len, "UDP block size (-l) must be %d..%d", UDP_LEN_MIN, UDP_LEN_MAX);
-    if (o->given['P'] && o->sweep_np)
-        return refuse(why, len, "-P and --sweep-parallel both set the stream count: give one");
-    if (o->given['w'] && o->sweep_nw)
-        return refuse(why, len, "-w and --sweep-window both set the window: give one");
-    return 0;
-}
-
-static int check_auth(const struct perf_opts *o, char *why, size_t len)
-{
-    if (!o->username != !o->rsa_public_key)
-        return refuse(why, len, "authentication needs both --username and --rsa-public-key-path");
-    if (!o->rsa_private_key != !o->authorized_users)
-        return refuse(why, len, "authentication needs both --rsa-private-key-path and "
-                      "--authorized-users-path");
-    return 0;
-}
-
-/* the most streams one run of this command opens (a sweep: its largest -P) */
-static int64_t max_streams(const struct perf_opts *o)
-{
-    int64_t n = o->parallel;
-    for (int i = 0; i < o->sweep_np; i++)
-        if (o->sweep_parallel[i] > n)
-            n = o->sweep_parallel[i];
-    return o->bidir ? 2 * n : n;
-}
-
-/* --cport: data stream i (from 1) binds port cport + i - 1, as iperf3 does */
-static int check_cport(const struct perf_opts *o, char *why, size_t len)
-{
-    if (o->server || !o->cport)
+    char *field = (char *)o + e->off;
+    const char *w = NULL;
+    int64_t n;
+    switch (e->kind) {
+    case SET_FLAG: *(int *)field = 1; return 0;
+    case SET_STR: *(const char **)field = v; return 0;
+    case SET_FN: return e->fn(o, v, why, len);
+    case SET_NUM:
+    case SET_PORT:
+        if (parse_i64(v, e->min, e->max, &n, &w) < 0)
+            return why_fmt(why, len, "bad %s '%s': %s (allowed %lld..%lld)", e->name, v, w,
+                       (long long)e->min, (long long)e->max);
+        if (e->kind == SET_PORT)
+            *(uint16_t *)field = (uint16_t)n;
+        else
+            *(int64_t *)field = n;
         return 0;
-    int64_t n = max_streams(o), last = (int64_t)o->cport + n - 1;
-    if (last > 65535)
-        return refuse(why, len, "--cport %u with %lld data streams needs ports %u..%lld, past "
-                      "65535 (each stream takes the next port: use --cport %lld or lower)",
-                      (unsigned)o->cport, (long long)n, (unsigned)o->cport, (long long)last,
-                      (long long)(65536 - n));
-    return 0;
-}
-
-/* AF_INET or AF_INET6 for a numeric address, AF_UNSPEC for a name */
-static int literal_family(const char *s)
-{
-    unsigned char a[16];
-    if (!s)
-        return AF_UNSPEC;
-    if (inet_pton(AF_INET, s, a) == 1)
-        return AF_INET;
-    if (inet_pton(AF_INET6, s, a) == 1)
-        return AF_INET6;
-    return AF_UNSPEC;
-}
-
-static const char *family_name(int f)
-{
-    return f == AF_INET ? "IPv4" : "IPv6";
-}
-
-static int check_family(const struct perf_opts *o, char *why, size_t len)
-{
-    int host = literal_family(o->host), bind = literal_family(o->bind);
-    const char *flag = o->family == AF_INET ? "-4" : "-6";
-    if (o->family != AF_UNSPEC && host != AF_UNSPEC && host != o->family)
-        return refuse(why, len, "-c %s is an %s address but %s asks for %s (drop %s or give "
-                      "an %s address)", o->host, family_name(host), flag,
-                      family_name(o->family), flag, family_name(o->family));
-    if (o->family != AF_UNSPEC && bind != AF_UNSPEC && bind != o->family)
-        return refuse(why, len, "-B %s is an %s address but %s asks for %s (drop %s or give "
-                      "an %s address)", o->bind, family_name(bind), flag,
-                      family_name(o->family), flag, family_name(o->family));
-    if (host != AF_UNSPEC && bind != AF_UNSPEC && host != bind)
-        return refuse(why, len, "-B %s is an %s address but -c %s is %s: the address "
-                      "families do not match (bind an address of the server's family)",
-                      o->bind, family_name(bind), o->host, family_name(host));
-    return 0;
-}
-
-int opts_validate(const struct perf_opts *o, char *why, size_t len)
-{
-    static int (*const checks[])(const struct perf_opts *, char *, size_t) = {
-        check_role, check_test_shape, check_auth, check_cport, check_family,
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(checks); i++)
-        if (checks[i](o, why, len) < 0)
-            return -1;
-    return 0;
-}
-
-static int idle_without_one_off(const struct perf_opts *o)
-{
-    return o->given[O_IDLE_TIMEOUT] && o->server && !o->one_off;
-}
-
-static int cport_on_server(const struct perf_opts *o)
-{
-    return o->given[O_CPORT] && o->server;
-}
-
-static int zerocopy_udp(const struct perf_opts *o)
-{
-    return o->zerocopy && o->udp;
-}
-
-static int csv_without_sweep(const struct perf_opts *o)
-{
-    return o->csv && !o->server && !o->sweep_np && !o->sweep_nw;
-}
-
-static int csv_with_json(const struct perf_opts *o)
-{
-    return o->csv && o->json && (o->sweep_np || o->sweep_nw);
-}
-
-static int pkcs1_without_auth(const struct perf_opts *o)
-{
-    return o->use_pkcs1 && !o->rsa_private_key && !o->rsa_public_key;
-}
-
-static int pkcs1_on_server(const struct perf_opts *o)
-{
-    return o->use_pkcs1 && o->server && o->rsa_private_key;
-}
-
-/* accepted (iperf3 accepts them, or they are harmless) but without effect here */
-static const struct {
-    int (*hit)(const struct perf_opts *o);
-    const char *text;
-} ignored[] = {
-    { idle_without_one_off, "--idle-timeout only acts with -1 (a server that exits when no "
-                            "client comes): ignored" },
-    { cport_on_server, "--cport is a client option (the client's local data port): ignored "
-                       "by the server" },
-    { zerocopy_udp, "-Z is for TCP (sendfile); UDP sends with sendmmsg or sendto: ignored" },
-    { csv_without_sweep, "--csv formats a sweep's table (--sweep-parallel, --sweep-window): "
-                         "ignored without one" },
-    { csv_with_json, "--csv and -J: the sweep's table is written as JSON, --csv is ignored" },
-    { pkcs1_without_auth, "--use-pkcs1-padding applies to RSA authentication "
-                          "(--rsa-public-key-path or --rsa-private-key-path): ignored" },
-    { pkcs1_on_server, "--use-pkcs1-padding: the server accepts tokens in either padding "
-                       "(OAEP from iperf3 3.17+, PKCS#1 v1.5 from older), the option only "
-                       "changes a client: ignored" },
-};
-
-int opts_warning(const struct perf_opts *o, int k, char *why, size_t len)
-{
-    for (int i = k < 0 ? 0 : k; i < (int)ARRAY_SIZE(ignored); i++) {
-        if (ignored[i].hit(o)) {
-            snprintf(why, len, "%s", ignored[i].text);
-            return i;
-        }
+    case SET_SIZE:
+        if (opt_parse_size(v, e->min, e->max, &n, &w) < 0)
+            return why_fmt(why, len, "bad %s '%s': %s (a number with K, M or G, %lld..%lld %s)",
+                       e->name, v, w, (long long)e->min, (long long)e->max, e->unit);
+        *(int64_t *)field = n;
+        return 0;
     }
-    return -1;
+    return 1;
+}
+
+int opts_set(struct perf_opts *o, int code, const char *value, char *why, size_t len)
+{
+    if (code > 0 && code < O_CODE_END)
+        o->given[code] = 1;
+    for (size_t i = 0; i < ARRAY_SIZE(opt_sets); i++)
+        if (opt_sets[i].code == code)
+            return set_one(o, &opt_sets[i], value, why, len);
+    return 1;
 }

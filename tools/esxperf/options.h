@@ -1,5 +1,7 @@
-/* esxperf settings (filled by main.c from the command line) and the value
- * parsers behind -b/-l/-w/-n and the sweep lists (pure, unit-tested). */
+/* esxperf settings (filled from the command line: main.c reads it with
+ * getopt_long, opts_set applies each option), the value parsers behind -b/-l/-w/-n
+ * and the sweep lists, and the cross-option checks (options_check.c). Pure,
+ * unit-tested. */
 #ifndef ESXPERF_OPTIONS_H
 #define ESXPERF_OPTIONS_H
 #include <stddef.h>
@@ -82,6 +84,12 @@ struct perf_opts {
     unsigned char given[O_CODE_END];
 };
 void opts_defaults(struct perf_opts *o);
+/* one option from getopt_long (code: its letter or enum perf_opt_code, value: its
+ * argument or NULL): marks it given and sets its field. Returns 0; -1 with one
+ * line in why for a bad value (a usage error); 1 for a code it does not set
+ * (-h, -v, getopt's '?' and ':': main's business). Adding an option: its field
+ * here, a line in opt_sets (options.c), its line in main.c's usage and tables. */
+int opts_set(struct perf_opts *o, int code, const char *value, char *why, size_t len);
 
 /* sizes for -l/-w/-n/-k with K/M/G/T suffixes (1024-based), within [min, max] */
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);

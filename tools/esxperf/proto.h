@@ -1,11 +1,15 @@
-/* iperf3 control protocol: cookie, state bytes, length-prefixed JSON messages,
- * the parameter JSON (client -> server) and the results JSON (both ways).
- * Encoders and decoders are pure functions over buffers (unit-tested, fuzzed);
- * the ctl_* functions do the socket I/O with deadlines. */
+/* iperf3 control protocol: cookie, state bytes, length-prefixed JSON messages
+ * (proto.c), the parameter JSON client -> server (proto_params.c) and the results
+ * JSON both ways (proto_results.c). Encoders and decoders are pure functions over
+ * buffers (unit-tested, fuzzed); the ctl_* functions do the socket I/O with
+ * deadlines. The states in the order of a test: ../shared/reference/iperf3-protocol.md
+ * and client.c / server.c, which follow it phase by phase. */
 #ifndef ESXPERF_PROTO_H
 #define ESXPERF_PROTO_H
 #include <stddef.h>
 #include <stdint.h>
+
+#include "clock.h"
 
 /* state bytes (signed char on the wire) */
 enum ctl_state {
@@ -13,8 +17,20 @@ enum ctl_state {
     ST_CREATE_STREAMS = 10, ST_SERVER_TERMINATE = 11, ST_CLIENT_TERMINATE = 12,
     ST_EXCHANGE_RESULTS = 13, ST_DISPLAY_RESULTS = 14, ST_IPERF_DONE = 16,
     ST_ACCESS_DENIED = -1, ST_SERVER_ERROR = -2,
+    ST_FIRST = ST_SERVER_ERROR, ST_LAST = ST_IPERF_DONE,    /* the range of the names */
 };
+/* "TEST_START" ...; "unknown state" for a byte that is no state */
 const char *ctl_state_name(int st);
+
+/* iperf3's error codes (its i_errno, with its names) that esxperf sends or reads
+ * after SERVER_ERROR; iperf3 numbers them 1..~400 (1xx test, 2xx stream, 3xx timer) */
+enum iperf3_error {
+    IE_LISTEN = 102,            /* cannot listen (our UDP data listener) */
+    IE_RECVCOOKIE = 106,        /* cannot receive the cookie */
+    IE_RECVPARAMS = 114,        /* cannot receive (or refuses) the parameters */
+    IE_AUTHTEST = 142,          /* test authorization failed */
+};
+#define IE_MAX 999              /* above: no iperf3 error number */
 
 #define COOKIE_SIZE 37              /* 36 characters + NUL, on the wire as is */
 #define PARAMS_MAX 8192             /* params JSON limit (as iperf3 3.18+) */
@@ -87,7 +103,7 @@ void results_free(struct test_results *r);
 const struct stream_result *results_find(const struct test_results *r, int id);
 
 /* socket I/O: return 0 or -1 with errno (ETIMEDOUT, ECONNRESET, EMSGSIZE, EPROTO) */
-int ctl_send_state(int fd, int st, uint64_t deadline_ns);
+int ctl_send_state(int fd, enum ctl_state st, uint64_t deadline_ns);
 int ctl_recv_state(int fd, int *st, uint64_t deadline_ns);
 int ctl_send_json(int fd, const char *js, size_t len, uint64_t deadline_ns);
 /* malloc'd NUL-terminated text; refuses (EMSGSIZE) lengths above max */
@@ -101,8 +117,18 @@ struct server_state {
     int ncodes;              /* SERVER_ERROR: codes that came, 0..2 */
     int32_t ierr, err;       /* iperf3's i_errno and errno */
     int code_wait;           /* SERVER_ERROR: 1 = the codes did not come in time, 0 = closed */
+    int io_err;              /* ctl_expect: no state came (errno: ETIMEDOUT, ECONNRESET...) */
 };
-#define SERVER_CODE_WAIT_NS (2ull * 1000000000ull)  /* for SERVER_ERROR's codes */
+#define SERVER_CODE_WAIT_NS (2 * NS_PER_SEC)  /* for SERVER_ERROR's codes */
+
+/* SERVER_ERROR with its codes, in one write: i_errno and errno as big-endian int32;
+ * err PROTO_CODE_ONLY sends i_errno alone, as iperf3 3.12 does after refusing a
+ * token (its clients read one int then). Returns 0 or -1 with errno. */
+#define PROTO_CODE_ONLY (-1)
+int proto_send_error(int fd, enum iperf3_error ie, int err, uint64_t deadline_ns);
+/* after a SERVER_ERROR byte: its codes into s (up to SERVER_CODE_WAIT_NS; 3.12
+ * sends one after an auth failure) */
+void proto_recv_error(int fd, struct server_state *s);
 /* one state byte by deadline_ns; for SERVER_ERROR also its two big-endian int32
  * (up to SERVER_CODE_WAIT_NS more; iperf3 3.12 sends one after an auth failure).
  * Returns 0, or -1 with errno (ETIMEDOUT; ECONNRESET also for a closed connection) */
@@ -111,6 +137,13 @@ int ctl_recv_server_state(int fd, uint64_t deadline_ns, struct server_state *s);
  * ACCESS_DENIED, SERVER_ERROR with its codes (out-of-range ones named as such),
  * SERVER_TERMINATE, a known state out of turn, or a byte that is no state */
 void server_state_text(const struct server_state *s, int want, char *buf, size_t len);
+/* one state by deadline_ns (ctl_recv_server_state): 0 when it is want, else -1 with
+ * got saying what came instead (another state, or io_err when none did) */
+int ctl_expect(int fd, enum ctl_state want, uint64_t deadline_ns, struct server_state *got);
+/* ctl_expect's -1 as one line: nothing for waited_s seconds, the connection
+ * closed, or the state that came (server_state_text) */
+void ctl_expect_text(const struct server_state *got, enum ctl_state want, unsigned waited_s,
+                     char *buf, size_t len);
 /* the server's results message: its length within timeout_ns, checked against
  * RESULTS_MAX, then the body (1 s more per RESULTS_BODY_BPS bytes announced), decoded
  * into r (free with results_free).
@@ -118,10 +151,12 @@ void server_state_text(const struct server_state *s, int want, char *buf, size_t
 int ctl_recv_results(int fd, uint64_t timeout_ns, struct test_results *r, char *why,
                      size_t whylen);
 
-/* Handle one control byte stream as a server would after the cookie: a
- * length-prefixed params message. Used by the fuzz target and by server.c.
- * Returns 0 with *p filled, or -1 with *why. */
-int proto_parse_params_message(const unsigned char *buf, size_t n, struct test_params *p,
-                               const char **why);
+/* The server's read of the client's parameters after the cookie: the framed
+ * message (length 1..PARAMS_MAX) by deadline_ns, decoded by params_decode. The
+ * fuzz target drives it through a socket pair. Returns 0 with *p filled, or -1
+ * with *why and in *err the errno the SERVER_ERROR answer carries (EMSGSIZE,
+ * ETIMEDOUT, EINVAL for bad parameters, 0 for a connection that failed). */
+int ctl_recv_params(int fd, uint64_t deadline_ns, struct test_params *p, const char **why,
+                    int *err);
 
 #endif

@@ -1,8 +1,10 @@
-/* iperf3-layout text and JSON rows. Column layout follows iperf3 3.12's output
- * so people and scripts that read it find the same columns. */
+/* iperf3-layout text: the start lines, interval rows, SUM rows and the end
+ * summary. Column layout follows iperf3 3.12's output so people and scripts that
+ * read it find the same columns. -J goes to report_json.c instead. */
 #include "report.h"
 #include "fail.h"
-#include "units.h"
+#include "udp.h"
+#include "iperf_units.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -69,12 +71,6 @@ void rep_printf(struct report *r, const char *fmt, ...)
     }
 }
 
-double row_bps(const struct row *row)
-{
-    double sec = row->end - row->start;
-    return sec > 0 ? (double)row->bytes * 8.0 / sec : 0.0;
-}
-
 static void id_text(char *buf, size_t len, const struct row *row)
 {
     if (row->sock < 0)
@@ -127,7 +123,7 @@ void rep_row(struct report *r, const struct row *row, enum row_kind kind)
                        row->end, xfer, rate, (long long)row->packets, tag);
             return;
         }
-        double pct = row->packets > 0 ? 100.0 * (double)row->lost / (double)row->packets : 0.0;
+        double pct = udp_loss_percent(row->lost, row->packets);
         rep_printf(r, "%s %6.2f-%-6.2f sec  %s  %s/sec  %5.3f ms  %lld/%lld (%.2g%%)  %s\n", id,
                    row->start, row->end, xfer, rate, row->jitter_ms, (long long)row->lost,
                    (long long)row->packets, pct, tag);
@@ -152,48 +148,6 @@ void rep_row(struct report *r, const struct row *row, enum row_kind kind)
     }
 }
 
-void rep_row_json_open(struct jsonw *w, const char *key, const struct row *row)
-{
-    jw_obj(w, key);
-    if (row->sock >= 0)
-        jw_int(w, "socket", row->sock);
-    jw_double(w, "start", row->start);
-    jw_double(w, "end", row->end);
-    jw_double(w, "seconds", row->end - row->start);
-    jw_uint(w, "bytes", row->bytes);
-    jw_double(w, "bits_per_second", row_bps(row));
-}
-
-void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval)
-{
-    rep_row_json_open(w, key, row);
-    if (row->udp) {
-        if (!(interval && row->sender)) {
-            jw_double(w, "jitter_ms", row->jitter_ms);
-            jw_int(w, "lost_packets", row->lost);
-        }
-        jw_int(w, "packets", row->packets);
-        if (!(interval && row->sender)) {
-            jw_double(w, "lost_percent",
-                      row->packets > 0 ? 100.0 * (double)row->lost / (double)row->packets : 0.0);
-            if (row->sock >= 0)
-                jw_int(w, "out_of_order", row->ooo);
-        }
-    } else if (row->sender) {
-        jw_int(w, "retransmits", row->retrans);
-        if (interval && row->sock >= 0) {
-            jw_int(w, "snd_cwnd", row->cwnd);
-            jw_int(w, "rtt", row->rtt);
-            jw_int(w, "rttvar", row->rttvar);
-            jw_int(w, "pmtu", row->pmtu);
-        }
-    }
-    if (interval)
-        jw_bool(w, "omitted", row->omitted);
-    jw_bool(w, "sender", row->sender);
-    jw_end(w);
-}
-
 void rep_addr(const union sockaddr_any *a, char *buf, size_t len)
 {
     net_ntop(a, buf, len);
@@ -209,8 +163,105 @@ void rep_ends(int fd, struct rep_ends *e)
     memset(&ra, 0, sizeof ra);
     getsockname(fd, &la.sa, &ll);
     getpeername(fd, &ra.sa, &rl);
+    e->sock = fd;
     rep_addr(&la, e->lhost, sizeof e->lhost);
     rep_addr(&ra, e->rhost, sizeof e->rhost);
     e->lport = net_port(&la);
     e->rport = net_port(&ra);
+}
+
+/* ---- the parts of a test, as text */
+
+void report_text_start(struct report *r, const struct start_info *si)
+{
+    const struct test_params *p = si->p;
+    if (!si->is_client)
+        rep_printf(r, "Accepted connection from %s, port %u\n", si->peer, si->port);
+    for (int i = 0; i < si->n; i++) {
+        const struct rep_ends *e = &si->ends[i];
+        rep_printf(r, "[%3d] local %s port %u connected to %s port %u\n", e->sock, e->lhost,
+                   e->lport, e->rhost, e->rport);
+    }
+    if (!si->is_client)
+        return;
+    if (p->reverse)
+        rep_printf(r, "Reverse mode, remote host %s is sending\n", si->peer);
+    if (!r->verbose)
+        return;
+    if (p->num || p->blockcount)
+        rep_printf(r, "Starting Test: protocol: %s, %lld streams, %lld byte blocks, "
+                   "omitting %lld seconds, %lld %s to send, tos %lld\n", p->udp ? "UDP" : "TCP",
+                   (long long)p->parallel, (long long)p->len, (long long)p->omit,
+                   (long long)(p->num ? p->num : p->blockcount), p->num ? "bytes" : "blocks",
+                   (long long)p->tos);
+    else
+        rep_printf(r, "Starting Test: protocol: %s, %lld streams, %lld byte blocks, "
+                   "omitting %lld seconds, %lld second test, tos %lld\n", p->udp ? "UDP" : "TCP",
+                   (long long)p->parallel, (long long)p->len, (long long)p->omit,
+                   (long long)p->time, (long long)p->tos);
+}
+
+/* a group's SUM row shows with two or more streams in it, and in --bidir -P N */
+static int sum_shows(int n, int bidir, int64_t parallel)
+{
+    return n > 1 || (bidir && n && parallel > 1);
+}
+
+void report_text_interval(struct report *r, const struct interval *iv)
+{
+    for (int i = 0; i < iv->n; i++)
+        rep_row(r, &iv->rows[i], ROW_INTERVAL);
+    for (int g = 0; g < GROUPS; g++)
+        if (sum_shows(iv->nin[g], iv->bidir, iv->parallel))
+            rep_row(r, &iv->sum[g], ROW_INTERVAL);
+    if (iv->n > 1)
+        rep_separator(r);
+}
+
+static void text_cpu(struct report *r, const struct totals *t)
+{
+    const char *lname = t->local_sender ? "local/sender" : "local/receiver";
+    const char *rname = t->local_sender ? "remote/receiver" : "remote/sender";
+    if (t->have_remote)
+        rep_printf(r, "CPU Utilization: %s %.1f%% (%.1f%%u/%.1f%%s), %s %.1f%% (%.1f%%u/%.1f%%s)\n",
+                   lname, t->cpu_total, t->cpu_user, t->cpu_system, rname, t->remote_total,
+                   t->remote_user, t->remote_system);
+    else
+        rep_printf(r, "CPU Utilization: %s %.1f%% (%.1f%%u/%.1f%%s)\n", lname, t->cpu_total,
+                   t->cpu_user, t->cpu_system);
+    if (t->have_remote && t->cpu_seconds_remote > 0)
+        rep_printf(r, "Efficiency: %.2f Gbit per CPU-second local, %.2f remote; %.0f I/O calls/sec\n",
+                   t->gbit_per_cpu_local, t->gbit_per_cpu_remote, t->io_calls_per_second);
+    else
+        rep_printf(r, "Efficiency: %.2f Gbit per CPU-second local; %.0f I/O calls/sec\n",
+                   t->gbit_per_cpu_local, t->io_calls_per_second);
+}
+
+void report_text_summary(struct report *r, const struct totals *t)
+{
+    rep_separator(r);
+    rep_header(r, t->udp, 1, 1, t->bidir);
+    /* the client shows both rows of each stream; the server only its own side */
+    for (int i = 0; i < t->n; i++) {
+        const struct stream_totals *st = &t->st[i];
+        if (st->have_snd && (t->is_client || st->sender))
+            rep_row(r, &st->snd, ROW_SUMMARY);
+        if (st->have_rcv && (t->is_client || !st->sender))
+            rep_row(r, &st->rcv, ROW_SUMMARY);
+    }
+    for (int g = 0; g < GROUPS; g++) {
+        const struct group_totals *gt = &t->grp[g];
+        if (!sum_shows(gt->n, t->bidir, t->parallel))
+            continue;
+        if (gt->nsnd && (t->is_client || gt->first_sends))
+            rep_row(r, &gt->snd, ROW_SUMMARY);
+        if (gt->nrcv && (t->is_client || !gt->first_sends))
+            rep_row(r, &gt->rcv, ROW_SUMMARY);
+    }
+    text_cpu(r, t);
+    if (!t->udp && !t->tcp_info && t->local_sender)
+        rep_printf(r, "Retransmits: n/a (getsockopt TCP_INFO failed on this host)\n");
+    if (r->verbose)
+        for (int i = 0; i < t->n; i++)
+            rep_printf(r, "[%3d] engine: %s\n", t->st[i].snd.sock, t->st[i].engine);
 }

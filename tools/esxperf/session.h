@@ -1,11 +1,13 @@
 /* One running test, shared by client and server: the streams, the clock
- * (omit / measure / cooldown), interval rows, local results for the exchange,
- * and the end summary (text and JSON). */
+ * (omit / measure / cooldown), the counters behind each interval row (session.c),
+ * the end totals and the local results for the exchange (totals.c). Printing is
+ * the report's (report.h): the session hands it figures (figures.h). */
 #ifndef ESXPERF_SESSION_H
 #define ESXPERF_SESSION_H
 #include <stdint.h>
 
 #include "cpu.h"
+#include "figures.h"
 #include "options.h"
 #include "proto.h"
 #include "report.h"
@@ -23,16 +25,6 @@ struct stream_book {
     int ended;
 };
 
-/* headline figures of a finished run (for --sweep tables) */
-struct run_result {
-    double seconds;
-    double gbps;               /* receiver side, the test's main direction */
-    double cpu_local, cpu_remote;   /* total %, -1 remote unknown */
-    int64_t retrans;           /* -1 = n/a */
-    double gbit_per_cpu_s;     /* bits moved / (local + remote CPU seconds) */
-    uint64_t bytes_sent, bytes_received;
-};
-
 struct session {
     const struct perf_opts *o;
     struct test_params p;
@@ -43,6 +35,7 @@ struct session {
     struct stream_book *bk;
     struct stream_shared sh;
     struct report *rep;
+    struct interval *iv;           /* the rows of the interval being reported */
     uint64_t t_start;              /* TEST_RUNNING (mono ns) */
     uint64_t t_measure;            /* after omit */
     uint64_t t_measure_end;        /* 0 until the measured period ended */
@@ -54,7 +47,6 @@ struct session {
     int have_remote;
     int tcpinfo_ok;                /* getsockopt(TCP_INFO) worked on a sender */
     char congestion[32];
-    int intervals_open;            /* JSON "intervals" array is open */
     struct run_result fig;         /* filled by session_summary */
     uint64_t rx_seen, rx_seen_ns;  /* -n/-k receive progress (stall detection) */
 };
@@ -65,10 +57,20 @@ void session_free(struct session *s);
 /* add a stream in creation order; returns it (id assigned 1, 3, 4, ...) */
 struct stream *session_add(struct session *s, int fd, int sender);
 int session_stream_id(int index);
+/* direction group of stream i: 0 = the test's direction, 1 = --bidir's reverse */
+int session_group(const struct session *s, int i);
+/* "TX-C", "RX-C", "TX-S", "RX-S" with --bidir, else NULL */
+const char *session_role(const struct session *s, int i);
+/* seconds of the measured period (so far, until it ended) */
+double session_seconds(const struct session *s);
+/* adds a row into a SUM row: bytes, packets, losses, known retransmits, jitter */
+void row_add(struct row *sum, const struct row *r);
 /* role of stream i from this side: 1 sends */
 int session_is_sender(const struct session *s, int index);
-/* "[  5] local A port P connected to B port Q" for every stream */
-void session_print_connected(const struct session *s, struct report *rep);
+/* the start of the test on the report: host and port for the JSON (connecting_to,
+ * accepted_connection), peer for the text lines */
+void session_report_start(const struct session *s, const char *host, unsigned port,
+                          const char *peer, const char *cookie);
 
 int session_start(struct session *s);                 /* threads + clock */
 /* call often: handles omit end and interval ticks; returns ms until next event */
@@ -79,14 +81,13 @@ void session_stop_senders(struct session *s);       /* stop + join senders */
 void session_stop_all(struct session *s);            /* stop receivers (drain) + join */
 void session_local_results(struct session *s, struct test_results *r, const char *server_text,
                            const char *server_json);
-void session_summary(struct session *s);              /* text rows, or the JSON "end" */
+/* the end figures of the test (after session_stop_all; with the peer's results
+ * when have_remote), without printing */
+void session_totals(const struct session *s, struct totals *t);
+/* session_totals on the report (text rows, or the JSON "end"); keeps the run's
+ * headline in fig */
+void session_summary(struct session *s);
 /* any stream ended with an error: its errno, else 0 */
 int session_stream_error(const struct session *s);
-int session_all_receivers_eof(const struct session *s);
-
-/* JSON document helpers */
-void session_json_start(struct session *s, const char *local, uint16_t lport, const char *remote,
-                        uint16_t rport, const char *cookie);
-void session_json_finish(struct session *s, const char *error);
 
 #endif

@@ -4,7 +4,6 @@
 #include "clock.h"
 #include "fail.h"
 #include "jsonw.h"
-#include "units.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +114,7 @@ int sweep_run(const struct perf_opts *o)
                 worst = r->rc;      /* 2 (usage, system) over 1 (test failed) over 0 */
             if (!o->json && !o->csv)
                 sweep_progress(stderr, n, np * nw, &one, r->rc);
-            sleep_ns(200 * 1000000ull);   /* let the server return to listening */
+            sleep_ns(200 * NS_PER_MS);   /* let the server return to listening */
         }
     }
     sweep_print(stdout, rows, n, o->csv, o->json);

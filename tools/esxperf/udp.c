@@ -1,5 +1,6 @@
 /* UDP datagram header and receiver arithmetic (loss, jitter, out-of-order). */
 #include "udp.h"
+#include "bytes.h"
 
 #include <string.h>
 
@@ -11,30 +12,15 @@ size_t udp_header_size(int counters64)
     return counters64 ? 16 : 12;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 void udp_header_put(unsigned char *buf, uint32_t sec, uint32_t usec, uint64_t count,
                     int counters64)
 {
-    put32(buf, sec);
-    put32(buf + 4, usec);
-    if (counters64) {
-        put32(buf + 8, (uint32_t)(count >> 32));
-        put32(buf + 12, (uint32_t)count);
-    } else {
-        put32(buf + 8, (uint32_t)count);
-    }
+    store_be32(buf, sec);
+    store_be32(buf + 4, usec);
+    if (counters64)
+        store_be64(buf + 8, count);
+    else
+        store_be32(buf + 8, (uint32_t)count);
 }
 
 int udp_header_get(const unsigned char *buf, size_t len, int counters64, uint32_t *sec,
@@ -42,12 +28,9 @@ int udp_header_get(const unsigned char *buf, size_t len, int counters64, uint32_
 {
     if (len < udp_header_size(counters64))
         return -1;
-    *sec = get32(buf);
-    *usec = get32(buf + 4);
-    if (counters64)
-        *count = (uint64_t)get32(buf + 8) << 32 | get32(buf + 12);
-    else
-        *count = get32(buf + 8);
+    *sec = load_be32(buf);
+    *usec = load_be32(buf + 4);
+    *count = counters64 ? load_be64(buf + 8) : load_be32(buf + 8);
     return 0;
 }
 
@@ -87,22 +70,22 @@ double udp_loss_percent(int64_t lost, int64_t total)
     return 100.0 * (double)lost / (double)total;
 }
 
-int udp_connect_kind(const unsigned char msg[4], int from_client)
+enum udp_connect_kind udp_connect_kind(const unsigned char msg[4], int from_client)
 {
     const unsigned char *nw = from_client ? udp_connect_client_new : udp_connect_server_new;
     uint32_t old = from_client ? UDP_CONNECT_CLIENT_OLD : UDP_CONNECT_SERVER_OLD;
     uint32_t v;
     if (!memcmp(msg, nw, 4))
-        return 1;
+        return UDP_CONNECT_NEW;
     memcpy(&v, msg, 4);
     if (v == old)
-        return 2;
-    return 0;
+        return UDP_CONNECT_OLD;
+    return UDP_CONNECT_NONE;
 }
 
-void udp_connect_value(unsigned char msg[4], int kind, int from_client)
+void udp_connect_value(unsigned char msg[4], enum udp_connect_kind kind, int from_client)
 {
-    if (kind == 2) {
+    if (kind == UDP_CONNECT_OLD) {
         uint32_t v = from_client ? UDP_CONNECT_CLIENT_OLD : UDP_CONNECT_SERVER_OLD;
         memcpy(msg, &v, 4);
     } else {

@@ -35,8 +35,13 @@ double udp_loss_percent(int64_t lost, int64_t total);
 #define UDP_CONNECT_SERVER_OLD 987654321u
 extern const unsigned char udp_connect_client_new[4];   /* "9876" (3.12+) */
 extern const unsigned char udp_connect_server_new[4];   /* "6789" */
-/* 1 new-style, 2 old-style, 0 neither */
-int udp_connect_kind(const unsigned char msg[4], int from_client);
-void udp_connect_value(unsigned char msg[4], int kind, int from_client);
+enum udp_connect_kind {
+    UDP_CONNECT_NONE = 0,       /* neither */
+    UDP_CONNECT_NEW = 1,        /* 3.12+: "9876" / "6789" */
+    UDP_CONNECT_OLD = 2,        /* <= 3.11: 123456789 / 987654321 as host-order ints */
+};
+enum udp_connect_kind udp_connect_kind(const unsigned char msg[4], int from_client);
+/* the 4 bytes of the handshake of that kind (NONE writes the new ones) */
+void udp_connect_value(unsigned char msg[4], enum udp_connect_kind kind, int from_client);
 
 #endif

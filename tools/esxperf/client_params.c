@@ -1,0 +1,109 @@
+/* What the client asks for: the parameters it sends (from the options), the RSA
+ * authtoken among them, and the warning when -b cannot land on its rate with
+ * whole datagrams. */
+#include "client.h"
+#include "auth.h"
+#include "clock.h"
+#include "fail.h"
+#include "pace.h"
+
+#include <stdio.h>
+#include <time.h>
+
+void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p)
+{
+    params_defaults(p);
+    p->udp = o->udp;
+    p->reverse = o->reverse;
+    p->bidir = o->bidir;
+    p->nodelay = o->nodelay;
+    p->omit = o->omit;
+    p->num = o->num;
+    p->blockcount = o->blockcount;
+    p->time = (o->num || o->blockcount) ? 0 : o->time;
+    p->parallel = o->parallel;
+    p->len = o->len;
+    if (!p->len) {
+        if (o->udp) {
+            p->len = ctl_mss > 0 ? ctl_mss : 1460;
+            if (p->len > UDP_LEN_MAX)
+                p->len = UDP_LEN_MAX;
+            if (p->len < UDP_LEN_MIN)
+                p->len = UDP_LEN_MIN;
+        } else {
+            p->len = 128 * 1024;
+        }
+    }
+    p->window = o->window;
+    p->mss = o->mss;
+    p->bandwidth = o->bandwidth_set ? (int64_t)o->bandwidth : (o->udp ? 1048576 : 0);
+    p->burst = o->burst;
+    p->pacing_timer = o->pacing_timer;
+    p->tos = o->tos;
+    p->get_server_output = o->get_server_output;
+    p->udp_counters_64bit = o->udp64;
+    p->zerocopy = o->zerocopy;
+    p->skip_rx_copy = o->skip_rx_copy;
+    p->server_affinity = o->server_affinity;
+    p->dont_fragment = o->dont_fragment;
+    if (o->title)
+        snprintf(p->title, sizeof p->title, "%s", o->title);
+    if (o->congestion)
+        snprintf(p->congestion, sizeof p->congestion, "%s", o->congestion);
+    snprintf(p->client_version, sizeof p->client_version, "3.12");
+}
+
+/* RSA authentication: with --username and --rsa-public-key-path, the authtoken
+ * (base64 ciphertext) into out. Made before connecting, as iperf3 does, so that a
+ * password prompt does not keep the server's control connection waiting. Returns
+ * 0 (out "" without those options), or -1 after printing why. */
+int client_authtoken(const struct perf_opts *o, char *out, size_t outcap)
+{
+    char err[300], pw[AUTH_PASS_MAX + 1];
+    out[0] = '\0';
+    if (!o->username || !o->rsa_public_key)
+        return 0;
+    struct crypto_key *pub = crypto_key_load_public(o->rsa_public_key, err, sizeof err);
+    if (!pub) {
+        warnmsg("cannot use the server's public key: %s (give a PEM public key with "
+                "--rsa-public-key-path)", err);
+        return -1;
+    }
+    int rc = auth_password_get(pw, sizeof pw, err, sizeof err);
+    if (rc == 0)
+        rc = auth_token_make(pub, o->use_pkcs1 ? CRYPTO_PKCS1_V15 : CRYPTO_OAEP_SHA1,
+                             o->username, pw, (int64_t)time(NULL), out, outcap, err,
+                             sizeof err);
+    crypto_wipe(pw, sizeof pw);
+    crypto_key_free(pub);
+    if (rc < 0) {
+        warnmsg("cannot make the authentication token: %s", err);
+        out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+/* UDP sends whole datagrams: when one datagram is a good part of what the rate
+ * moves in the test, the test cannot land on the rate; say so before it runs
+ * (TCP writes smaller pieces instead, pace_chunk) */
+void client_warn_pace(const struct test_params *p)
+{
+    if (!p->udp || !p->time || p->bandwidth <= 0)
+        return;
+    uint64_t rate = (uint64_t)p->bandwidth, secs = (uint64_t)p->time;
+    int pct = pace_overshoot_pct(rate, (size_t)p->len, (uint64_t)p->burst, secs * NS_PER_SEC);
+    if (pct <= PACE_OVERSHOOT_OK)
+        return;
+    /* the datagram size that keeps one datagram within PACE_OVERSHOOT_OK % */
+    uint64_t fit = rate / 8 * secs * PACE_OVERSHOOT_OK / 100 / (p->burst > 1 ? (uint64_t)p->burst : 1);
+    if (fit >= UDP_LEN_MIN)
+        warnmsg("warning: -b %lld bit/s with %lld-byte datagrams for %lld s: whole datagrams "
+                "can land up to %d%% above the rate (-l %llu or smaller keeps it within %d%%)",
+                (long long)p->bandwidth, (long long)p->len, (long long)p->time, pct,
+                (unsigned long long)fit, PACE_OVERSHOOT_OK);
+    else
+        warnmsg("warning: -b %lld bit/s for %lld s moves fewer bytes than a few datagrams: "
+                "whole datagrams can land up to %d%% above the rate (raise -b or -t)",
+                (long long)p->bandwidth, (long long)p->time, pct);
+}

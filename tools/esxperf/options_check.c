@@ -1,0 +1,227 @@
+/* Cross-option checks on a whole command line (pure: no socket, no file): what
+ * is refused together (opts_validate, a usage error), and what is accepted but
+ * does nothing here (opts_warning, one line each). */
+#include "options.h"
+#include "bytes.h"
+#include "fail.h"
+#include "proto.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+
+
+struct opt_name { int code; const char *name; };
+
+/* options that shape a test: the client chooses them for each test, so on a
+ * server they would do nothing (iperf3 refuses them there too) */
+static const struct opt_name client_only[] = {
+    { 'u', "-u" }, { 't', "-t" }, { 'n', "-n" }, { 'k', "-k" }, { 'b', "-b" }, { 'l', "-l" },
+    { 'w', "-w" }, { 'P', "-P" }, { 'R', "-R" }, { O_BIDIR, "--bidir" }, { 'O', "-O" },
+    { O_COOLDOWN, "--cooldown" }, { 'M', "-M" }, { 'N', "-N" }, { 'C', "-C" }, { 'S', "-S" },
+    { 'Z', "-Z" }, { O_SKIP_RX_COPY, "--skip-rx-copy" }, { 'T', "-T" },
+    { O_CONNECT_TIMEOUT, "--connect-timeout" }, { O_GSO, "--get-server-output" },
+    { O_DF, "--dont-fragment" }, { O_UDP64, "--udp-counters-64bit" },
+    { O_PACING, "--pacing-timer" }, { O_SWEEP_P, "--sweep-parallel" },
+    { O_SWEEP_W, "--sweep-window" }, { O_CSV, "--csv" }, { O_USERNAME, "--username" },
+    { O_RSA_PUB, "--rsa-public-key-path" },
+};
+
+/* options only a server acts on (iperf3 refuses them on a client) */
+static const struct opt_name server_only[] = {
+    { '1', "-1" }, { O_IDLE_TIMEOUT, "--idle-timeout" },
+    { O_RSA_PRIV, "--rsa-private-key-path" }, { O_USERS, "--authorized-users-path" },
+    { O_SKEW, "--time-skew-threshold" }, { O_READABLE_KEY, "--allow-readable-key" },
+    { O_CONTROL_TIMEOUT, "--control-timeout" }, { O_MAX_DURATION, "--max-duration" },
+};
+
+static const char *first_given(const struct perf_opts *o, const struct opt_name *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (o->given[t[i].code])
+            return t[i].name;
+    return NULL;
+}
+
+static int check_role(const struct perf_opts *o, char *why, size_t len)
+{
+    if (o->server == !!o->host)
+        return why_fmt(why, len, "give exactly one of -s (server) or -c HOST (client)");
+    const char *name;
+    if (o->server && (name = first_given(o, client_only, ARRAY_SIZE(client_only))))
+        return why_fmt(why, len, "%s is a client option (the client sets up each test): "
+                      "drop it from esxperf -s", name);
+    if (!o->server && (name = first_given(o, server_only, ARRAY_SIZE(server_only))))
+        return why_fmt(why, len, "%s is a server option (use it with esxperf -s)", name);
+    if (o->server && o->server_affinity >= 0)
+        return why_fmt(why, len, "-A N,S: the ,S part asks the server for a CPU from the client; "
+                      "on a server give -A N");
+    return 0;
+}
+
+static int check_test_shape(const struct perf_opts *o, char *why, size_t len)
+{
+    if (o->reverse && o->bidir)
+        return why_fmt(why, len, "-R and --bidir exclude each other");
+    if ((o->num || o->blockcount) && o->given['t'])
+        return why_fmt(why, len, "give only one of -t, -n, -k");
+    if (o->num && o->blockcount)
+        return why_fmt(why, len, "give only one of -n and -k");
+    if (o->udp && o->len && (o->len < UDP_LEN_MIN || o->len > UDP_LEN_MAX))
+        return why_fmt(why, len, "UDP block size (-l) must be %d..%d", UDP_LEN_MIN, UDP_LEN_MAX);
+    if (o->given['P'] && o->sweep_np)
+        return why_fmt(why, len, "-P and --sweep-parallel both set the stream count: give one");
+    if (o->given['w'] && o->sweep_nw)
+        return why_fmt(why, len, "-w and --sweep-window both set the window: give one");
+    return 0;
+}
+
+static int check_auth(const struct perf_opts *o, char *why, size_t len)
+{
+    if (!o->username != !o->rsa_public_key)
+        return why_fmt(why, len, "authentication needs both --username and --rsa-public-key-path");
+    if (!o->rsa_private_key != !o->authorized_users)
+        return why_fmt(why, len, "authentication needs both --rsa-private-key-path and "
+                      "--authorized-users-path");
+    return 0;
+}
+
+/* the most streams one run of this command opens (a sweep: its largest -P) */
+static int64_t max_streams(const struct perf_opts *o)
+{
+    int64_t n = o->parallel;
+    for (int i = 0; i < o->sweep_np; i++)
+        if (o->sweep_parallel[i] > n)
+            n = o->sweep_parallel[i];
+    return o->bidir ? 2 * n : n;
+}
+
+/* --cport: data stream i (from 1) binds port cport + i - 1, as iperf3 does */
+static int check_cport(const struct perf_opts *o, char *why, size_t len)
+{
+    if (o->server || !o->cport)
+        return 0;
+    int64_t n = max_streams(o), last = (int64_t)o->cport + n - 1;
+    if (last > 65535)
+        return why_fmt(why, len, "--cport %u with %lld data streams needs ports %u..%lld, past "
+                      "65535 (each stream takes the next port: use --cport %lld or lower)",
+                      (unsigned)o->cport, (long long)n, (unsigned)o->cport, (long long)last,
+                      (long long)(65536 - n));
+    return 0;
+}
+
+/* AF_INET or AF_INET6 for a numeric address, AF_UNSPEC for a name */
+static int literal_family(const char *s)
+{
+    unsigned char a[16];
+    if (!s)
+        return AF_UNSPEC;
+    if (inet_pton(AF_INET, s, a) == 1)
+        return AF_INET;
+    if (inet_pton(AF_INET6, s, a) == 1)
+        return AF_INET6;
+    return AF_UNSPEC;
+}
+
+static const char *family_name(int f)
+{
+    return f == AF_INET ? "IPv4" : "IPv6";
+}
+
+static int check_family(const struct perf_opts *o, char *why, size_t len)
+{
+    int host = literal_family(o->host), bind = literal_family(o->bind);
+    const char *flag = o->family == AF_INET ? "-4" : "-6";
+    if (o->family != AF_UNSPEC && host != AF_UNSPEC && host != o->family)
+        return why_fmt(why, len, "-c %s is an %s address but %s asks for %s (drop %s or give "
+                      "an %s address)", o->host, family_name(host), flag,
+                      family_name(o->family), flag, family_name(o->family));
+    if (o->family != AF_UNSPEC && bind != AF_UNSPEC && bind != o->family)
+        return why_fmt(why, len, "-B %s is an %s address but %s asks for %s (drop %s or give "
+                      "an %s address)", o->bind, family_name(bind), flag,
+                      family_name(o->family), flag, family_name(o->family));
+    if (host != AF_UNSPEC && bind != AF_UNSPEC && host != bind)
+        return why_fmt(why, len, "-B %s is an %s address but -c %s is %s: the address "
+                      "families do not match (bind an address of the server's family)",
+                      o->bind, family_name(bind), o->host, family_name(host));
+    return 0;
+}
+
+int opts_validate(const struct perf_opts *o, char *why, size_t len)
+{
+    static int (*const checks[])(const struct perf_opts *, char *, size_t) = {
+        check_role, check_test_shape, check_auth, check_cport, check_family,
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(checks); i++)
+        if (checks[i](o, why, len) < 0)
+            return -1;
+    return 0;
+}
+
+static int idle_without_one_off(const struct perf_opts *o)
+{
+    return o->given[O_IDLE_TIMEOUT] && o->server && !o->one_off;
+}
+
+static int cport_on_server(const struct perf_opts *o)
+{
+    return o->given[O_CPORT] && o->server;
+}
+
+static int zerocopy_udp(const struct perf_opts *o)
+{
+    return o->zerocopy && o->udp;
+}
+
+static int csv_without_sweep(const struct perf_opts *o)
+{
+    return o->csv && !o->server && !o->sweep_np && !o->sweep_nw;
+}
+
+static int csv_with_json(const struct perf_opts *o)
+{
+    return o->csv && o->json && (o->sweep_np || o->sweep_nw);
+}
+
+static int pkcs1_without_auth(const struct perf_opts *o)
+{
+    return o->use_pkcs1 && !o->rsa_private_key && !o->rsa_public_key;
+}
+
+static int pkcs1_on_server(const struct perf_opts *o)
+{
+    return o->use_pkcs1 && o->server && o->rsa_private_key;
+}
+
+/* accepted (iperf3 accepts them, or they are harmless) but without effect here */
+static const struct {
+    int (*hit)(const struct perf_opts *o);
+    const char *text;
+} ignored[] = {
+    { idle_without_one_off, "--idle-timeout only acts with -1 (a server that exits when no "
+                            "client comes): ignored" },
+    { cport_on_server, "--cport is a client option (the client's local data port): ignored "
+                       "by the server" },
+    { zerocopy_udp, "-Z is for TCP (sendfile); UDP sends with sendmmsg or sendto: ignored" },
+    { csv_without_sweep, "--csv formats a sweep's table (--sweep-parallel, --sweep-window): "
+                         "ignored without one" },
+    { csv_with_json, "--csv and -J: the sweep's table is written as JSON, --csv is ignored" },
+    { pkcs1_without_auth, "--use-pkcs1-padding applies to RSA authentication "
+                          "(--rsa-public-key-path or --rsa-private-key-path): ignored" },
+    { pkcs1_on_server, "--use-pkcs1-padding: the server accepts tokens in either padding "
+                       "(OAEP from iperf3 3.17+, PKCS#1 v1.5 from older), the option only "
+                       "changes a client: ignored" },
+};
+
+int opts_warning(const struct perf_opts *o, int k, char *why, size_t len)
+{
+    for (int i = k < 0 ? 0 : k; i < (int)ARRAY_SIZE(ignored); i++) {
+        if (ignored[i].hit(o)) {
+            snprintf(why, len, "%s", ignored[i].text);
+            return i;
+        }
+    }
+    return -1;
+}

@@ -1,0 +1,288 @@
+/* The -J document in iperf3's structure: "start" (connected streams, system,
+ * timestamp, the test's parameters), one "intervals" element per interval,
+ * "end" (per-stream sender/receiver objects, the sums, CPU, congestion, and our
+ * additions under "esxperf"). Every key of the document is written here. */
+#include "report.h"
+#include "udp.h"
+#include "version.h"
+
+#include <string.h>
+#include <time.h>
+
+void rep_row_json_open(struct jsonw *w, const char *key, const struct row *row)
+{
+    jw_obj(w, key);
+    if (row->sock >= 0)
+        jw_int(w, "socket", row->sock);
+    jw_double(w, "start", row->start);
+    jw_double(w, "end", row->end);
+    jw_double(w, "seconds", row->end - row->start);
+    jw_uint(w, "bytes", row->bytes);
+    jw_double(w, "bits_per_second", row_bps(row));
+}
+
+void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval)
+{
+    rep_row_json_open(w, key, row);
+    if (row->udp) {
+        if (!(interval && row->sender)) {
+            jw_double(w, "jitter_ms", row->jitter_ms);
+            jw_int(w, "lost_packets", row->lost);
+        }
+        jw_int(w, "packets", row->packets);
+        if (!(interval && row->sender)) {
+            jw_double(w, "lost_percent", udp_loss_percent(row->lost, row->packets));
+            if (row->sock >= 0)
+                jw_int(w, "out_of_order", row->ooo);
+        }
+    } else if (row->sender) {
+        jw_int(w, "retransmits", row->retrans);
+        if (interval && row->sock >= 0) {
+            jw_int(w, "snd_cwnd", row->cwnd);
+            jw_int(w, "rtt", row->rtt);
+            jw_int(w, "rttvar", row->rttvar);
+            jw_int(w, "pmtu", row->pmtu);
+        }
+    }
+    if (interval)
+        jw_bool(w, "omitted", row->omitted);
+    jw_bool(w, "sender", row->sender);
+    jw_end(w);
+}
+
+void report_json_start(struct report *r, const struct start_info *si)
+{
+    struct jsonw *w = &r->jw;
+    const struct test_params *p = si->p;
+    char tbuf[64], ver[64];
+    time_t now = (time_t)si->now;
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(tbuf, sizeof tbuf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    jw_obj(w, NULL);
+    jw_obj(w, "start");
+    jw_arr(w, "connected");
+    for (int i = 0; i < si->n; i++) {
+        const struct rep_ends *e = &si->ends[i];
+        jw_obj(w, NULL);
+        jw_int(w, "socket", e->sock);
+        jw_str(w, "local_host", e->lhost);
+        jw_int(w, "local_port", e->lport);
+        jw_str(w, "remote_host", e->rhost);
+        jw_int(w, "remote_port", e->rport);
+        jw_end(w);
+    }
+    jw_end(w);
+    snprintf(ver, sizeof ver, "esxperf %s", version_string());
+    jw_str(w, "version", ver);
+    jw_str(w, "system_info", si->system);
+    jw_obj(w, "timestamp");
+    jw_str(w, "time", tbuf);
+    jw_int(w, "timesecs", si->now);
+    jw_end(w);
+    jw_obj(w, si->is_client ? "connecting_to" : "accepted_connection");
+    jw_str(w, "host", si->host);
+    jw_int(w, "port", si->port);
+    jw_end(w);
+    jw_str(w, "cookie", si->cookie);
+    if (si->mss >= 0)
+        jw_int(w, "tcp_mss_default", si->mss);
+    if (si->sndbuf >= 0)
+        jw_int(w, "sndbuf_actual", si->sndbuf);
+    if (si->rcvbuf >= 0)
+        jw_int(w, "rcvbuf_actual", si->rcvbuf);
+    jw_int(w, "target_bitrate", p->bandwidth);
+    jw_int(w, "sock_bufsize", p->window);
+    jw_obj(w, "test_start");
+    jw_str(w, "protocol", p->udp ? "UDP" : "TCP");
+    jw_int(w, "num_streams", p->parallel);
+    jw_int(w, "blksize", p->len);
+    jw_int(w, "omit", p->omit);
+    jw_int(w, "duration", p->time);
+    jw_int(w, "bytes", p->num);
+    jw_int(w, "blocks", p->blockcount);
+    jw_int(w, "reverse", p->reverse);
+    jw_int(w, "tos", p->tos);
+    jw_int(w, "target_bitrate", p->bandwidth);
+    jw_int(w, "bidir", p->bidir);
+    jw_int(w, "fqrate", p->fqrate);
+    jw_end(w);
+    jw_end(w);
+    jw_arr(w, "intervals");
+    r->intervals_open = 1;
+}
+
+void report_json_interval(struct report *r, const struct interval *iv)
+{
+    static const char *const sum_key[GROUPS] = { "sum", "sum_bidir_reverse" };
+    struct jsonw *w = &r->jw;
+    jw_obj(w, NULL);
+    jw_arr(w, "streams");
+    for (int i = 0; i < iv->n; i++)
+        rep_row_json(w, NULL, &iv->rows[i], 1);
+    jw_end(w);
+    for (int g = 0; g < GROUPS; g++)
+        if (iv->nin[g])
+            rep_row_json(w, sum_key[g], &iv->sum[g], 1);
+    jw_end(w);
+}
+
+/* one element of end.streams: "udp", or "sender" and "receiver" */
+static void json_stream_end(struct jsonw *w, const struct totals *t, const struct stream_totals *st)
+{
+    jw_obj(w, NULL);
+    if (t->udp) {
+        struct row u = st->rcv;
+        u.sender = st->sender;
+        if (!st->have_rcv)
+            u = st->snd;
+        else if (st->have_snd)
+            u.bytes = st->snd.bytes;
+        rep_row_json_open(w, "udp", &u);
+        jw_double(w, "jitter_ms", u.jitter_ms);
+        jw_int(w, "lost_packets", u.lost);
+        jw_int(w, "packets", u.packets);
+        jw_double(w, "lost_percent", udp_loss_percent(u.lost, u.packets));
+        jw_int(w, "out_of_order", st->rcv.ooo);
+        jw_bool(w, "sender", st->sender);
+        jw_end(w);
+    } else {
+        if (st->have_snd) {
+            rep_row_json_open(w, "sender", &st->snd);
+            jw_int(w, "retransmits", st->snd.retrans);
+            if (st->sender) {
+                jw_int(w, "max_snd_cwnd", st->tcpinfo_ok ? st->max_cwnd : -1);
+                jw_int(w, "max_rtt", st->tcpinfo_ok ? st->max_rtt : -1);
+                jw_int(w, "min_rtt", st->tcpinfo_ok ? st->min_rtt : -1);
+                jw_int(w, "mean_rtt", st->mean_rtt);
+            }
+            jw_bool(w, "sender", st->sender);
+            jw_end(w);
+        }
+        if (st->have_rcv) {
+            rep_row_json_open(w, "receiver", &st->rcv);
+            jw_bool(w, "sender", st->sender);
+            jw_end(w);
+        }
+    }
+    jw_end(w);
+}
+
+/* sum (UDP), sum_sent, sum_received and their bidir_reverse twins */
+static void json_sums(struct jsonw *w, const struct totals *t)
+{
+    static const char *const keys[GROUPS][2] = {
+        { "sum_sent", "sum_received" },
+        { "sum_sent_bidir_reverse", "sum_received_bidir_reverse" },
+    };
+    const struct group_totals *g0 = &t->grp[0];
+    if (t->udp && (g0->nrcv || g0->nsnd)) {
+        struct row u = g0->nrcv ? g0->rcv : g0->snd;
+        if (g0->nsnd)
+            u.bytes = g0->snd.bytes;
+        u.sender = !t->is_client ? t->reverse : !t->reverse;
+        rep_row_json(w, "sum", &u, 0);
+    }
+    for (int g = 0; g < GROUPS; g++) {
+        if (!t->grp[g].n)
+            continue;
+        /* iperf3 marks both sums with who sends in this direction, from the client */
+        int fwd_sender = t->is_client ? (g == 0 ? !t->reverse : 0) : (g == 0 ? t->reverse : 1);
+        struct row snd = t->grp[g].snd, rcv = t->grp[g].rcv;
+        snd.sender = rcv.sender = fwd_sender;
+        rep_row_json(w, keys[g][0], &snd, 0);
+        rep_row_json(w, keys[g][1], &rcv, 0);
+    }
+}
+
+static void json_esxperf(struct jsonw *w, const struct totals *t)
+{
+    jw_obj(w, "esxperf");
+    jw_double(w, "seconds", t->seconds);
+    jw_int(w, "cooldown", t->cooldown);
+    jw_bool(w, "tcp_info", t->tcp_info);
+    jw_double(w, "cpu_seconds_local", t->cpu_seconds_local);
+    jw_double(w, "cpu_seconds_remote", t->cpu_seconds_remote);
+    jw_double(w, "gbit_per_cpu_second_local", t->gbit_per_cpu_local);
+    jw_double(w, "gbit_per_cpu_second_remote", t->gbit_per_cpu_remote);
+    jw_double(w, "io_calls_per_second", t->io_calls_per_second);
+    jw_arr(w, "engine");          /* the I/O path each stream took */
+    for (int i = 0; i < t->n; i++)
+        jw_str(w, NULL, t->st[i].engine);
+    jw_end(w);
+    jw_end(w);
+}
+
+void report_json_summary(struct report *r, const struct totals *t)
+{
+    struct jsonw *w = &r->jw;
+    if (r->intervals_open) {
+        jw_end(w);
+        r->intervals_open = 0;
+    }
+    jw_obj(w, "end");
+    jw_arr(w, "streams");
+    for (int i = 0; i < t->n; i++)
+        json_stream_end(w, t, &t->st[i]);
+    jw_end(w);
+    json_sums(w, t);
+    jw_obj(w, "cpu_utilization_percent");
+    jw_double(w, "host_total", t->cpu_total);
+    jw_double(w, "host_user", t->cpu_user);
+    jw_double(w, "host_system", t->cpu_system);
+    jw_double(w, "remote_total", t->have_remote ? t->remote_total : 0);
+    jw_double(w, "remote_user", t->have_remote ? t->remote_user : 0);
+    jw_double(w, "remote_system", t->have_remote ? t->remote_system : 0);
+    jw_end(w);
+    if (!t->udp) {
+        const char *lc = t->congestion_local, *rc = t->congestion_remote;
+        jw_str(w, "sender_tcp_congestion", t->local_sender ? lc : rc);
+        jw_str(w, "receiver_tcp_congestion", t->local_sender ? rc : lc);
+    }
+    json_esxperf(w, t);
+    jw_end(w);
+}
+
+void report_json_finish(struct report *r, const char *error)
+{
+    struct jsonw *w = &r->jw;
+    if (r->intervals_open) {
+        jw_end(w);
+        r->intervals_open = 0;
+    }
+    if (error)
+        jw_str(w, "error", error);
+    jw_end(w);
+    r->json_done = 1;
+}
+
+void report_json_error(struct report *r, const char *msg)
+{
+    struct jsonw *w = &r->jw;
+    if (r->json_done)
+        return;
+    if (r->intervals_open) {
+        report_json_finish(r, msg);
+        return;
+    }
+    jw_free(w);
+    jw_init(w, 1);
+    jw_obj(w, NULL);
+    jw_obj(w, "start");
+    jw_end(w);
+    jw_arr(w, "intervals");
+    jw_end(w);
+    jw_obj(w, "end");
+    jw_end(w);
+    jw_str(w, "error", msg);
+    jw_end(w);
+    r->json_done = 1;
+}
+
+void report_json_server_output(struct report *r, const struct test_results *rem)
+{
+    if (rem && rem->server_output_json)
+        jw_raw(&r->jw, "server_output_json", rem->server_output_json);
+    else if (rem && rem->server_output_text)
+        jw_str(&r->jw, "server_output_text", rem->server_output_text);
+}

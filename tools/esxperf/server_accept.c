@@ -1,0 +1,135 @@
+/* The data streams of a test on the server: TCP connections that bring our
+ * cookie (others are denied), or UDP hellos, each of which turns the UDP listener
+ * into that stream's socket; every wait has the step's deadline and ends when the
+ * client closes the control connection. */
+#include "server_conn.h"
+#include "fail.h"
+#include "udp.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* stream setup: wait until fd is readable (1), a signal interrupted (0), or
+ * the step deadline passed (-1, *why = late) or the control connection
+ * closed (-1) */
+static int setup_wait(struct server *sv, int fd, uint64_t deadline, const char *late,
+                      const char **why)
+{
+    struct pollfd pf[2] = { { fd, POLLIN, 0 }, { sv->ctl, POLLIN, 0 } };
+    int rc = poll(pf, 2, ms_until(deadline));
+    if (rc < 0 && errno == EINTR)
+        return 0;
+    if (rc <= 0) {
+        *why = late;
+        return -1;
+    }
+    if (pf[1].revents) {
+        *why = "the client closed the control connection during stream setup";
+        return -1;
+    }
+    return 1;
+}
+
+/* TCP data streams: accept until n arrived with our cookie */
+static int accept_tcp_streams(struct server *sv, int n, const char **why)
+{
+    uint64_t deadline = ctl_deadline(sv);
+    int got = 0;
+    while (got < n) {
+        int rc = setup_wait(sv, sv->lfd, deadline,
+            "the client did not open its data streams within --control-timeout", why);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            continue;
+        union sockaddr_any from;
+        socklen_t fl = sizeof from;
+        int fd = accept4(sv->lfd, &from.sa, &fl, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        /* a real client sends the cookie with the connection; a silent one holds
+         * the setup at most 3 s (and never past the step deadline) */
+        char ck[COOKIE_SIZE];
+        uint64_t cdl = mono_ns() + 3 * NS_PER_SEC;
+        if (net_read_full(fd, ck, sizeof ck, cdl < deadline ? cdl : deadline) < 0 ||
+            memcmp(ck, sv->cookie, COOKIE_SIZE) != 0) {
+            server_deny(sv, fd);
+            continue;
+        }
+        const char *w = NULL;
+        /* -S and --dont-fragment follow the packets' IP version: on the dual-stack
+         * listener an IPv4 client is an IPv4-mapped peer of an AF_INET6 socket */
+        if (stream_sockopts(fd, &sv->s.p, net_wire_family(&from), &w) < 0) {
+            /* options such as -C may be unknown here: iperf3 also carries on */
+            warnmsg("data stream: %s", w);
+        }
+        if (!session_add(&sv->s, fd, session_is_sender(&sv->s, sv->s.nstreams))) {
+            close(fd);
+            *why = "cannot set up a data stream";
+            return -1;
+        }
+        got++;
+    }
+    return 0;
+}
+
+int server_open_udp_listener(struct server *sv)
+{
+    sv->ufd = net_listen(SOCK_DGRAM, &sv->laddr, 0);
+    return sv->ufd < 0 ? -1 : 0;
+}
+
+/* UDP data streams: each hello datagram turns the listener into that stream's
+ * socket (connected to the client), and a fresh listener takes its place */
+static int accept_udp_streams(struct server *sv, int n, const char **why)
+{
+    uint64_t deadline = ctl_deadline(sv);
+    int got = 0;
+    while (got < n) {
+        int rc = setup_wait(sv, sv->ufd, deadline,
+            "the client did not open its UDP streams within --control-timeout", why);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            continue;
+        unsigned char msg[64];
+        union sockaddr_any from;
+        socklen_t fl = sizeof from;
+        ssize_t r = recvfrom(sv->ufd, msg, sizeof msg, MSG_DONTWAIT, &from.sa, &fl);
+        if (r != 4)
+            continue;
+        enum udp_connect_kind kind = udp_connect_kind(msg, 1);
+        if (connect(sv->ufd, &from.sa, fl) < 0)
+            continue;
+        int fd = sv->ufd;
+        sv->ufd = -1;
+        const char *w = NULL;
+        if (stream_sockopts(fd, &sv->s.p, net_wire_family(&from), &w) < 0)
+            warnmsg("data stream: %s", w);
+        if (!session_add(&sv->s, fd, session_is_sender(&sv->s, sv->s.nstreams))) {
+            close(fd);
+            *why = "cannot set up a data stream";
+            return -1;
+        }
+        got++;
+        if (server_open_udp_listener(sv) < 0) {
+            *why = "cannot reopen the UDP listener";
+            return -1;
+        }
+        unsigned char reply[4];
+        udp_connect_value(reply, kind == UDP_CONNECT_OLD ? UDP_CONNECT_OLD : UDP_CONNECT_NEW, 0);
+        if (send(fd, reply, 4, MSG_NOSIGNAL) != 4) {
+            *why = "cannot answer the UDP hello";
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int server_accept_streams(struct server *sv, int n, const char **why)
+{
+    return sv->s.p.udp ? accept_udp_streams(sv, n, why) : accept_tcp_streams(sv, n, why);
+}

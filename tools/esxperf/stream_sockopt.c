@@ -1,0 +1,141 @@
+/* The data sockets' options and what the kernel says about them: -w -M -N -C -S
+ * --dont-fragment and fqrate from the test parameters, the loop timeouts,
+ * TCP_INFO samples, unacknowledged bytes, the congestion control in use, and the
+ * -C check made before a test. */
+#include "stream.h"
+#include "fail.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int stream_sockopts(int fd, const struct test_params *p, int family, const char **why)
+{
+    int one = 1;
+    if (p->window) {
+        int w = (int)p->window;
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w) < 0 ||
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w) < 0) {
+            *why = "cannot set the socket buffer size (-w)";
+            return -1;
+        }
+    }
+    if (!p->udp) {
+        if (p->mss) {
+            int m = (int)p->mss;
+            if (setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &m, sizeof m) < 0) {
+                *why = "cannot set the TCP MSS (-M)";
+                return -1;
+            }
+        }
+        if (p->nodelay && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0) {
+            *why = "cannot set TCP_NODELAY (-N)";
+            return -1;
+        }
+        if (p->congestion[0] &&
+            setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, p->congestion,
+                       (socklen_t)strlen(p->congestion)) < 0) {
+            *why = "cannot set the congestion control (-C; is the module loaded?)";
+            return -1;
+        }
+    }
+    if (p->tos) {
+        int t = (int)p->tos;
+        int rc = family == AF_INET6
+                     ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &t, sizeof t)
+                     : setsockopt(fd, IPPROTO_IP, IP_TOS, &t, sizeof t);
+        if (rc < 0) {
+            *why = "cannot set the TOS (-S)";
+            return -1;
+        }
+    }
+    if (p->dont_fragment && p->udp && family == AF_INET) {
+        int v = IP_PMTUDISC_DO;
+        if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof v) < 0) {
+            *why = "cannot set the don't-fragment bit";
+            return -1;
+        }
+    }
+    if (p->fqrate) {
+        unsigned int r = p->fqrate / 8 > 0xffffffffLL ? 0xffffffffu : (unsigned int)(p->fqrate / 8);
+        setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof r);   /* best effort */
+    }
+    return 0;
+}
+
+void stream_set_timeouts(int fd, int ms)
+{
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+long long stream_tcp_unacked(int fd)
+{
+    int n = 0;
+    /* TIOCOUTQ on a TCP socket (SIOCOUTQ): bytes written and not yet acknowledged */
+    if (ioctl(fd, TIOCOUTQ, &n) < 0)
+        return -1;
+    return n;
+}
+
+int stream_tcp_info(int fd, struct tcp_sample *t)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    memset(&ti, 0, sizeof ti);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 || len < 104) {
+        t->retrans = t->cwnd = t->rtt = t->rttvar = t->pmtu = -1;
+        return -1;
+    }
+    t->retrans = ti.tcpi_total_retrans;
+    t->cwnd = (int64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss;
+    t->rtt = ti.tcpi_rtt;
+    t->rttvar = ti.tcpi_rttvar;
+    t->pmtu = ti.tcpi_pmtu;
+    return 0;
+}
+
+void stream_congestion(int fd, char *buf, size_t len)
+{
+    char name[32] = "";
+    socklen_t n = sizeof name - 1;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &n) < 0)
+        name[0] = '\0';
+    name[sizeof name - 1] = '\0';
+    snprintf(buf, len, "%s", name);
+}
+
+int stream_congestion_check(const char *algo, char *why, size_t len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;       /* no socket to ask: the data streams will say */
+    int rc = setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, algo, (socklen_t)strlen(algo));
+    int e = errno;
+    close(fd);
+    if (rc == 0)
+        return 0;
+    char have[200] = "";
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r");
+    if (f) {
+        if (!fgets(have, sizeof have, f))
+            have[0] = '\0';
+        fclose(f);
+        have[strcspn(have, "\n")] = '\0';
+    }
+    snprintf(why, len, "bad congestion control -C '%s': %s (%s%s)", algo,
+             e == ENOENT ? "this host has no such algorithm"
+             : e == EPERM ? "not allowed for this user (net.ipv4.tcp_allowed_congestion_control)"
+             : e == ENOPROTOOPT ? "this system cannot choose one" : errtext(e),
+             have[0] ? "available: " : "drop -C", have);
+    return -1;
+}

@@ -1,0 +1,208 @@
+/* The TCP loops of a data stream (thread bodies): send (send(), -Z sendfile or
+ * MSG_ZEROCOPY, paced writes, -n/-k budgets) and receive (SO_RCVLOWAT, MSG_TRUNC
+ * for --skip-rx-copy, the drain after stop). */
+#include "stream_loop.h"
+#include "fail.h"
+#include "pace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define TCP_LOWAT 98304                 /* wake the receiver for 96 KiB, not per segment */
+
+/* MSG_ZEROCOPY completions: read and drop them (the payload never changes, so
+ * the buffer may be reused at once); returns the calls made */
+static uint64_t zc_reap(int fd)
+{
+    uint64_t calls = 0;
+    for (int i = 0; i < 64; i++) {
+        unsigned char ctl[128];
+        struct msghdr m;
+        memset(&m, 0, sizeof m);
+        m.msg_control = ctl;
+        m.msg_controllen = sizeof ctl;
+        calls++;
+        if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+            break;
+    }
+    return calls;
+}
+
+/* the -Z choice (sendfile, or send(MSG_ZEROCOPY) with ESXPERF_ZEROCOPY=msg) and
+ * the path text; returns 1 for MSG_ZEROCOPY */
+static int tcp_send_path(struct stream *s)
+{
+    int msgzc = 0;
+    const char *zc = getenv("ESXPERF_ZEROCOPY");
+    if (s->zfd >= 0 && zc && !strcmp(zc, "msg")) {
+        /* the alternative -Z (measured slower on loopback, where the kernel copies
+         * MSG_ZEROCOPY pages anyway): falls back to sendfile without SO_ZEROCOPY */
+        int one = 1;
+        if (setsockopt(s->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof one) == 0) {
+            msgzc = 1;
+            close(s->zfd);
+            s->zfd = -1;
+            stream_path_add(s, "TCP send: send(MSG_ZEROCOPY) %zu bytes per call (-Z)", s->blksize);
+        }
+    }
+    if (!msgzc && s->zfd >= 0)
+        stream_path_add(s, "TCP send: sendfile() %zu bytes per call (-Z, no copy)", s->blksize);
+    else if (!msgzc)
+        stream_path_add(s, "TCP send: send() %zu-byte writes", s->blksize);
+    return msgzc;
+}
+
+/* one write of chunk bytes the way the stream sends; counts the extra calls it
+ * makes (the caller counts the one) */
+static ssize_t tcp_send_chunk(struct stream *s, size_t chunk, int msgzc, uint64_t *calls)
+{
+    ssize_t n;
+    if (s->zfd >= 0) {
+        off_t off = 0;
+        n = sendfile(s->fd, s->zfd, &off, chunk);
+        if (n < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+            /* no sendfile to a socket here: copy from now on */
+            int e = errno;
+            close(s->zfd);
+            s->zfd = -1;
+            stream_path_add(s, "; sendfile failed (%s): send() copies", errtext(e));
+            n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL);
+            (*calls)++;
+        }
+    } else if (msgzc) {
+        n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL | MSG_ZEROCOPY);
+        if ((n < 0 && errno == ENOBUFS) || (*calls & 15) == 0)
+            *calls += zc_reap(s->fd);
+        if (n < 0 && errno == ENOBUFS)
+            errno = EAGAIN;
+    } else {
+        n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL);
+    }
+    return n;
+}
+
+void stream_tcp_send(struct stream *s)
+{
+    uint64_t calls = 0;
+    struct pace_clock pc = { 0, 0 };
+    int budget = s->sh->has_budget_bytes || s->sh->has_budget_blocks;
+    int msgzc = tcp_send_path(s);
+    /* paced: smaller writes at low rates, so no rate overshoots by a whole
+     * block (-k counts whole blocks, so it keeps them) */
+    size_t want = s->rate_bps && !s->sh->has_budget_blocks ? pace_chunk(s->rate_bps, s->wsize)
+                                                           : s->wsize;
+    if (want < s->wsize)
+        stream_path_add(s, ", paced in %zu-byte writes", want);
+    const uint64_t burst = stream_burst_bytes(s);
+    while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
+        size_t chunk = budget ? budget_take(s, want) : want;
+        if (!chunk)
+            break;
+        /* one write at a time: waits only while the bucket is negative */
+        uint64_t due = 0;
+        if (s->rate_bps)
+            stream_pace_sync(s, &pc);
+        if (s->rate_bps && !pace_step(s->rate_bps, mono_ns() - pc.from_ns, pc.sent, burst,
+                                      chunk, 1, 1, &due) && stream_pace_wait(s, &pc, due) < 0) {
+            if (budget)
+                budget_return(s, chunk, 1);
+            break;
+        }
+        ssize_t n = tcp_send_chunk(s, chunk, msgzc, &calls);
+        calls++;
+        if (n < 0) {
+            if (budget)
+                budget_return(s, chunk, 1);
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                continue;
+            atomic_store(&s->err, errno);
+            break;
+        }
+        if (budget)
+            budget_return(s, chunk - (size_t)n, 0);
+        pc.sent += (uint64_t)n;
+        /* one relaxed add each: the main thread reads them at interval ticks */
+        atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->blocks, n > (ssize_t)s->blksize ? (size_t)n / s->blksize : 1,
+                                  memory_order_relaxed);
+        atomic_store_explicit(&s->calls, calls, memory_order_relaxed);
+    }
+    atomic_store(&s->calls, calls);
+}
+
+/* after stop_recv: read what is already queued, bounded in time */
+static void drain_tcp(struct stream *s, int flags)
+{
+    uint64_t until = mono_ns() + DRAIN_MAX_NS;
+    while (mono_ns() < until) {
+        ssize_t n = recv(s->fd, s->buf, s->bufsize, flags | MSG_DONTWAIT);
+        atomic_fetch_add(&s->calls, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                atomic_store(&s->eof, 1);
+            return;
+        }
+        atomic_fetch_add(&s->bytes, (unsigned long long)n);
+        atomic_fetch_add(&s->blocks, 1);
+    }
+}
+
+void stream_tcp_recv(struct stream *s)
+{
+    int flags = 0;
+    if (s->skip_rx_copy && !(s->eng_off & ENG_TRUNC))
+        flags = MSG_TRUNC;
+    /* wake for TCP_LOWAT bytes, not for every segment: fewer wake-ups and bigger
+     * copies (the kernel still wakes early under memory pressure, at FIN, and
+     * SO_RCVTIMEO returns what has come) */
+    int lowat = 0;
+    if (!(s->eng_off & ENG_LOWAT)) {
+        lowat = TCP_LOWAT;
+        if (s->window > 0 && lowat > s->window / 4)
+            lowat = (int)(s->window / 4);
+        if (lowat > (int)s->bufsize)
+            lowat = (int)s->bufsize;
+        if (lowat > 1 && setsockopt(s->fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat) < 0)
+            lowat = 0;
+    }
+    stream_path_add(s, "TCP receive: recv(%s) %zu-byte reads, %s", flags ? "MSG_TRUNC, no copy" : "copy",
+             s->bufsize, lowat > 1 ? "SO_RCVLOWAT " : "no SO_RCVLOWAT");
+    if (lowat > 1)
+        stream_path_add(s, "%d", lowat);
+    uint64_t calls = 0;
+    for (;;) {
+        if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
+            atomic_store(&s->calls, calls);
+            drain_tcp(s, flags);
+            return;
+        }
+        ssize_t n = recv(s->fd, s->buf, s->bufsize, flags);
+        calls++;
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                continue;
+            if (flags && (errno == EINVAL || errno == EOPNOTSUPP)) {
+                flags = 0;    /* no MSG_TRUNC on this stack: copy */
+                stream_path_add(s, "; MSG_TRUNC refused: copy");
+                continue;
+            }
+            atomic_store(&s->calls, calls);
+            atomic_store(&s->err, errno);
+            return;
+        }
+        if (n == 0) {
+            atomic_store(&s->calls, calls);
+            atomic_store(&s->eof, 1);
+            return;
+        }
+        atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->blocks, 1, memory_order_relaxed);
+        atomic_store_explicit(&s->calls, calls, memory_order_relaxed);
+    }
+}

@@ -1,0 +1,148 @@
+/* The UDP loops of a data stream (thread bodies): send whole datagrams in
+ * batches (batch.c: sendmmsg, GSO) under the pacer and the -n/-k budgets, and
+ * receive them (recvmmsg, GRO), counting loss, jitter and order (udp.c). */
+#include "stream_loop.h"
+#include "pace.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define UDP_RCVBUF (4 * 1024 * 1024)    /* asked for; the kernel caps it at rmem_max */
+
+void stream_udp_send(struct stream *s)
+{
+    struct udp_tx tx;
+    udp_tx_init(&tx, s->fd, s->blksize, s->counters64, s->buf, !(s->eng_off & ENG_MMSG),
+                !(s->eng_off & ENG_GSO));
+    char how[96];
+    udp_tx_describe(&tx, how, sizeof how);
+    stream_path_add(s, "UDP send: %s", how);
+    uint64_t seq = 0;
+    struct pace_clock pc = { 0, 0 };
+    const uint64_t burst = stream_burst_bytes(s);   /* fixed for the test: not per batch */
+    int wake = 1;
+    if (s->rate_bps) {
+        /* wake once per pacing period, or per full batch at high rates */
+        wake = pace_wake_blocks(s->rate_bps, s->pacing_ns, s->blksize, BATCH_MAX);
+        stream_path_add(s, ", paced %d datagrams per wake-up", wake);
+    }
+    while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
+        int n = tx.max;
+        if (s->rate_bps) {
+            uint64_t due = 0;
+            stream_pace_sync(s, &pc);
+            n = pace_step(s->rate_bps, mono_ns() - pc.from_ns, pc.sent, burst,
+                          s->blksize, wake, tx.max, &due);
+            if (n == 0) {
+                if (stream_pace_wait(s, &pc, due) < 0)
+                    break;
+                continue;
+            }
+        }
+        n = budget_take_datagrams(s, n);
+        if (!n)
+            break;
+        int k = udp_tx_send(&tx, n, seq + 1);
+        if (k < 0) {
+            int e = errno;
+            budget_return_datagrams(s, n);
+            atomic_store_explicit(&s->calls, tx.calls, memory_order_relaxed);
+            /* a full buffer, or ICMP unreachable reported on a connected socket */
+            if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ENOBUFS || e == ECONNREFUSED)
+                continue;
+            atomic_store(&s->err, e);
+            break;
+        }
+        budget_return_datagrams(s, n - k);
+        seq += (uint64_t)k;
+        pc.sent += (uint64_t)k * s->blksize;
+        atomic_fetch_add_explicit(&s->bytes, (unsigned long long)k * s->blksize,
+                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->blocks, (unsigned long long)k, memory_order_relaxed);
+        atomic_store_explicit(&s->calls, tx.calls, memory_order_relaxed);
+    }
+    char now_how[96];
+    udp_tx_describe(&tx, now_how, sizeof now_how);
+    if (strcmp(how, now_how))
+        stream_path_add(s, "; fell back to %s", now_how);
+    atomic_store(&s->calls, tx.calls);
+    udp_tx_free(&tx);
+}
+
+/* count the datagrams of m received messages; GRO ones hold several, each with
+ * its own header */
+static void udp_consume(struct stream *s, const struct udp_rxb *rb, int m)
+{
+    double now = (double)wall_us() / 1e6;
+    uint64_t bytes = 0, blocks = 0;
+    pthread_mutex_lock(&s->lock);
+    for (int i = 0; i < m; i++) {
+        const unsigned char *d;
+        size_t len, seg;
+        udp_rxb_msg(rb, i, &d, &len, &seg);
+        size_t cnt = gro_count(len, seg);
+        for (size_t j = 0; j < cnt; j++) {
+            size_t dl = gro_seg_len(len, seg, j);
+            uint32_t sec, usec;
+            uint64_t seq;
+            if (udp_header_get(d + j * seg, dl, s->counters64, &sec, &usec, &seq) < 0)
+                continue;   /* not one of ours (too short for the header) */
+            udp_rx_update(&s->rx, seq, sec + usec / 1e6, now);
+            bytes += dl;
+            blocks++;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->blocks, blocks, memory_order_relaxed);
+}
+
+void stream_udp_recv(struct stream *s)
+{
+    int rcvbuf = 0;
+    if (!(s->eng_off & ENG_RCVBUF) && s->window <= 0) {
+        /* a burst of datagrams must fit while this thread is off the CPU */
+        int v = UDP_RCVBUF;
+        socklen_t l = sizeof rcvbuf;
+        if (setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) == 0)
+            getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l);
+    }
+    struct udp_rxb rb;
+    udp_rxb_init(&rb, s->fd, s->blksize, !(s->eng_off & ENG_MMSG), !(s->eng_off & ENG_GRO));
+    char how[96];
+    udp_rxb_describe(&rb, how, sizeof how);
+    stream_path_add(s, "UDP receive: %s", how);
+    if (rcvbuf)
+        stream_path_add(s, ", SO_RCVBUF %d", rcvbuf);
+    for (;;) {
+        if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
+            uint64_t until = mono_ns() + DRAIN_MAX_NS;
+            while (mono_ns() < until) {
+                int m = udp_rxb_recv(&rb, MSG_DONTWAIT);
+                if (m < 0 && errno == EINTR)
+                    continue;
+                if (m <= 0)
+                    break;
+                udp_consume(s, &rb, m);
+            }
+            break;
+        }
+        int m = udp_rxb_recv(&rb, 0);
+        atomic_store_explicit(&s->calls, rb.calls, memory_order_relaxed);
+        if (m < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
+                errno == ECONNREFUSED)
+                continue;
+            atomic_store(&s->err, errno);
+            break;
+        }
+        udp_consume(s, &rb, m);
+    }
+    char now_how[96];
+    udp_rxb_describe(&rb, now_how, sizeof now_how);
+    if (strcmp(how, now_how))
+        stream_path_add(s, "; fell back to %s", now_how);
+    atomic_store(&s->calls, rb.calls);
+    udp_rxb_free(&rb);
+}
