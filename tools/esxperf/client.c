@@ -58,7 +58,7 @@ static int cfail(struct client *c, int code, const char *fmt, ...)
     va_end(ap);
     if (c->o->json && !c->o->quiet) {
         report_json_error(&c->rep, msg);
-        printf("%s\n", jw_text(&c->rep.jw));
+        report_json_print(&c->rep, stdout);
         fflush(stdout);
     }
     warnmsg("%s", msg);
@@ -455,7 +455,7 @@ static int display(struct client *c, struct run_result *rr)
         report_json_server_output(&c->rep, o->get_server_output ? rem : NULL);
         report_json_finish(&c->rep, NULL);
         if (!o->quiet)
-            printf("%s\n", jw_text(&c->rep.jw));
+            report_json_print(&c->rep, stdout);
     } else {
         rep_printf(&c->rep, "\niperf Done.\n");
     }
@@ -474,6 +474,10 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     c.rep.title = o->title;
     c.rep.forceflush = o->forceflush;
     c.rep.verbose = o->verbose;
+    c.rep.timestamps = o->timestamps;
+    c.rep.json_stream = o->json_stream;
+    c.rep.json_full = o->json_stream_full;
+    c.rep.extra_data = o->extra_data;
     int rc = handshake(&c);
     if (rc == 0)
         rc = send_params(&c);

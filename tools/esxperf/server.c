@@ -161,6 +161,10 @@ static void begin_session(struct server *sv, const struct test_params *p)
     rep_init(&sv->rep, stdout, o->json, o->format, p->get_server_output && !o->json);
     sv->rep.forceflush = o->forceflush;
     sv->rep.verbose = o->verbose;
+    sv->rep.timestamps = o->timestamps;
+    sv->rep.json_stream = o->json_stream;
+    sv->rep.json_full = o->json_stream_full;
+    sv->rep.extra_data = p->extra_data[0] ? p->extra_data : NULL;
     session_init(&sv->s, o, p, 0, &sv->rep);
     sv->have_session = 1;
 }
@@ -274,10 +278,10 @@ static void finish(struct server *sv, int rc, const char *why)
 {
     if (sv->have_session) {
         if (sv->o->json && rc == 0)
-            printf("%s\n", jw_text(&sv->rep.jw));
+            report_json_print(&sv->rep, stdout);
         else if (sv->o->json && why) {
             report_json_error(&sv->rep, why);
-            printf("%s\n", jw_text(&sv->rep.jw));
+            report_json_print(&sv->rep, stdout);
         }
         session_free(&sv->s);
         sv->have_session = 0;
@@ -389,6 +393,20 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
     }
 }
 
+/* "Server listening on PORT (test #N)" between rules, each line with its
+ * --timestamps prefix */
+static void banner(const struct perf_opts *o, int test)
+{
+    static const char rule[] = "-----------------------------------------------------------\n";
+    rep_line_prefix(stdout, o->timestamps, NULL);
+    fputs(rule, stdout);
+    rep_line_prefix(stdout, o->timestamps, NULL);
+    printf("Server listening on %u (test #%d)\n", o->port, test);
+    rep_line_prefix(stdout, o->timestamps, NULL);
+    fputs(rule, stdout);
+    fflush(stdout);
+}
+
 int server_run(const struct perf_opts *o)
 {
     struct server sv;
@@ -398,13 +416,8 @@ int server_run(const struct perf_opts *o)
     listen_on(&sv, o);
     int last = 0;
     for (int test = 1;; test++) {
-        if (!o->json) {
-            printf("-----------------------------------------------------------\n"
-                   "Server listening on %u (test #%d)\n"
-                   "-----------------------------------------------------------\n",
-                   o->port, test);
-            fflush(stdout);
-        }
+        if (!o->json)
+            banner(o, test);
         union sockaddr_any peer;
         next_client(&sv, &peer);
         last = server_test(&sv, &peer);
