@@ -10,6 +10,7 @@
  * check, log file, then the server, a sweep, or one client run.
  */
 #include "client.h"
+#include "daemon.h"
 #include "fail.h"
 #include "args.h"
 #include "options.h"
@@ -266,11 +267,16 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     int rc;
+    /* -I on a client, as iperf3 allows (the server writes its own once it listens) */
+    char why[400];
+    if (o.pidfile && !o.server && pidfile_create(o.pidfile, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
     if (o.server)
         rc = server_run(&o);
     else if (o.sweep_np || o.sweep_nw)
         rc = sweep_run(&o);
     else
         rc = client_run(&o, NULL);
+    pidfile_remove(o.pidfile);
     return output_done(stdout, o.logfile ? o.logfile : "stdout", errfd, rc);
 }

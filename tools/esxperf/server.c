@@ -12,6 +12,7 @@
  * server_guard.c's, the data streams server_accept.c's. */
 #include "server.h"
 #include "server_conn.h"
+#include "daemon.h"
 #include "fail.h"
 
 #include <errno.h>
@@ -37,10 +38,13 @@ static uint64_t bytes_moved(const struct session *s)
 /* the server ends the test: SERVER_TERMINATE, as iperf3 does when it is stopped.
  * The streams stay open until the client closes the control connection (at most
  * 2 s): a reset data stream would otherwise hide the message from an iperf3 client. */
-static int terminate(struct server *sv, const char **why, const char *reason)
+static int terminate(struct server *sv, const char **why, const char *reason, int ie)
 {
     *why = reason;
-    if (ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + NS_PER_SEC) < 0)
+    /* ie: SERVER_ERROR with that iperf3 error instead, as iperf3 ends a test over
+     * its --server-bitrate-limit */
+    if (ie ? proto_send_error(sv->ctl, ie, 0, mono_ns() + NS_PER_SEC) < 0
+           : ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + NS_PER_SEC) < 0)
         return -1;
     uint64_t dl = mono_ns() + 2 * NS_PER_SEC;
     for (int i = 0; i < 1000 && mono_ns() < dl; i++) {
@@ -64,16 +68,27 @@ static int run_until_end(struct server *sv, const char **why)
 {
     struct session *s = &sv->s;
     struct end_guard g;
+    struct rate_guard rg;
     end_guard_init(&g, sv->o, &s->p, mono_ns());
+    rate_guard_init(&rg, sv->o, mono_ns());
     for (;;) {
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
         linger_service(sv);
         const char *reason = end_guard_check(&g, now, bytes_moved(s));
         if (reason)
-            return terminate(sv, why, reason);
+            return terminate(sv, why, reason, 0);
+        if (rate_guard_check(&rg, now, bytes_moved(s))) {
+            snprintf(sv->why, sizeof sv->why, "total throughput of %llu bit/s passed "
+                     "--server-bitrate-limit %llu bit/s; ended with SERVER_ERROR (iperf3 "
+                     "error 27)", (unsigned long long)rg.bps,
+                     (unsigned long long)rg.limit);
+            return terminate(sv, why, sv->why, IE_TOTALRATE);
+        }
         if (g.cap && ms > ms_until(g.cap))
             ms = ms_until(g.cap);
+        if (rg.limit && ms > ms_until(rg.next))
+            ms = ms_until(rg.next);
         int listen_ok = now >= sv->deny_pause_until;
         struct pollfd pf[2] = { { sv->ctl, POLLIN, 0 }, { sv->lfd, POLLIN, 0 } };
         int rc = poll(pf, listen_ok ? 2 : 1, ms < 1 ? 1 : ms);
@@ -134,6 +149,11 @@ static int take_params(struct server *sv, const union sockaddr_any *peer,
     int perr = 0;
     if (ctl_recv_params(sv->ctl, ctl_deadline(sv), p, why, &perr) < 0) {
         proto_send_error(sv->ctl, IE_RECVPARAMS, perr, mono_ns() + NS_PER_SEC);
+        return -1;
+    }
+    int ie = server_params_refusal(sv->o, p, why);
+    if (ie) {
+        proto_send_error(sv->ctl, ie, 0, mono_ns() + NS_PER_SEC);
         return -1;
     }
     if (!p->len)
@@ -367,8 +387,10 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
     for (;;) {
         linger_service(sv);
         uint64_t now = mono_ns();
-        if (idle_end && now >= idle_end)
+        if (idle_end && now >= idle_end) {
+            pidfile_remove(o->pidfile);
             die(EXIT_CHECK, "no client within --idle-timeout %llds", (long long)o->idle_timeout);
+        }
         int quiet = now < sv->quiet_until;
         int tmo = idle_end ? ms_until(idle_end) : -1;
         if (sv->nlg && (tmo < 0 || tmo > 100))
@@ -380,6 +402,7 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
+            pidfile_remove(o->pidfile);
             die(EXIT_USAGE, "poll on the listener: %s", errtext(errno));
         }
         if (rc == 0)
@@ -391,6 +414,17 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
         if ((errno == EMFILE || errno == ENFILE) && sv->nlg > 0)
             linger_close(sv, 0);
     }
+}
+
+/* -D and -I, once the listener is up (a port in use is told on the terminal) */
+static void leave_running(const struct perf_opts *o)
+{
+    char why[400];
+    if (o->daemon && daemon_detach(o->logfile != NULL, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
+    if (o->pidfile && (pidfile_create(o->pidfile, why, sizeof why) < 0 ||
+                       pidfile_guard(o->pidfile, why, sizeof why) < 0))
+        die(EXIT_USAGE, "%s", why);
 }
 
 /* "Server listening on PORT (test #N)" between rules, each line with its
@@ -414,6 +448,7 @@ int server_run(const struct perf_opts *o)
     sv.o = o;
     sv.ufd = sv.ctl = -1;
     listen_on(&sv, o);
+    leave_running(o);
     int last = 0;
     for (int test = 1;; test++) {
         if (!o->json)
@@ -428,5 +463,6 @@ int server_run(const struct perf_opts *o)
         linger_close(&sv, i);
     close(sv.lfd);
     crypto_key_free(sv.priv);
+    pidfile_remove(o->pidfile);
     return last == 0 ? EXIT_OKAY : EXIT_CHECK;
 }
