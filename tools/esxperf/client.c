@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Every wait for the server is bounded: a server that stops answering at any step
@@ -189,8 +190,12 @@ static int create_streams(struct client *c, const struct test_params *p)
         }
         int sender = session_is_sender(&c->s, i);
         if (!session_add(&c->s, fd, sender)) {
+            int e = errno;
             close(fd);
-            return cfail(c, EXIT_USAGE, "cannot set up data stream %d: %s", i + 1, errtext(errno));
+            if (c->o->file)
+                return cfail(c, EXIT_USAGE, "cannot open -F file %s %s: %s", c->o->file,
+                             sender ? "to send" : "to write what arrives", errtext(e));
+            return cfail(c, EXIT_USAGE, "cannot set up data stream %d: %s", i + 1, errtext(e));
         }
     }
     return 0;
@@ -350,11 +355,25 @@ static int handshake(struct client *c)
     return wait_state(c, ST_PARAM_EXCHANGE, dl);
 }
 
+/* -F NAME without -t, -n or -k: the test is the file's length (-n), as iperf3 does
+ * (a file it cannot stat, or an empty one, leaves the 10 s default) */
+static void file_length(const struct perf_opts *o, struct test_params *p)
+{
+    struct stat st;
+    if (!o->file || o->num || o->blockcount || o->given['t'])
+        return;
+    if (stat(o->file, &st) == 0 && st.st_size > 0) {
+        p->num = st.st_size;
+        p->time = 0;
+    }
+}
+
 /* the parameters (with the token), the session, CREATE_STREAMS */
 static int send_params(struct client *c)
 {
     struct test_params p;
     client_params(c->o, ctl_mss(c->ctl), &p);
+    file_length(c->o, &p);
     client_warn_pace(&p);
     memcpy(p.authtoken, c->authtoken, sizeof p.authtoken);
     size_t plen;

@@ -27,7 +27,8 @@ const char *end_guard_check(struct end_guard *g, uint64_t now, uint64_t moved);
 /* What the server refuses at the parameters, as iperf3 does (pure):
  * --server-max-duration SEC and a test asking for more than SEC (-t plus -O) or
  * for no time at all (-n/-k): IE_MAXSERVERTESTDURATIONEXCEEDED; --server-bitrate-limit
- * and streams x -b (x 2 with --bidir) above it: IE_TOTALRATE. Returns 0 to take
+ * and streams x -b (x 2 with --bidir) above it: IE_TOTALRATE; -F and a UDP
+ * test: IE_UDPFILETRANSFER. Returns 0 to take
  * the test, else the iperf3 error code, with *why for the log. */
 int server_params_refusal(const struct perf_opts *o, const struct test_params *p,
                           const char **why);

@@ -193,6 +193,10 @@ int server_params_refusal(const struct perf_opts *o, const struct test_params *p
                               "--server-max-duration (iperf3 error 37)";
         return IE_MAXSERVERTESTDURATIONEXCEEDED;
     }
+    if (o->file && p->udp) {
+        *why = "refused: a UDP test, and -F moves a file over TCP only (iperf3 error 34)";
+        return IE_UDPFILETRANSFER;
+    }
     uint64_t k = (uint64_t)p->parallel * (p->bidir ? 2u : 1u);
     if (o->bitrate_limit && ((uint64_t)p->bandwidth * k > o->bitrate_limit ||
                              (uint64_t)p->fqrate * k > o->bitrate_limit)) {

@@ -91,6 +91,14 @@ struct stream *session_add(struct session *s, int fd, int sender)
     if (stream_init(&s->st[i], session_stream_id(i), fd, sender, &s->p, &s->sh) < 0)
         return NULL;
     s->nstreams++;
+    if (s->o->file && stream_file_open(&s->st[i], s->o->file) < 0) {
+        int e = errno;
+        s->st[i].fd = -1;        /* the caller closes it */
+        stream_free(&s->st[i]);
+        s->nstreams--;
+        errno = e;
+        return NULL;
+    }
     s->bk[i].min_rtt = -1;
     return &s->st[i];
 }
