@@ -51,15 +51,18 @@ static void max_duration_caps_every_kind(void **state)
     o.max_duration = 5;
     p.time = 3600;
     end_guard_init(&g, &o, &p, T0);
-    assert_null(end_guard_check(&g, T0 + 5 * S - 1, 123));
-    assert_non_null(strstr(end_guard_check(&g, T0 + 5 * S, 456), "--max-duration"));
-    /* -n test with data flowing: only the cap ends it */
+    /* the cap is --server-max-duration plus the grace (the parameters were
+     * refused already when they asked for more) */
+    uint64_t cap = (5 + MAX_DURATION_GRACE_S) * S;
+    assert_null(end_guard_check(&g, T0 + cap - 1, 123));
+    assert_non_null(strstr(end_guard_check(&g, T0 + cap, 456), "--max-duration"));
+    /* -n test with data flowing (a client that got past the refusal): the cap ends it */
     p.time = 0;
     p.num = (int64_t)1 << 50;
     end_guard_init(&g, &o, &p, T0);
-    for (uint64_t t = 1; t < 5; t++)
+    for (uint64_t t = 1; t < 5 + MAX_DURATION_GRACE_S; t++)
         assert_null(end_guard_check(&g, T0 + t * S, t * 1000));
-    assert_non_null(strstr(end_guard_check(&g, T0 + 5 * S, 9999), "--max-duration"));
+    assert_non_null(strstr(end_guard_check(&g, T0 + cap, 9999), "--max-duration"));
     /* no cap: a flowing -n test never ends from the server side */
     o.max_duration = 0;
     end_guard_init(&g, &o, &p, T0);

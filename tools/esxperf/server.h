@@ -11,8 +11,9 @@
 int server_run(const struct perf_opts *o);
 
 /* When the server ends a running test itself (pure; times in monotonic ns):
- * --server-max-duration (--max-duration) reached; a time test 60 s past its time + omit without TEST_END;
+ * --server-max-duration (--max-duration) passed by MAX_DURATION_GRACE_S; a time test 60 s past its time + omit without TEST_END;
  * an -n/-k test in which no byte moved for 3 x --control-timeout. */
+#define MAX_DURATION_GRACE_S 10     /* past --server-max-duration before SERVER_TERMINATE */
 struct end_guard {
     uint64_t limit, cap;        /* 0 = none */
     uint64_t stall_ns;

@@ -155,8 +155,10 @@ void end_guard_init(struct end_guard *g, const struct perf_opts *o,
     g->counted = p->num || p->blockcount;
     if (p->time && !g->counted)
         g->limit = now + (uint64_t)(p->time + p->omit + 60) * NS_PER_SEC;
+    /* the parameters asked for at most max_duration (server_params_refusal): a
+     * test still running MAX_DURATION_GRACE_S later is held by its client */
     if (o->max_duration > 0)
-        g->cap = now + (uint64_t)o->max_duration * NS_PER_SEC;
+        g->cap = now + (uint64_t)(o->max_duration + MAX_DURATION_GRACE_S) * NS_PER_SEC;
     g->stall_ns = 3 * (uint64_t)o->control_timeout_ms * NS_PER_MS;
     g->moved_at = now;
 }
