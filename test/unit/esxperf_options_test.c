@@ -394,6 +394,7 @@ static void iperf3_322_options_roles(void **state)
     o.udp = 1;
     assert_refused(&o, "-F moves a file over TCP only");
     char w[1024];
+    struct test_params p;
     client_opts(&o, "198.18.0.2");
     o.json_stream_full = 1;
     warnings_of(&o, w, sizeof w);
@@ -405,7 +406,15 @@ static void iperf3_322_options_roles(void **state)
     o.parallel = 2;
     warnings_of(&o, w, sizeof w);
     assert_non_null(strstr(w, "-F with several streams"));
-    struct test_params p;
+    /* a longer --extra-data than the parameters carry is refused, not cut */
+    char big[sizeof p.extra_data + 1];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    client_opts(&o, "198.18.0.2");
+    o.extra_data = big;
+    assert_refused(&o, "--extra-data is");
+    big[sizeof big - 2] = '\0';
+    assert_valid(&o);
     client_opts(&o, "198.18.0.2");
     client_params(&o, 1448, &p);
     assert_int_equal(p.repeating_payload, 0);

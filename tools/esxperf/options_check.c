@@ -81,6 +81,10 @@ static int check_test_shape(const struct perf_opts *o, char *why, size_t len)
     if (o->file && o->udp)
         return why_fmt(why, len, "-F moves a file over TCP only (UDP datagrams carry "
                        "iperf3's counters): drop -u or -F");
+    size_t xcap = sizeof(((struct test_params *)0)->extra_data);
+    if (o->extra_data && strlen(o->extra_data) >= xcap)
+        return why_fmt(why, len, "--extra-data is %zu bytes: at most %zu fit in the test's "
+                       "parameters (shorten it)", strlen(o->extra_data), xcap - 1);
     if (o->file && (o->sweep_np || o->sweep_nw))
         return why_fmt(why, len, "-F with a sweep would send the file once per run: give "
                        "one or the other");
