@@ -147,6 +147,10 @@ static void iperf3_322_run_options(void **state)
     set_bad(O_BITRATE_LIMIT, "/5", "bad --server-bitrate-limit '/5': not a rate (e.g. 1G, "
             "500M/10)");
     set_bad('d', "lots", "bad --debug level 'lots': not a number (1..4)");
+    set_bad('X', "198.18.0.2", "-X/--xbind and --nstreams are SCTP options, and ESXi has no "
+            "SCTP: esxperf runs TCP or UDP (-u)");
+    set_bad(O_NSTREAMS, "4", "-X/--xbind and --nstreams are SCTP options, and ESXi has no "
+            "SCTP: esxperf runs TCP or UDP (-u)");
     set_bad(O_TIMESTAMPS, "%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c",
             "bad --timestamps format: longer than 64 characters");
 }
@@ -189,7 +193,7 @@ static void bad_values_one_line_each(void **state)
 static void every_option_known(void **state)
 {
     (void)state;
-    static const char letters[] = "scpfiBJV1tnkublwPROMNCSZTA46FDId";
+    static const char letters[] = "scpfiBJV1tnkublwPROMNCSZTA46FDIdX";
     char why[2048];
     for (const char *l = letters; *l; l++) {
         opts_defaults(&o);

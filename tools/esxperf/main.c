@@ -114,6 +114,7 @@ static const char usage_text[] =
 "      --pacing-timer US    pacing granularity sent to the peer (default 1000)\n"
 "      --repeating-payload  payload \"0123456789\" repeated (iperf2's) instead of random\n"
 "      --extra-data STR     sent to the server; both sides' -J show it as extra_data\n"
+"  -X, --xbind / --nstreams  refused: iperf3's SCTP options (ESXi has no SCTP)\n"
 "Sweeps (client; one table row per run):\n"
 "      --sweep-parallel LIST   e.g. 1-8 or 1,2,4,8\n"
 "      --sweep-window LIST     e.g. 64K,256K,1M,4M\n"
@@ -140,7 +141,7 @@ static const char usage_text[] =
 
 /* the options above, in getopt's words; a leading ':' lets bad_option name a
  * missing value. What each one sets: opt_sets in options.c */
-static const char shortopts[] = ":sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hvF:DI:d::";
+static const char shortopts[] = ":sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hvF:DI:d::X:";
 static const struct option longopts[] = {
     { "server", no_argument, NULL, 's' }, { "client", required_argument, NULL, 'c' },
     { "port", required_argument, NULL, 'p' }, { "format", required_argument, NULL, 'f' },
@@ -191,6 +192,8 @@ static const struct option longopts[] = {
     { "pidfile", required_argument, NULL, 'I' },
     { "server-bitrate-limit", required_argument, NULL, O_BITRATE_LIMIT },
     { "debug", optional_argument, NULL, 'd' },
+    { "xbind", required_argument, NULL, 'X' },
+    { "nstreams", required_argument, NULL, O_NSTREAMS },
     { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
 };

@@ -336,6 +336,14 @@ static int set_debug(struct perf_opts *o, const char *v, char *why, size_t len)
     return 0;
 }
 
+/* -X/--xbind and --nstreams: iperf3's SCTP options, refused by name */
+static int set_sctp_only(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    (void)o, (void)v;
+    return why_fmt(why, len, "-X/--xbind and --nstreams are SCTP options, and ESXi has no "
+                   "SCTP: esxperf runs TCP or UDP (-u)");
+}
+
 enum set_kind {
     SET_FLAG,       /* int field = 1 */
     SET_STR,        /* const char * field = the value */
@@ -394,6 +402,7 @@ static const struct opt_set opt_sets[] = {
     FN(O_TIMESTAMPS, set_timestamps), FLAG(O_REPEATING_PAYLOAD, repeating_payload),
     STR(O_EXTRA_DATA, extra_data), STR('F', file), FLAG('D', daemon), STR('I', pidfile),
     FN(O_BITRATE_LIMIT, set_bitrate_limit), FN('d', set_debug),
+    FN('X', set_sctp_only), FN(O_NSTREAMS, set_sctp_only),
 };
 
 static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, char *why,

@@ -21,7 +21,7 @@ enum perf_opt_code {
     O_CONTROL_TIMEOUT, O_MAX_DURATION, O_SKIP_RX_COPY,
     /* output, run and server options of iperf3 3.17..3.22 (issue 12, optrun) */
     O_JSON_STREAM, O_JSON_STREAM_FULL, O_TIMESTAMPS, O_REPEATING_PAYLOAD, O_EXTRA_DATA,
-    O_BITRATE_LIMIT,
+    O_BITRATE_LIMIT, O_NSTREAMS,
     O_CODE_END
 };
 
