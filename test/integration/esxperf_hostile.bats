@@ -107,22 +107,23 @@ kb_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
     esxperf_server --max-duration 2
     local t0=$SECONDS
     # iperf3's meaning (issue 12): refused at the parameters with its error 37,
-    # at once (the running cap behind it is 10 s later: unit-tested)
+    # at once (the running cap behind it is 10 s later: unit-tested); 5 s bounds
+    # "at once" with the slack the row had before
     run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 10 -i 0
     assert_status 1
     assert_contains "error 37"
-    [ $((SECONDS - t0)) -le 3 ] || flunk "took $((SECONDS - t0)) s"
+    [ $((SECONDS - t0)) -le 5 ] || flunk "took $((SECONDS - t0)) s"
     t0=$SECONDS
     run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -n 100G -b 200M -i 0
     assert_status 1
     assert_contains "error 37"
-    [ $((SECONDS - t0)) -le 3 ] || flunk "took $((SECONDS - t0)) s"
+    [ $((SECONDS - t0)) -le 5 ] || flunk "took $((SECONDS - t0)) s"
     if command -v iperf3 >/dev/null; then
         t0=$SECONDS
         run timeout 20 iperf3 -c 127.0.0.1 -p "$PORT" -t 10 -R -i 0
         assert_status 1
         assert_contains "37"          # 3.12 has no text for it: "int_errno=37"
-        [ $((SECONDS - t0)) -le 3 ] || flunk "took $((SECONDS - t0)) s"
+        [ $((SECONDS - t0)) -le 5 ] || flunk "took $((SECONDS - t0)) s"
     fi
     run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0
     assert_status 0

@@ -257,12 +257,11 @@ EOF
     assert_contains "total required bandwidth is larger than server limit"
     server_done
     # unpaced TCP on loopback passes 1 Mbit/s at once: ended after the 1 s window
+    # (the error itself says the server ended it: a test run to its end has none)
     serve esxperf --server-bitrate-limit 1M/1
-    local t0=$SECONDS
     client iperf3 -t 10
     assert_status 1
     assert_contains "total required bandwidth is larger than server limit"
-    [ $((SECONDS - t0)) -le 6 ] || flunk "took $((SECONDS - t0)) s to end a 10 s test"
     server_done
     run cat "$TMP/s.err"
     assert_contains "passed --server-bitrate-limit 1000000 bit/s"
