@@ -352,6 +352,19 @@ static void measure_end(struct session *s, uint64_t now)
             book_end(s, i);
 }
 
+/* -F on a sending client: once the file is sent the test ends at the next
+ * interval tick, as iperf3 3.18+ ends it (3.12 at once); that second lets an
+ * iperf3 server read the last bytes before TEST_END, after which it reads no more.
+ * 1 while the test is held */
+static int file_hold(struct session *s, uint64_t now)
+{
+    if (!s->o->file || !s->is_client || s->p.reverse || !interval_ns(s))
+        return 0;
+    if (!s->file_end_ns)
+        s->file_end_ns = s->t_next_tick;
+    return now < s->file_end_ns;
+}
+
 int session_should_end(struct session *s, uint64_t now)
 {
     if (s->omitting)
@@ -387,10 +400,9 @@ int session_should_end(struct session *s, uint64_t now)
         } else {
             end = now >= s->t_measure + (uint64_t)s->p.time * NS_PER_SEC;
         }
-        if (end || all_done)
-            measure_end(s, now);
-        else
+        if (!(end || all_done) || file_hold(s, now))
             return 0;
+        measure_end(s, now);
     }
     if (s->cooldown && !all_done)
         return now >= s->t_measure_end + (uint64_t)s->o->cooldown * NS_PER_SEC;
