@@ -17,7 +17,7 @@ import sys
 # iperf3 3.22 -J keys esxperf's -J lacks (issue 12: fq_rate is the optnet branch's,
 # reorder/max_snd_wnd the iparams branch's; the rest not claimed yet)
 GAPS = {
-    "start": {"fq_rate", "timestamp.timemillisecs", "test_start.interval",
+    "start": {"fq_rate", "test_start.interval",
               "test_start.gso", "test_start.gro"},
     "interval": {"streams[].reorder", "streams[].snd_wnd", "sum.reorder"},
     "end": {"streams[].sender.reorder", "streams[].sender.max_snd_wnd",

@@ -66,6 +66,7 @@ struct start_info {
     int mss, sndbuf, rcvbuf;     /* of the first stream, -1 = unknown or none */
     char system[400];            /* uname: "Linux host 6.1.0 #1 ... x86_64" */
     int64_t now;                 /* Unix seconds */
+    int64_t now_ms;              /* the same in milliseconds (iperf3 3.22's timemillisecs) */
 };
 
 /* report.c, the text: start of a test (the "connected" lines, the server's

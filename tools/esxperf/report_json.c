@@ -82,6 +82,7 @@ static void json_start_obj(struct jsonw *w, const char *key, const struct start_
     jw_obj(w, "timestamp");
     jw_str(w, "time", tbuf);
     jw_int(w, "timesecs", si->now);
+    jw_int(w, "timemillisecs", si->now_ms);
     jw_end(w);
     jw_obj(w, si->is_client ? "connecting_to" : "accepted_connection");
     jw_str(w, "host", si->host);

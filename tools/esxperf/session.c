@@ -501,7 +501,8 @@ void session_report_start(const struct session *s, const char *host, unsigned po
     if (uname(&u) == 0)
         snprintf(si->system, sizeof si->system, "%s %s %s %s %s", u.sysname, u.nodename,
                  u.release, u.version, u.machine);
-    si->now = (int64_t)time(NULL);
+    si->now_ms = (int64_t)(wall_us() / 1000);
+    si->now = si->now_ms / 1000;
     si->mss = si->sndbuf = si->rcvbuf = -1;
     if (s->nstreams > 0) {
         int v = 0, fd = s->st[0].fd;
