@@ -345,3 +345,12 @@ interop_auth() {
 @test "auth: --time-skew-threshold"      { interop_auth --quick --server "--time-skew-threshold 30" --na "3.12 both: PKCS#1 row above"; }
 @test "UDP --cport"              { interop --expect "c['start']['connected'][0]['local_port']==@CPORT@" -- -u -b 50M --cport @CPORT@; }
 @test "server -B 127.0.0.1"      { interop --quick --server "-B 127.0.0.1" -- ; }
+
+# iperf3 3.17..3.22's output, run and server options both sides have (issue 12, optrun;
+# their behaviour against 3.22 in detail: esxperf_run_options.bats)
+@test "--repeating-payload"      { interop --quick -- --repeating-payload; }
+@test "--extra-data"             { interop --quick --expect "c.get('extra_data')=='rack7' and s.get('extra_data')=='rack7'" -- --extra-data rack7; }
+@test "--timestamps (text)"      { interop --quick --every-line '^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4} ' -- --timestamps; }
+@test "--timestamps=FMT (text)"  { interop --quick --every-line '^[0-9]{2}:[0-9]{2}:[0-9]{2} t2:  ' -- '--timestamps=%H:%M:%S ' -T t2; }
+@test "server --server-bitrate-limit (test within it)" { interop --quick --server "--server-bitrate-limit 1000G/1" -- ; }
+@test "server --server-max-duration (test within it)"  { interop --server "--server-max-duration 20" --na "3.12,3.18 c2i: iperf3 before 3.19 has no --server-max-duration" -- -t 1 -O 1; }

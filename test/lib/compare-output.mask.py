@@ -24,6 +24,7 @@ MASKED = {
     "io_calls_per_second", "gbit_per_second", "client_cpu_percent", "server_cpu_percent",
     "gbit_per_cpu_second", "cookie", "time", "timesecs", "version", "local_port",
     "remote_port", "port", "snd_wnd", "max_snd_wnd",
+    "timemillisecs",
 }
 ID = re.compile(r"(\[ *\d+\])")
 NUM = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?")

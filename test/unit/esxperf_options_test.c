@@ -13,6 +13,7 @@
 #include "../../tools/esxperf/client.h"
 #include "../../tools/esxperf/options.h"
 #include "../../tools/esxperf/sweep.h"
+#include "bytes.h"
 
 const char tool_name[] = "esxperf_test";
 
@@ -353,6 +354,78 @@ static void warnings_for_ignored_options(void **state)
     assert_int_equal(opts_warning(&o, 99, w, sizeof w), -1);
 }
 
+/* issue 12: the roles iperf3 gives its 3.17..3.22 options, -F's TCP-only rule,
+ * and what the client sends for --repeating-payload and --extra-data */
+static void iperf3_322_options_roles(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    static const struct { int code; const char *name; } server_side[] = {
+        { 'D', "-D" }, { O_BITRATE_LIMIT, "--server-bitrate-limit" },
+        { O_MAX_DURATION, "--server-max-duration" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(server_side); i++) {
+        client_opts(&o, "198.18.0.2");
+        o.given[server_side[i].code] = 1;
+        assert_refused(&o, server_side[i].name);
+        assert_refused(&o, "server option");
+    }
+    static const struct { int code; const char *name; } client_side[] = {
+        { O_REPEATING_PAYLOAD, "--repeating-payload" }, { O_EXTRA_DATA, "--extra-data" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(client_side); i++) {
+        server_opts(&o);
+        o.given[client_side[i].code] = 1;
+        assert_refused(&o, client_side[i].name);
+        assert_refused(&o, "client option");
+    }
+    /* both roles, as iperf3: -F, -I, --json-stream, --timestamps, --debug */
+    static const int both[] = { 'F', 'I', O_JSON_STREAM, O_JSON_STREAM_FULL, O_TIMESTAMPS, 'd' };
+    for (size_t i = 0; i < ARRAY_SIZE(both); i++) {
+        server_opts(&o);
+        o.given[both[i]] = 1;
+        assert_valid(&o);
+        client_opts(&o, "198.18.0.2");
+        o.given[both[i]] = 1;
+        assert_valid(&o);
+    }
+    client_opts(&o, "198.18.0.2");
+    o.file = "f.bin";
+    o.udp = 1;
+    assert_refused(&o, "-F moves a file over TCP only");
+    char w[1024];
+    struct test_params p;
+    client_opts(&o, "198.18.0.2");
+    o.json_stream_full = 1;
+    warnings_of(&o, w, sizeof w);
+    assert_non_null(strstr(w, "--json-stream-full-output only adds to --json-stream"));
+    o.json_stream = 1;
+    warnings_of(&o, w, sizeof w);
+    assert_string_equal(w, "");
+    o.file = "f.bin";
+    o.parallel = 2;
+    warnings_of(&o, w, sizeof w);
+    assert_non_null(strstr(w, "-F with several streams"));
+    /* a longer --extra-data than the parameters carry is refused, not cut */
+    char big[sizeof p.extra_data + 1];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    client_opts(&o, "198.18.0.2");
+    o.extra_data = big;
+    assert_refused(&o, "--extra-data is");
+    big[sizeof big - 2] = '\0';
+    assert_valid(&o);
+    client_opts(&o, "198.18.0.2");
+    client_params(&o, 1448, &p);
+    assert_int_equal(p.repeating_payload, 0);
+    assert_string_equal(p.extra_data, "");
+    o.repeating_payload = 1;
+    o.extra_data = "rack 7, port 3";
+    client_params(&o, 1448, &p);
+    assert_int_equal(p.repeating_payload, 1);
+    assert_string_equal(p.extra_data, "rack 7, port 3");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +440,7 @@ int main(void)
         cmocka_unit_test(warnings_for_ignored_options),
         cmocka_unit_test(client_params_defaults),
         cmocka_unit_test(sweep_table_layouts),
+        cmocka_unit_test(iperf3_322_options_roles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,62 @@ static void own_parsers(void **state)
     assert_int_equal(o.control_timeout_ms, 2500);
 }
 
+/* issue 12: iperf3 3.17..3.22's output, run and server options, with iperf3's
+ * defaults (--timestamps "%c ", --server-bitrate-limit over 5 s, --debug 4) */
+static void iperf3_322_run_options(void **state)
+{
+    (void)state;
+    opts_defaults(&o);
+    set_ok(O_JSON_STREAM, NULL);
+    assert_int_equal(o.json_stream, 1);
+    assert_int_equal(o.json, 1);                    /* --json-stream is -J's events */
+    set_ok(O_JSON_STREAM_FULL, NULL);
+    assert_int_equal(o.json_stream_full, 1);
+    set_ok(O_TIMESTAMPS, NULL);
+    assert_string_equal(o.timestamps, "%c ");
+    set_ok(O_TIMESTAMPS, "%H:%M:%S ");
+    assert_string_equal(o.timestamps, "%H:%M:%S ");
+    set_ok(O_REPEATING_PAYLOAD, NULL);
+    assert_int_equal(o.repeating_payload, 1);
+    set_ok(O_EXTRA_DATA, "rack 7");
+    assert_string_equal(o.extra_data, "rack 7");
+    set_ok('F', "/tmp/f.bin");
+    assert_string_equal(o.file, "/tmp/f.bin");
+    set_ok('D', NULL);
+    assert_int_equal(o.daemon, 1);
+    set_ok('I', "/tmp/esxperf.pid");
+    assert_string_equal(o.pidfile, "/tmp/esxperf.pid");
+    assert_true(o.bitrate_limit_secs == 5);         /* iperf3's default window */
+    set_ok(O_BITRATE_LIMIT, "1G");
+    assert_int_equal(o.bitrate_limit, 1000000000);
+    assert_true(o.bitrate_limit_secs == 5);
+    set_ok(O_BITRATE_LIMIT, "500m/2.5");
+    assert_int_equal(o.bitrate_limit, 500000000);
+    assert_true(o.bitrate_limit_secs == 2.5);
+    set_ok(O_MAX_DURATION, "0");                    /* iperf3: 0 = no cap */
+    assert_int_equal(o.max_duration, 0);
+    set_ok('d', NULL);
+    assert_int_equal(o.debug, 4);
+    assert_int_equal(o.verbose, 1);                 /* --debug prints what -V does */
+    set_ok('d', "2");
+    assert_int_equal(o.debug, 2);
+    set_ok('d', "-1");
+    assert_int_equal(o.debug, 4);                   /* iperf3: negative = all */
+    set_bad(O_BITRATE_LIMIT, "1M/0", "bad --server-bitrate-limit '1M/0': the averaging time "
+            "after '/' must be 0.1..60 seconds");
+    set_bad(O_BITRATE_LIMIT, "fast", "bad --server-bitrate-limit 'fast': not a number "
+            "(e.g. 1G, 500M/10)");
+    set_bad(O_BITRATE_LIMIT, "/5", "bad --server-bitrate-limit '/5': not a rate (e.g. 1G, "
+            "500M/10)");
+    set_bad('d', "lots", "bad --debug level 'lots': not a number (1..4)");
+    set_bad('X', "198.18.0.2", "-X/--xbind and --nstreams are SCTP options, and ESXi has no "
+            "SCTP: esxperf runs TCP or UDP (-u)");
+    set_bad(O_NSTREAMS, "4", "-X/--xbind and --nstreams are SCTP options, and ESXi has no "
+            "SCTP: esxperf runs TCP or UDP (-u)");
+    set_bad(O_TIMESTAMPS, "%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c",
+            "bad --timestamps format: longer than 64 characters");
+}
+
 /* the lines esxperf printed for these before the table (captured from main's
  * binary), word for word */
 static void bad_values_one_line_each(void **state)
@@ -125,7 +181,7 @@ static void bad_values_one_line_each(void **state)
     set_bad(O_CONTROL_TIMEOUT, "0", "bad control timeout '0': 0.1..3600 seconds");
     set_bad(O_CPORT, "0", "bad client port '0': out of range (allowed 1..65535)");
     set_bad(O_SKEW, "-1", "bad time skew threshold '-1': out of range (allowed 0..31536000)");
-    set_bad(O_MAX_DURATION, "0", "bad max duration '0': out of range (allowed 1..604800)");
+    set_bad(O_MAX_DURATION, "-1", "bad max duration '-1': out of range (allowed 0..604800)");
     set_bad('M', "50", "bad MSS (-M) '50': out of range (allowed 88..9216)");
     /* a refused value leaves the field as it was */
     assert_int_equal(o.port, 5201);
@@ -137,7 +193,7 @@ static void bad_values_one_line_each(void **state)
 static void every_option_known(void **state)
 {
     (void)state;
-    static const char letters[] = "scpfiBJV1tnkublwPROMNCSZTA46";
+    static const char letters[] = "scpfiBJV1tnkublwPROMNCSZTA46FDIdX";
     char why[2048];
     for (const char *l = letters; *l; l++) {
         opts_defaults(&o);
@@ -157,6 +213,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(flags_strings_numbers_sizes),
         cmocka_unit_test(own_parsers),
+        cmocka_unit_test(iperf3_322_run_options),
         cmocka_unit_test(bad_values_one_line_each),
         cmocka_unit_test(every_option_known),
     };

@@ -51,15 +51,18 @@ static void max_duration_caps_every_kind(void **state)
     o.max_duration = 5;
     p.time = 3600;
     end_guard_init(&g, &o, &p, T0);
-    assert_null(end_guard_check(&g, T0 + 5 * S - 1, 123));
-    assert_non_null(strstr(end_guard_check(&g, T0 + 5 * S, 456), "--max-duration"));
-    /* -n test with data flowing: only the cap ends it */
+    /* the cap is --server-max-duration plus the grace (the parameters were
+     * refused already when they asked for more) */
+    uint64_t cap = (5 + MAX_DURATION_GRACE_S) * S;
+    assert_null(end_guard_check(&g, T0 + cap - 1, 123));
+    assert_non_null(strstr(end_guard_check(&g, T0 + cap, 456), "--max-duration"));
+    /* -n test with data flowing (a client that got past the refusal): the cap ends it */
     p.time = 0;
     p.num = (int64_t)1 << 50;
     end_guard_init(&g, &o, &p, T0);
-    for (uint64_t t = 1; t < 5; t++)
+    for (uint64_t t = 1; t < 5 + MAX_DURATION_GRACE_S; t++)
         assert_null(end_guard_check(&g, T0 + t * S, t * 1000));
-    assert_non_null(strstr(end_guard_check(&g, T0 + 5 * S, 9999), "--max-duration"));
+    assert_non_null(strstr(end_guard_check(&g, T0 + cap, 9999), "--max-duration"));
     /* no cap: a flowing -n test never ends from the server side */
     o.max_duration = 0;
     end_guard_init(&g, &o, &p, T0);
@@ -91,11 +94,92 @@ static void counted_test_ends_after_3x_control_timeout_without_progress(void **s
     assert_non_null(end_guard_check(&g, T0 + 8 * S + 500000001ull, 20));
 }
 
+/* issue 12: iperf3's --server-max-duration and --server-bitrate-limit refusals at
+ * the parameters (errors 37 and 27), and -F with UDP (34) */
+static void params_refused_as_iperf3(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    struct test_params p;
+    const char *why = NULL;
+    setup_opts(&o, &p);
+    assert_int_equal(server_params_refusal(&o, &p, &why), 0);
+    o.max_duration = 10;
+    p.time = 10;
+    assert_int_equal(server_params_refusal(&o, &p, &why), 0);
+    p.omit = 1;                                        /* -t plus -O counts */
+    assert_int_equal(server_params_refusal(&o, &p, &why), IE_MAXSERVERTESTDURATIONEXCEEDED);
+    assert_non_null(strstr(why, "--server-max-duration"));
+    p.omit = 0;
+    p.time = 0;
+    p.num = 1 << 20;                                   /* -n: no time at all */
+    assert_int_equal(server_params_refusal(&o, &p, &why), 37);
+    setup_opts(&o, &p);
+    o.bitrate_limit = 100000000;
+    p.bandwidth = 50000000;
+    p.parallel = 2;
+    assert_int_equal(server_params_refusal(&o, &p, &why), 0);    /* 100M: at the limit */
+    p.bidir = 1;
+    assert_int_equal(server_params_refusal(&o, &p, &why), IE_TOTALRATE);
+    assert_int_equal(IE_TOTALRATE, 27);
+    p.bidir = 0;
+    p.fqrate = 60000000;
+    assert_int_equal(server_params_refusal(&o, &p, &why), 27);
+    setup_opts(&o, &p);
+    o.file = "f.bin";
+    assert_int_equal(server_params_refusal(&o, &p, &why), 0);
+    p.udp = 1;
+    assert_int_equal(server_params_refusal(&o, &p, &why), IE_UDPFILETRANSFER);
+    assert_int_equal(IE_UDPFILETRANSFER, 34);
+}
+
+/* the running limit: the average over the window (5 steps of the 1 s interval by
+ * default), checked at every step once the window is full */
+static void rate_guard_averages_the_window(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    struct test_params p;
+    struct rate_guard g;
+    setup_opts(&o, &p);
+    rate_guard_init(&g, &o, T0);
+    assert_int_equal(rate_guard_check(&g, T0 + 100 * S, 1ull << 50), 0);   /* no limit */
+    o.bitrate_limit = 8000000;                          /* 1 MB/s */
+    rate_guard_init(&g, &o, T0);
+    assert_int_equal(g.n, 5);
+    uint64_t moved = 0;
+    /* 4 s at 10 MB/s: the window is not full yet, nothing is said */
+    for (int t = 1; t <= 4; t++) {
+        moved += 10000000;
+        assert_int_equal(rate_guard_check(&g, T0 + (uint64_t)t * S, moved), 0);
+    }
+    moved += 10000000;
+    assert_int_equal(rate_guard_check(&g, T0 + 5 * S, moved), 1);
+    assert_int_equal(g.bps, 80000000);
+    /* under the limit on average: a burst in one second of five is allowed */
+    rate_guard_init(&g, &o, T0);
+    moved = 0;
+    for (int t = 1; t <= 10; t++) {
+        moved += t == 3 ? 4000000 : 200000;             /* 4 MB then 0.2 MB/s */
+        assert_int_equal(rate_guard_check(&g, T0 + (uint64_t)t * S, moved), 0);
+    }
+    /* -i 0.5 and /2: four half-second samples */
+    o.interval = 0.5;
+    o.bitrate_limit_secs = 2;
+    rate_guard_init(&g, &o, T0);
+    assert_int_equal(g.n, 4);
+    /* a late wake-up takes the steps it missed, with nothing moved in the later ones */
+    assert_int_equal(rate_guard_check(&g, T0 + 2 * S, 2000000), 0);   /* 1 MB/s x 2 s */
+    assert_int_equal(g.bps, 8000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(time_test_runs_to_time_plus_omit_plus_60),
         cmocka_unit_test(max_duration_caps_every_kind),
+        cmocka_unit_test(params_refused_as_iperf3),
+        cmocka_unit_test(rate_guard_averages_the_window),
         cmocka_unit_test(counted_test_ends_after_3x_control_timeout_without_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Every wait for the server is bounded: a server that stops answering at any step
@@ -58,7 +59,7 @@ static int cfail(struct client *c, int code, const char *fmt, ...)
     va_end(ap);
     if (c->o->json && !c->o->quiet) {
         report_json_error(&c->rep, msg);
-        printf("%s\n", jw_text(&c->rep.jw));
+        report_json_print(&c->rep, stdout);
         fflush(stdout);
     }
     warnmsg("%s", msg);
@@ -189,8 +190,12 @@ static int create_streams(struct client *c, const struct test_params *p)
         }
         int sender = session_is_sender(&c->s, i);
         if (!session_add(&c->s, fd, sender)) {
+            int e = errno;
             close(fd);
-            return cfail(c, EXIT_USAGE, "cannot set up data stream %d: %s", i + 1, errtext(errno));
+            if (c->o->file)
+                return cfail(c, EXIT_USAGE, "cannot open -F file %s %s: %s", c->o->file,
+                             sender ? "to send" : "to write what arrives", errtext(e));
+            return cfail(c, EXIT_USAGE, "cannot set up data stream %d: %s", i + 1, errtext(e));
         }
     }
     return 0;
@@ -350,11 +355,25 @@ static int handshake(struct client *c)
     return wait_state(c, ST_PARAM_EXCHANGE, dl);
 }
 
+/* -F NAME without -t, -n or -k: the test is the file's length (-n), as iperf3 does
+ * (a file it cannot stat, or an empty one, leaves the 10 s default) */
+static void file_length(const struct perf_opts *o, struct test_params *p)
+{
+    struct stat st;
+    if (!o->file || o->num || o->blockcount || o->given['t'])
+        return;
+    if (stat(o->file, &st) == 0 && st.st_size > 0) {
+        p->num = st.st_size;
+        p->time = 0;
+    }
+}
+
 /* the parameters (with the token), the session, CREATE_STREAMS */
 static int send_params(struct client *c)
 {
     struct test_params p;
     client_params(c->o, ctl_mss(c->ctl), &p);
+    file_length(c->o, &p);
     client_warn_pace(&p);
     memcpy(p.authtoken, c->authtoken, sizeof p.authtoken);
     size_t plen;
@@ -455,7 +474,7 @@ static int display(struct client *c, struct run_result *rr)
         report_json_server_output(&c->rep, o->get_server_output ? rem : NULL);
         report_json_finish(&c->rep, NULL);
         if (!o->quiet)
-            printf("%s\n", jw_text(&c->rep.jw));
+            report_json_print(&c->rep, stdout);
     } else {
         rep_printf(&c->rep, "\niperf Done.\n");
     }
@@ -474,6 +493,10 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     c.rep.title = o->title;
     c.rep.forceflush = o->forceflush;
     c.rep.verbose = o->verbose;
+    c.rep.timestamps = o->timestamps;
+    c.rep.json_stream = o->json_stream;
+    c.rep.json_full = o->json_stream_full;
+    c.rep.extra_data = o->extra_data;
     int rc = handshake(&c);
     if (rc == 0)
         rc = send_params(&c);

@@ -46,6 +46,9 @@ void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p
     p->skip_rx_copy = o->skip_rx_copy;
     p->server_affinity = o->server_affinity;
     p->dont_fragment = o->dont_fragment;
+    p->repeating_payload = o->repeating_payload;
+    if (o->extra_data)
+        snprintf(p->extra_data, sizeof p->extra_data, "%s", o->extra_data);
     if (o->title)
         snprintf(p->title, sizeof p->title, "%s", o->title);
     if (o->congestion)

@@ -10,6 +10,7 @@
  * check, log file, then the server, a sweep, or one client run.
  */
 #include "client.h"
+#include "daemon.h"
 #include "fail.h"
 #include "args.h"
 #include "options.h"
@@ -48,6 +49,16 @@ static const char usage_text[] =
 "  -V, --verbose            more detail\n"
 "      --logfile FILE       write output to FILE\n"
 "      --forceflush         flush output after every line\n"
+"      --json-stream        -J as one JSON event a line: start, interval..., end\n"
+"                           (error on failure), as iperf3 3.17+\n"
+"      --json-stream-full-output  with --json-stream: the whole -J document too\n"
+"      --timestamps[=FMT]   start every output line with the local time, strftime\n"
+"                           FMT (default \"%c \")\n"
+"  -F, --file NAME          client: send NAME (without -t/-n/-k: its size is -n); with\n"
+"                           -R (or on a server) write what arrives to NAME; TCP only\n"
+"  -I, --pidfile FILE       write our pid to FILE, remove it at exit (refused while\n"
+"                           the pid in FILE runs)\n"
+"  -d, --debug[=LEVEL]      iperf3's debug output: esxperf prints what -V prints\n"
 "      --idle-timeout SEC   server with -1: exit 1 when no client comes within SEC\n"
 "  -1, --one-off            server: handle one test, then exit\n"
 "      --use-pkcs1-padding  client: RSA token with PKCS#1 v1.5 instead of OAEP, for\n"
@@ -61,8 +72,15 @@ static const char usage_text[] =
 "                           long before or after the test (cookie, parameters,\n"
 "                           results; default 10); -n/-k tests in which no data moves\n"
 "                           for 3x this long are ended\n"
-"      --max-duration SEC   end any test that runs longer (the client gets\n"
-"                           SERVER_TERMINATE); default no cap\n"
+"      --server-max-duration SEC  (or --max-duration) refuse a test asking for\n"
+"                           more than SEC (-t plus -O; -n/-k tests: no time, refused),\n"
+"                           iperf3's error 37, and end one still running 10 s past\n"
+"                           SEC (SERVER_TERMINATE); 0 = no cap (default)\n"
+"      --server-bitrate-limit R[/SEC]  refuse a test asking more than R bit/s in all\n"
+"                           (iperf3's error 27), and end one whose average over SEC\n"
+"                           (0.1..60, default 5) passes R, with the same error\n"
+"  -D, --daemon             server: detach from the terminal (output: --logfile, else\n"
+"                           none); with -I its pid is findable: kill $(cat FILE)\n"
 "Client:\n"
 "  -t, --time SEC           test length (default 10)\n"
 "  -n, --bytes N[KMG]       send N bytes instead of a time\n"
@@ -94,6 +112,9 @@ static const char usage_text[] =
 "      --dont-fragment      UDP: set the don't-fragment bit (IPv4)\n"
 "      --udp-counters-64bit 64-bit UDP packet counters\n"
 "      --pacing-timer US    pacing granularity sent to the peer (default 1000)\n"
+"      --repeating-payload  payload \"0123456789\" repeated (iperf2's) instead of random\n"
+"      --extra-data STR     sent to the server; both sides' -J show it as extra_data\n"
+"  -X, --xbind / --nstreams  refused: iperf3's SCTP options (ESXi has no SCTP)\n"
 "Sweeps (client; one table row per run):\n"
 "      --sweep-parallel LIST   e.g. 1-8 or 1,2,4,8\n"
 "      --sweep-window LIST     e.g. 64K,256K,1M,4M\n"
@@ -120,7 +141,7 @@ static const char usage_text[] =
 
 /* the options above, in getopt's words; a leading ':' lets bad_option name a
  * missing value. What each one sets: opt_sets in options.c */
-static const char shortopts[] = ":sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hv";
+static const char shortopts[] = ":sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hvF:DI:d::X:";
 static const struct option longopts[] = {
     { "server", no_argument, NULL, 's' }, { "client", required_argument, NULL, 'c' },
     { "port", required_argument, NULL, 'p' }, { "format", required_argument, NULL, 'f' },
@@ -160,6 +181,19 @@ static const struct option longopts[] = {
     { "allow-readable-key", no_argument, NULL, O_READABLE_KEY },
     { "control-timeout", required_argument, NULL, O_CONTROL_TIMEOUT },
     { "max-duration", required_argument, NULL, O_MAX_DURATION },
+    /* output, run and server options of iperf3 3.17..3.22 (issue 12) */
+    { "server-max-duration", required_argument, NULL, O_MAX_DURATION },
+    { "json-stream", no_argument, NULL, O_JSON_STREAM },
+    { "json-stream-full-output", no_argument, NULL, O_JSON_STREAM_FULL },
+    { "timestamps", optional_argument, NULL, O_TIMESTAMPS },
+    { "repeating-payload", no_argument, NULL, O_REPEATING_PAYLOAD },
+    { "extra-data", required_argument, NULL, O_EXTRA_DATA },
+    { "file", required_argument, NULL, 'F' }, { "daemon", no_argument, NULL, 'D' },
+    { "pidfile", required_argument, NULL, 'I' },
+    { "server-bitrate-limit", required_argument, NULL, O_BITRATE_LIMIT },
+    { "debug", optional_argument, NULL, 'd' },
+    { "xbind", required_argument, NULL, 'X' },
+    { "nstreams", required_argument, NULL, O_NSTREAMS },
     { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
 };
@@ -236,11 +270,16 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     int rc;
+    /* -I on a client, as iperf3 allows (the server writes its own once it listens) */
+    char why[400];
+    if (o.pidfile && !o.server && pidfile_create(o.pidfile, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
     if (o.server)
         rc = server_run(&o);
     else if (o.sweep_np || o.sweep_nw)
         rc = sweep_run(&o);
     else
         rc = client_run(&o, NULL);
+    pidfile_remove(o.pidfile);
     return output_done(stdout, o.logfile ? o.logfile : "stdout", errfd, rc);
 }

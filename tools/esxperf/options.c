@@ -28,6 +28,7 @@ void opts_defaults(struct perf_opts *o)
     o->format = 'a';
     o->time_skew = AUTH_SKEW_DEFAULT;
     o->control_timeout_ms = 10000;
+    o->bitrate_limit_secs = 5;
 }
 
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
@@ -282,6 +283,67 @@ static int set_control_timeout(struct perf_opts *o, const char *v, char *why, si
     return 0;
 }
 
+/* --json-stream: -J's document as events, one line each */
+static int set_json_stream(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    (void)v, (void)why, (void)len;
+    o->json_stream = o->json = 1;
+    return 0;
+}
+
+/* --timestamps[=FMT]: iperf3's default is "%c " (the locale's date and time, a space) */
+static int set_timestamps(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    if (v && strlen(v) > TIMESTAMP_FMT_MAX)
+        return why_fmt(why, len, "bad --timestamps format: longer than %d characters",
+                       TIMESTAMP_FMT_MAX);
+    o->timestamps = v ? v : TIMESTAMP_FMT_DEFAULT;
+    return 0;
+}
+
+/* --server-bitrate-limit RATE[/SECONDS]: rate as -b (k/m/g/t, 1000-based), averaged
+ * over SECONDS (0.1..60, default 5), as iperf3 */
+static int set_bitrate_limit(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    char buf[64];
+    const char *w = NULL, *slash = strchr(v, '/');
+    size_t n = slash ? (size_t)(slash - v) : strlen(v);
+    double secs = 5;
+    if (n == 0 || n >= sizeof buf)
+        return why_fmt(why, len, "bad --server-bitrate-limit '%s': not a rate (e.g. 1G, "
+                       "500M/10)", v);
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    if (parse_rate(buf, &o->bitrate_limit, &w) < 0)
+        return why_fmt(why, len, "bad --server-bitrate-limit '%s': %s (e.g. 1G, 500M/10)", v, w);
+    if (slash && parse_double(slash + 1, 0.1, 60, &secs, &w) < 0)
+        return why_fmt(why, len, "bad --server-bitrate-limit '%s': the averaging time after "
+                       "'/' must be 0.1..60 seconds", v);
+    o->bitrate_limit_secs = secs;
+    return 0;
+}
+
+/* -d/--debug[=LEVEL]: iperf3's levels 1..4 (none or a negative one: 4); esxperf
+ * has no debug log of its own, so it prints what -V prints */
+static int set_debug(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    int64_t lvl = 4;
+    const char *w = NULL;
+    if (v && parse_i64(v, INT32_MIN, INT32_MAX, &lvl, &w) < 0)
+        return why_fmt(why, len, "bad --debug level '%s': %s (1..4)", v, w);
+    o->debug = lvl < 0 || lvl > 4 ? 4 : lvl;
+    o->verbose = 1;
+    return 0;
+}
+
+/* -X/--xbind and --nstreams: iperf3's SCTP options, refused by name */
+static int set_sctp_only(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    (void)o, (void)v;
+    return why_fmt(why, len, "-X/--xbind and --nstreams are SCTP options, and ESXi has no "
+                   "SCTP: esxperf runs TCP or UDP (-u)");
+}
+
 enum set_kind {
     SET_FLAG,       /* int field = 1 */
     SET_STR,        /* const char * field = the value */
@@ -334,7 +396,13 @@ static const struct opt_set opt_sets[] = {
     STR(O_RSA_PRIV, rsa_private_key), STR(O_USERS, authorized_users),
     NUM(O_SKEW, time_skew, 0, AUTH_SKEW_MAX, "time skew threshold"),
     FLAG(O_READABLE_KEY, allow_readable_key), FN(O_CONTROL_TIMEOUT, set_control_timeout),
-    NUM(O_MAX_DURATION, max_duration, 1, 86400 * 7, "max duration"),
+    NUM(O_MAX_DURATION, max_duration, 0, 86400 * 7, "max duration"),
+    /* output, run and server options of iperf3 3.17..3.22 (issue 12) */
+    FN(O_JSON_STREAM, set_json_stream), FLAG(O_JSON_STREAM_FULL, json_stream_full),
+    FN(O_TIMESTAMPS, set_timestamps), FLAG(O_REPEATING_PAYLOAD, repeating_payload),
+    STR(O_EXTRA_DATA, extra_data), STR('F', file), FLAG('D', daemon), STR('I', pidfile),
+    FN(O_BITRATE_LIMIT, set_bitrate_limit), FN('d', set_debug),
+    FN('X', set_sctp_only), FN(O_NSTREAMS, set_sctp_only),
 };
 
 static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, char *why,

@@ -9,6 +9,8 @@
 
 #define SWEEP_MAX 32
 #define AFFINITY_MAX 64
+#define TIMESTAMP_FMT_DEFAULT "%c "   /* --timestamps without =FMT, as iperf3 */
+#define TIMESTAMP_FMT_MAX 64
 
 /* getopt_long's codes for the long-only options (short ones are their letter);
  * perf_opts.given[] is indexed by these codes */
@@ -17,6 +19,9 @@ enum perf_opt_code {
     O_CPORT, O_DF, O_COOLDOWN, O_SWEEP_P, O_SWEEP_W, O_CSV, O_UDP64, O_PACING,
     O_USERNAME, O_RSA_PUB, O_PKCS1, O_RSA_PRIV, O_USERS, O_SKEW, O_READABLE_KEY,
     O_CONTROL_TIMEOUT, O_MAX_DURATION, O_SKIP_RX_COPY,
+    /* output, run and server options of iperf3 3.17..3.22 (issue 12, optrun) */
+    O_JSON_STREAM, O_JSON_STREAM_FULL, O_TIMESTAMPS, O_REPEATING_PAYLOAD, O_EXTRA_DATA,
+    O_BITRATE_LIMIT, O_NSTREAMS,
     O_CODE_END
 };
 
@@ -78,7 +83,21 @@ struct perf_opts {
     /* server hardening */
     int64_t control_timeout_ms; /* --control-timeout: a silent control connection
                                    is dropped after this, default 10000 */
-    int64_t max_duration;       /* --max-duration SEC: the server ends longer tests, 0 = no cap */
+    int64_t max_duration;       /* --server-max-duration / --max-duration SEC: the server
+                                   refuses longer tests and ends any still running
+                                   then; 0 = no cap */
+    /* output, run and server options of iperf3 3.17..3.22 (issue 12) */
+    int json_stream;            /* --json-stream: one JSON event a line (sets -J) */
+    int json_stream_full;       /* --json-stream-full-output: the whole document too */
+    const char *timestamps;     /* --timestamps[=FMT]: strftime prefix, NULL = none */
+    int repeating_payload;      /* --repeating-payload: "0123456789..." payload */
+    const char *extra_data;     /* --extra-data STR: in the parameters and in -J */
+    const char *file;           /* -F NAME: send from / write what arrives to NAME */
+    int daemon;                 /* -D: the server detaches */
+    const char *pidfile;        /* -I FILE: our pid in FILE while we run */
+    uint64_t bitrate_limit;     /* --server-bitrate-limit bits/s, 0 = none */
+    double bitrate_limit_secs;  /* its averaging window, seconds (default 5) */
+    int64_t debug;              /* -d/--debug[=LEVEL] 1..4 (4 without one): sets -V */
     /* which options the command line gave (getopt code -> 1), for opts_validate
      * and opts_warning: a default and an explicit value look alike otherwise */
     unsigned char given[O_CODE_END];

@@ -27,6 +27,7 @@ static const struct opt_name client_only[] = {
     { O_PACING, "--pacing-timer" }, { O_SWEEP_P, "--sweep-parallel" },
     { O_SWEEP_W, "--sweep-window" }, { O_CSV, "--csv" }, { O_USERNAME, "--username" },
     { O_RSA_PUB, "--rsa-public-key-path" },
+    { O_REPEATING_PAYLOAD, "--repeating-payload" }, { O_EXTRA_DATA, "--extra-data" },
 };
 
 /* options only a server acts on (iperf3 refuses them on a client) */
@@ -34,7 +35,9 @@ static const struct opt_name server_only[] = {
     { '1', "-1" }, { O_IDLE_TIMEOUT, "--idle-timeout" },
     { O_RSA_PRIV, "--rsa-private-key-path" }, { O_USERS, "--authorized-users-path" },
     { O_SKEW, "--time-skew-threshold" }, { O_READABLE_KEY, "--allow-readable-key" },
-    { O_CONTROL_TIMEOUT, "--control-timeout" }, { O_MAX_DURATION, "--max-duration" },
+    { O_CONTROL_TIMEOUT, "--control-timeout" },
+    { O_MAX_DURATION, "--server-max-duration (--max-duration)" },
+    { 'D', "-D" }, { O_BITRATE_LIMIT, "--server-bitrate-limit" },
 };
 
 static const char *first_given(const struct perf_opts *o, const struct opt_name *t, size_t n)
@@ -75,6 +78,16 @@ static int check_test_shape(const struct perf_opts *o, char *why, size_t len)
         return why_fmt(why, len, "-P and --sweep-parallel both set the stream count: give one");
     if (o->given['w'] && o->sweep_nw)
         return why_fmt(why, len, "-w and --sweep-window both set the window: give one");
+    if (o->file && o->udp)
+        return why_fmt(why, len, "-F moves a file over TCP only (UDP datagrams carry "
+                       "iperf3's counters): drop -u or -F");
+    size_t xcap = sizeof(((struct test_params *)0)->extra_data);
+    if (o->extra_data && strlen(o->extra_data) >= xcap)
+        return why_fmt(why, len, "--extra-data is %zu bytes: at most %zu fit in the test's "
+                       "parameters (shorten it)", strlen(o->extra_data), xcap - 1);
+    if (o->file && (o->sweep_np || o->sweep_nw))
+        return why_fmt(why, len, "-F with a sweep would send the file once per run: give "
+                       "one or the other");
     return 0;
 }
 
@@ -195,6 +208,16 @@ static int pkcs1_on_server(const struct perf_opts *o)
     return o->use_pkcs1 && o->server && o->rsa_private_key;
 }
 
+static int full_without_stream(const struct perf_opts *o)
+{
+    return o->json_stream_full && !o->json_stream;
+}
+
+static int file_parallel(const struct perf_opts *o)
+{
+    return o->file && (o->parallel > 1 || o->bidir);
+}
+
 /* accepted (iperf3 accepts them, or they are harmless) but without effect here */
 static const struct {
     int (*hit)(const struct perf_opts *o);
@@ -213,6 +236,11 @@ static const struct {
     { pkcs1_on_server, "--use-pkcs1-padding: the server accepts tokens in either padding "
                        "(OAEP from iperf3 3.17+, PKCS#1 v1.5 from older), the option only "
                        "changes a client: ignored" },
+    { full_without_stream, "--json-stream-full-output only adds to --json-stream: ignored "
+                           "without it" },
+    { file_parallel, "-F with several streams: each stream reads (or writes) the whole "
+                     "file on its own, as iperf3 does; the file written is whole only "
+                     "with -P 1 and no --bidir" },
 };
 
 int opts_warning(const struct perf_opts *o, int k, char *why, size_t len)

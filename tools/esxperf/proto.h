@@ -29,6 +29,11 @@ enum iperf3_error {
     IE_RECVCOOKIE = 106,        /* cannot receive the cookie */
     IE_RECVPARAMS = 114,        /* cannot receive (or refuses) the parameters */
     IE_AUTHTEST = 142,          /* test authorization failed */
+    /* the server's limits and -F (issue 12, optrun) */
+    IE_FILE = 14,               /* -F: cannot open the file */
+    IE_TOTALRATE = 27,          /* --server-bitrate-limit passed */
+    IE_UDPFILETRANSFER = 34,    /* -F with a UDP test */
+    IE_MAXSERVERTESTDURATIONEXCEEDED = 37,  /* more time than --server-max-duration */
 };
 #define IE_MAX 999              /* above: no iperf3 error number */
 

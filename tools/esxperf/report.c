@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 void rep_init(struct report *r, FILE *out, int json, char format, int capture)
 {
@@ -26,7 +27,28 @@ void rep_free(struct report *r)
     free(r->cap);
     r->cap = NULL;
     r->caplen = r->capcap = 0;
+    free(r->stream_end);
+    r->stream_end = NULL;
     jw_free(&r->jw);
+}
+
+void rep_line_prefix(FILE *out, const char *timestamps, const char *title)
+{
+    if (timestamps) {
+        char t[256];
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        /* the format is the user's own --timestamps text, as iperf3 takes it */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        size_t n = strftime(t, sizeof t, timestamps, &tm);
+#pragma GCC diagnostic pop
+        if (n > 0)
+            fputs(t, out);
+    }
+    if (title)
+        fprintf(out, "%s:  ", title);
 }
 
 void rep_printf(struct report *r, const char *fmt, ...)
@@ -41,13 +63,14 @@ void rep_printf(struct report *r, const char *fmt, ...)
     size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     r->last_sep = 0;
     if (r->out && !r->json) {
-        if (r->title) {
-            /* as iperf3 -T: every line starts with the title */
+        if (r->title || r->timestamps) {
+            /* as iperf3 --timestamps and -T: every line starts with the time, then
+             * the title */
             for (const char *p = line; *p;) {
                 const char *nl = strchr(p, '\n');
                 size_t seg = nl ? (size_t)(nl - p) + 1 : strlen(p);
                 if (!r->mid_line)
-                    fprintf(r->out, "%s:  ", r->title);
+                    rep_line_prefix(r->out, r->timestamps, r->title);
                 fwrite(p, 1, seg, r->out);
                 r->mid_line = !nl;
                 p += seg;

@@ -25,6 +25,12 @@ struct report {
     struct jsonw jw;     /* the -J document */
     int last_sep;        /* the last line was a separator */
     const char *title;   /* -T: prefix of every text line ("TITLE:  "), NULL = none */
+    const char *timestamps;  /* --timestamps: strftime format before each line, or NULL */
+    int json_stream;     /* --json-stream: each part also as one event line (report_json.c) */
+    int json_full;       /* --json-stream-full-output: the whole document at the end too */
+    const char *extra_data;  /* --extra-data: top-level "extra_data" of the document */
+    int extras_done;     /* JSON: extra_data is written */
+    char *stream_end;    /* --json-stream: the "end" event's data, kept for the last line */
     int mid_line;        /* the last text written did not end with a newline */
     int verbose;         /* -V: the engine line of each stream */
     int intervals_open;  /* JSON: the "intervals" array is open */
@@ -33,6 +39,9 @@ struct report {
 void rep_init(struct report *r, FILE *out, int json, char format, int capture);
 void rep_free(struct report *r);
 void rep_printf(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* what starts a text line: the local time in the --timestamps format (if any), then
+ * "TITLE:  " (if any) */
+void rep_line_prefix(FILE *out, const char *timestamps, const char *title);
 
 /* both ends of a connected socket, as rep_addr prints them ("?" port 0 if unknown) */
 struct rep_ends {
@@ -57,6 +66,7 @@ struct start_info {
     int mss, sndbuf, rcvbuf;     /* of the first stream, -1 = unknown or none */
     char system[400];            /* uname: "Linux host 6.1.0 #1 ... x86_64" */
     int64_t now;                 /* Unix seconds */
+    int64_t now_ms;              /* the same in milliseconds (iperf3 3.22's timemillisecs) */
 };
 
 /* report.c, the text: start of a test (the "connected" lines, the server's
@@ -92,6 +102,9 @@ void report_json_finish(struct report *r, const char *error);
  * or, when no test had started, iperf3's empty start/intervals/end with "error";
  * a document already complete stays as it is (the error is the log's) */
 void report_json_error(struct report *r, const char *msg);
+/* the -J document on out, unless --json-stream without --json-stream-full-output
+ * (the events were the output then) */
+void report_json_print(struct report *r, FILE *out);
 /* --get-server-output: the server's report under server_output_json (its JSON) or
  * server_output_text; nothing when rem is NULL or has neither */
 void report_json_server_output(struct report *r, const struct test_results *rem);

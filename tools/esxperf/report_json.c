@@ -1,11 +1,15 @@
 /* The -J document in iperf3's structure: "start" (connected streams, system,
  * timestamp, the test's parameters), one "intervals" element per interval,
  * "end" (per-stream sender/receiver objects, the sums, CPU, congestion, and our
- * additions under "esxperf"). Every key of the document is written here. */
+ * additions under "esxperf"). Every key of the document is written here; with
+ * --json-stream each part is also one event line as iperf3 3.17+ writes it
+ * ("start", "interval", "server_output_json"/"_text", "error", "end"). */
 #include "report.h"
 #include "udp.h"
 #include "version.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -50,17 +54,16 @@ void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int i
     jw_end(w);
 }
 
-void report_json_start(struct report *r, const struct start_info *si)
+/* the "start" object under key (the document's "start", an event's "data") */
+static void json_start_obj(struct jsonw *w, const char *key, const struct start_info *si)
 {
-    struct jsonw *w = &r->jw;
     const struct test_params *p = si->p;
     char tbuf[64], ver[64];
     time_t now = (time_t)si->now;
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(tbuf, sizeof tbuf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    jw_obj(w, NULL);
-    jw_obj(w, "start");
+    jw_obj(w, key);
     jw_arr(w, "connected");
     for (int i = 0; i < si->n; i++) {
         const struct rep_ends *e = &si->ends[i];
@@ -79,6 +82,7 @@ void report_json_start(struct report *r, const struct start_info *si)
     jw_obj(w, "timestamp");
     jw_str(w, "time", tbuf);
     jw_int(w, "timesecs", si->now);
+    jw_int(w, "timemillisecs", si->now_ms);
     jw_end(w);
     jw_obj(w, si->is_client ? "connecting_to" : "accepted_connection");
     jw_str(w, "host", si->host);
@@ -108,15 +112,52 @@ void report_json_start(struct report *r, const struct start_info *si)
     jw_int(w, "fqrate", p->fqrate);
     jw_end(w);
     jw_end(w);
-    jw_arr(w, "intervals");
-    r->intervals_open = 1;
 }
 
-void report_json_interval(struct report *r, const struct interval *iv)
+/* --json-stream: one line {"event":NAME,"data":...} on the report's output, as
+ * iperf3 3.17+ writes it (compact, then a newline); data is written by body(w,
+ * "data", arg), or is the JSON text raw when body is NULL */
+static void stream_event(struct report *r, const char *name,
+                         void (*body)(struct jsonw *, const char *, const void *),
+                         const void *arg, const char *raw)
 {
-    static const char *const sum_key[GROUPS] = { "sum", "sum_bidir_reverse" };
+    if (!r->json_stream || !r->out)
+        return;
+    struct jsonw w;
+    jw_init(&w, 0);
+    jw_obj(&w, NULL);
+    jw_str(&w, "event", name);
+    if (body)
+        body(&w, "data", arg);
+    else
+        jw_raw(&w, "data", raw);
+    jw_end(&w);
+    fprintf(r->out, "%s\n", jw_text(&w));
+    fflush(r->out);
+    jw_free(&w);
+}
+
+static void start_body(struct jsonw *w, const char *key, const void *si)
+{
+    json_start_obj(w, key, si);
+}
+
+void report_json_start(struct report *r, const struct start_info *si)
+{
     struct jsonw *w = &r->jw;
     jw_obj(w, NULL);
+    json_start_obj(w, "start", si);
+    jw_arr(w, "intervals");
+    r->intervals_open = 1;
+    stream_event(r, "start", start_body, si, NULL);
+}
+
+/* one element of "intervals" (key NULL), or an event's "data" */
+static void json_interval_obj(struct jsonw *w, const char *key, const void *arg)
+{
+    static const char *const sum_key[GROUPS] = { "sum", "sum_bidir_reverse" };
+    const struct interval *iv = arg;
+    jw_obj(w, key);
     jw_arr(w, "streams");
     for (int i = 0; i < iv->n; i++)
         rep_row_json(w, NULL, &iv->rows[i], 1);
@@ -125,6 +166,12 @@ void report_json_interval(struct report *r, const struct interval *iv)
         if (iv->nin[g])
             rep_row_json(w, sum_key[g], &iv->sum[g], 1);
     jw_end(w);
+}
+
+void report_json_interval(struct report *r, const struct interval *iv)
+{
+    json_interval_obj(&r->jw, NULL, iv);
+    stream_event(r, "interval", json_interval_obj, iv, NULL);
 }
 
 /* one element of end.streams: "udp", or "sender" and "receiver" */
@@ -213,14 +260,11 @@ static void json_esxperf(struct jsonw *w, const struct totals *t)
     jw_end(w);
 }
 
-void report_json_summary(struct report *r, const struct totals *t)
+/* the "end" object under key */
+static void json_end_obj(struct jsonw *w, const char *key, const void *arg)
 {
-    struct jsonw *w = &r->jw;
-    if (r->intervals_open) {
-        jw_end(w);
-        r->intervals_open = 0;
-    }
-    jw_obj(w, "end");
+    const struct totals *t = arg;
+    jw_obj(w, key);
     jw_arr(w, "streams");
     for (int i = 0; i < t->n; i++)
         json_stream_end(w, t, &t->st[i]);
@@ -243,6 +287,52 @@ void report_json_summary(struct report *r, const struct totals *t)
     jw_end(w);
 }
 
+void report_json_summary(struct report *r, const struct totals *t)
+{
+    struct jsonw *w = &r->jw;
+    if (r->intervals_open) {
+        jw_end(w);
+        r->intervals_open = 0;
+    }
+    json_end_obj(w, "end", t);
+    if (r->json_stream) {
+        /* iperf3 writes the "end" event last, after any error and server output */
+        struct jsonw e;
+        jw_init(&e, 0);
+        json_end_obj(&e, NULL, t);
+        free(r->stream_end);
+        r->stream_end = jw_take(&e, SIZE_MAX, NULL);
+    }
+}
+
+/* --extra-data as iperf3 writes it: top-level, after "end" (and "error") */
+static void json_top_extras(struct report *r)
+{
+    if (r->extra_data && !r->extras_done)
+        jw_str(&r->jw, "extra_data", r->extra_data);
+    r->extras_done = 1;
+}
+
+/* the stream's last events: the error (if any), then "end" ({} when the test
+ * never got to its summary) */
+static void stream_close(struct report *r, const char *error)
+{
+    if (error) {
+        struct jsonw e;
+        jw_init(&e, 0);
+        jw_str(&e, NULL, error);
+        stream_event(r, "error", NULL, NULL, jw_text(&e));
+        jw_free(&e);
+    }
+    stream_event(r, "end", NULL, NULL, r->stream_end ? r->stream_end : "{}");
+}
+
+void report_json_print(struct report *r, FILE *out)
+{
+    if (!r->json_stream || r->json_full)
+        fprintf(out, "%s\n", jw_text(&r->jw));
+}
+
 void report_json_finish(struct report *r, const char *error)
 {
     struct jsonw *w = &r->jw;
@@ -252,8 +342,10 @@ void report_json_finish(struct report *r, const char *error)
     }
     if (error)
         jw_str(w, "error", error);
+    json_top_extras(r);
     jw_end(w);
     r->json_done = 1;
+    stream_close(r, error);
 }
 
 void report_json_error(struct report *r, const char *msg)
@@ -277,12 +369,22 @@ void report_json_error(struct report *r, const char *msg)
     jw_str(w, "error", msg);
     jw_end(w);
     r->json_done = 1;
+    stream_close(r, msg);
+}
+
+static void str_body(struct jsonw *w, const char *key, const void *text)
+{
+    jw_str(w, key, text);
 }
 
 void report_json_server_output(struct report *r, const struct test_results *rem)
 {
-    if (rem && rem->server_output_json)
+    json_top_extras(r);
+    if (rem && rem->server_output_json) {
         jw_raw(&r->jw, "server_output_json", rem->server_output_json);
-    else if (rem && rem->server_output_text)
+        stream_event(r, "server_output_json", NULL, NULL, rem->server_output_json);
+    } else if (rem && rem->server_output_text) {
         jw_str(&r->jw, "server_output_text", rem->server_output_text);
+        stream_event(r, "server_output_text", str_body, rem->server_output_text, NULL);
+    }
 }

@@ -12,6 +12,7 @@
  * server_guard.c's, the data streams server_accept.c's. */
 #include "server.h"
 #include "server_conn.h"
+#include "daemon.h"
 #include "fail.h"
 
 #include <errno.h>
@@ -37,10 +38,13 @@ static uint64_t bytes_moved(const struct session *s)
 /* the server ends the test: SERVER_TERMINATE, as iperf3 does when it is stopped.
  * The streams stay open until the client closes the control connection (at most
  * 2 s): a reset data stream would otherwise hide the message from an iperf3 client. */
-static int terminate(struct server *sv, const char **why, const char *reason)
+static int terminate(struct server *sv, const char **why, const char *reason, int ie)
 {
     *why = reason;
-    if (ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + NS_PER_SEC) < 0)
+    /* ie: SERVER_ERROR with that iperf3 error instead, as iperf3 ends a test over
+     * its --server-bitrate-limit */
+    if (ie ? proto_send_error(sv->ctl, ie, 0, mono_ns() + NS_PER_SEC) < 0
+           : ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + NS_PER_SEC) < 0)
         return -1;
     uint64_t dl = mono_ns() + 2 * NS_PER_SEC;
     for (int i = 0; i < 1000 && mono_ns() < dl; i++) {
@@ -64,16 +68,27 @@ static int run_until_end(struct server *sv, const char **why)
 {
     struct session *s = &sv->s;
     struct end_guard g;
+    struct rate_guard rg;
     end_guard_init(&g, sv->o, &s->p, mono_ns());
+    rate_guard_init(&rg, sv->o, mono_ns());
     for (;;) {
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
         linger_service(sv);
         const char *reason = end_guard_check(&g, now, bytes_moved(s));
         if (reason)
-            return terminate(sv, why, reason);
+            return terminate(sv, why, reason, 0);
+        if (rate_guard_check(&rg, now, bytes_moved(s))) {
+            snprintf(sv->why, sizeof sv->why, "total throughput of %llu bit/s passed "
+                     "--server-bitrate-limit %llu bit/s; ended with SERVER_ERROR (iperf3 "
+                     "error 27)", (unsigned long long)rg.bps,
+                     (unsigned long long)rg.limit);
+            return terminate(sv, why, sv->why, IE_TOTALRATE);
+        }
         if (g.cap && ms > ms_until(g.cap))
             ms = ms_until(g.cap);
+        if (rg.limit && ms > ms_until(rg.next))
+            ms = ms_until(rg.next);
         int listen_ok = now >= sv->deny_pause_until;
         struct pollfd pf[2] = { { sv->ctl, POLLIN, 0 }, { sv->lfd, POLLIN, 0 } };
         int rc = poll(pf, listen_ok ? 2 : 1, ms < 1 ? 1 : ms);
@@ -136,6 +151,11 @@ static int take_params(struct server *sv, const union sockaddr_any *peer,
         proto_send_error(sv->ctl, IE_RECVPARAMS, perr, mono_ns() + NS_PER_SEC);
         return -1;
     }
+    int ie = server_params_refusal(sv->o, p, why);
+    if (ie) {
+        proto_send_error(sv->ctl, ie, 0, mono_ns() + NS_PER_SEC);
+        return -1;
+    }
     if (!p->len)
         p->len = p->udp ? 1460 : 128 * 1024;
     if (server_check_authtoken(sv, p, peer) < 0) {
@@ -161,6 +181,10 @@ static void begin_session(struct server *sv, const struct test_params *p)
     rep_init(&sv->rep, stdout, o->json, o->format, p->get_server_output && !o->json);
     sv->rep.forceflush = o->forceflush;
     sv->rep.verbose = o->verbose;
+    sv->rep.timestamps = o->timestamps;
+    sv->rep.json_stream = o->json_stream;
+    sv->rep.json_full = o->json_stream_full;
+    sv->rep.extra_data = p->extra_data[0] ? p->extra_data : NULL;
     session_init(&sv->s, o, p, 0, &sv->rep);
     sv->have_session = 1;
 }
@@ -274,10 +298,10 @@ static void finish(struct server *sv, int rc, const char *why)
 {
     if (sv->have_session) {
         if (sv->o->json && rc == 0)
-            printf("%s\n", jw_text(&sv->rep.jw));
+            report_json_print(&sv->rep, stdout);
         else if (sv->o->json && why) {
             report_json_error(&sv->rep, why);
-            printf("%s\n", jw_text(&sv->rep.jw));
+            report_json_print(&sv->rep, stdout);
         }
         session_free(&sv->s);
         sv->have_session = 0;
@@ -363,8 +387,10 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
     for (;;) {
         linger_service(sv);
         uint64_t now = mono_ns();
-        if (idle_end && now >= idle_end)
+        if (idle_end && now >= idle_end) {
+            pidfile_remove(o->pidfile);
             die(EXIT_CHECK, "no client within --idle-timeout %llds", (long long)o->idle_timeout);
+        }
         int quiet = now < sv->quiet_until;
         int tmo = idle_end ? ms_until(idle_end) : -1;
         if (sv->nlg && (tmo < 0 || tmo > 100))
@@ -376,6 +402,7 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
+            pidfile_remove(o->pidfile);
             die(EXIT_USAGE, "poll on the listener: %s", errtext(errno));
         }
         if (rc == 0)
@@ -389,6 +416,31 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
     }
 }
 
+/* -D and -I, once the listener is up (a port in use is told on the terminal) */
+static void leave_running(const struct perf_opts *o)
+{
+    char why[400];
+    if (o->daemon && daemon_detach(o->logfile != NULL, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
+    if (o->pidfile && (pidfile_create(o->pidfile, why, sizeof why) < 0 ||
+                       pidfile_guard(o->pidfile, why, sizeof why) < 0))
+        die(EXIT_USAGE, "%s", why);
+}
+
+/* "Server listening on PORT (test #N)" between rules, each line with its
+ * --timestamps prefix */
+static void banner(const struct perf_opts *o, int test)
+{
+    static const char rule[] = "-----------------------------------------------------------\n";
+    rep_line_prefix(stdout, o->timestamps, NULL);
+    fputs(rule, stdout);
+    rep_line_prefix(stdout, o->timestamps, NULL);
+    printf("Server listening on %u (test #%d)\n", o->port, test);
+    rep_line_prefix(stdout, o->timestamps, NULL);
+    fputs(rule, stdout);
+    fflush(stdout);
+}
+
 int server_run(const struct perf_opts *o)
 {
     struct server sv;
@@ -396,15 +448,11 @@ int server_run(const struct perf_opts *o)
     sv.o = o;
     sv.ufd = sv.ctl = -1;
     listen_on(&sv, o);
+    leave_running(o);
     int last = 0;
     for (int test = 1;; test++) {
-        if (!o->json) {
-            printf("-----------------------------------------------------------\n"
-                   "Server listening on %u (test #%d)\n"
-                   "-----------------------------------------------------------\n",
-                   o->port, test);
-            fflush(stdout);
-        }
+        if (!o->json)
+            banner(o, test);
         union sockaddr_any peer;
         next_client(&sv, &peer);
         last = server_test(&sv, &peer);
@@ -415,5 +463,6 @@ int server_run(const struct perf_opts *o)
         linger_close(&sv, i);
     close(sv.lfd);
     crypto_key_free(sv.priv);
+    pidfile_remove(o->pidfile);
     return last == 0 ? EXIT_OKAY : EXIT_CHECK;
 }

@@ -67,8 +67,13 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
             warnmsg("data stream: %s", w);
         }
         if (!session_add(&sv->s, fd, session_is_sender(&sv->s, sv->s.nstreams))) {
+            int e = errno;
             close(fd);
             *why = "cannot set up a data stream";
+            if (sv->o->file) {   /* iperf3's IEFILE, as its server answers */
+                *why = "cannot open the -F file";
+                proto_send_error(sv->ctl, IE_FILE, e, mono_ns() + NS_PER_SEC);
+            }
             return -1;
         }
         got++;

@@ -38,6 +38,7 @@ struct server {
     uint64_t deny_pause_until;      /* out of descriptors: leave the listener alone */
     struct lingerer lg[LINGER_MAX];
     int nlg;
+    char why[200];                  /* a test's end reason that needs figures */
 };
 
 /* the deadline of a read on the control connection outside the running test */

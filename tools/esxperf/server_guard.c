@@ -155,8 +155,10 @@ void end_guard_init(struct end_guard *g, const struct perf_opts *o,
     g->counted = p->num || p->blockcount;
     if (p->time && !g->counted)
         g->limit = now + (uint64_t)(p->time + p->omit + 60) * NS_PER_SEC;
+    /* the parameters asked for at most max_duration (server_params_refusal): a
+     * test still running MAX_DURATION_GRACE_S later is held by its client */
     if (o->max_duration > 0)
-        g->cap = now + (uint64_t)o->max_duration * NS_PER_SEC;
+        g->cap = now + (uint64_t)(o->max_duration + MAX_DURATION_GRACE_S) * NS_PER_SEC;
     g->stall_ns = 3 * (uint64_t)o->control_timeout_ms * NS_PER_MS;
     g->moved_at = now;
 }
@@ -164,7 +166,8 @@ void end_guard_init(struct end_guard *g, const struct perf_opts *o,
 const char *end_guard_check(struct end_guard *g, uint64_t now, uint64_t moved)
 {
     if (g->cap && now >= g->cap)
-        return "the test reached the server's --max-duration; ended with SERVER_TERMINATE";
+        return "the test reached the server's --server-max-duration (--max-duration); "
+               "ended with SERVER_TERMINATE";
     if (g->limit && now > g->limit)
         return "the client did not end the test 60 s after its time; ended with "
                "SERVER_TERMINATE";
@@ -178,4 +181,62 @@ const char *end_guard_check(struct end_guard *g, uint64_t now, uint64_t moved)
                "SERVER_TERMINATE";
     }
     return NULL;
+}
+
+/* ---- the server's limits: at the parameters, and while a test runs */
+
+int server_params_refusal(const struct perf_opts *o, const struct test_params *p,
+                          const char **why)
+{
+    if (o->max_duration > 0 && (p->time == 0 || p->time + p->omit > o->max_duration)) {
+        *why = p->time == 0 ? "refused: an -n/-k test has no time, and --server-max-duration "
+                              "allows only time tests within it (iperf3 error 37)"
+                            : "refused: the client asked for more time (-t plus -O) than "
+                              "--server-max-duration (iperf3 error 37)";
+        return IE_MAXSERVERTESTDURATIONEXCEEDED;
+    }
+    if (o->file && p->udp) {
+        *why = "refused: a UDP test, and -F moves a file over TCP only (iperf3 error 34)";
+        return IE_UDPFILETRANSFER;
+    }
+    uint64_t k = (uint64_t)p->parallel * (p->bidir ? 2u : 1u);
+    if (o->bitrate_limit && ((uint64_t)p->bandwidth * k > o->bitrate_limit ||
+                             (uint64_t)p->fqrate * k > o->bitrate_limit)) {
+        *why = "refused: the streams ask for more than --server-bitrate-limit in all "
+               "(iperf3 error 27)";
+        return IE_TOTALRATE;
+    }
+    return 0;
+}
+
+void rate_guard_init(struct rate_guard *g, const struct perf_opts *o, uint64_t now)
+{
+    memset(g, 0, sizeof *g);
+    g->limit = o->bitrate_limit;
+    double step = o->interval > 0 ? o->interval : 1.0;
+    g->step_ns = (uint64_t)(step * (double)NS_PER_SEC);
+    double n = o->bitrate_limit_secs <= step ? 1 : o->bitrate_limit_secs / step + 0.5;
+    g->n = n < 1 ? 1 : n > RATE_WINDOW_MAX ? RATE_WINDOW_MAX : (int)n;
+    g->next = now + g->step_ns;
+}
+
+int rate_guard_check(struct rate_guard *g, uint64_t now, uint64_t moved)
+{
+    if (!g->limit)
+        return 0;
+    int over = 0;
+    for (int i = 0; i < RATE_WINDOW_MAX && now >= g->next; i++) {
+        g->at = (g->at + 1) % g->n;
+        g->win[g->at] = moved - g->last;
+        g->last = moved;
+        g->next += g->step_ns;
+        if (++g->count < g->n)
+            continue;
+        uint64_t sum = 0;
+        for (int k = 0; k < g->n; k++)
+            sum += g->win[k];
+        g->bps = (uint64_t)((double)sum * 8 * NS_PER_SEC / ((double)g->step_ns * g->n));
+        over |= g->bps > g->limit;
+    }
+    return over;
 }

@@ -91,6 +91,14 @@ struct stream *session_add(struct session *s, int fd, int sender)
     if (stream_init(&s->st[i], session_stream_id(i), fd, sender, &s->p, &s->sh) < 0)
         return NULL;
     s->nstreams++;
+    if (s->o->file && stream_file_open(&s->st[i], s->o->file) < 0) {
+        int e = errno;
+        s->st[i].fd = -1;        /* the caller closes it */
+        stream_free(&s->st[i]);
+        s->nstreams--;
+        errno = e;
+        return NULL;
+    }
     s->bk[i].min_rtt = -1;
     return &s->st[i];
 }
@@ -344,6 +352,19 @@ static void measure_end(struct session *s, uint64_t now)
             book_end(s, i);
 }
 
+/* -F on a sending client: once the file is sent the test ends at the next
+ * interval tick, as iperf3 3.18+ ends it (3.12 at once); that second lets an
+ * iperf3 server read the last bytes before TEST_END, after which it reads no more.
+ * 1 while the test is held */
+static int file_hold(struct session *s, uint64_t now)
+{
+    if (!s->o->file || !s->is_client || s->p.reverse || !interval_ns(s))
+        return 0;
+    if (!s->file_end_ns)
+        s->file_end_ns = s->t_next_tick;
+    return now < s->file_end_ns;
+}
+
 int session_should_end(struct session *s, uint64_t now)
 {
     if (s->omitting)
@@ -379,10 +400,9 @@ int session_should_end(struct session *s, uint64_t now)
         } else {
             end = now >= s->t_measure + (uint64_t)s->p.time * NS_PER_SEC;
         }
-        if (end || all_done)
-            measure_end(s, now);
-        else
+        if (!(end || all_done) || file_hold(s, now))
             return 0;
+        measure_end(s, now);
     }
     if (s->cooldown && !all_done)
         return now >= s->t_measure_end + (uint64_t)s->o->cooldown * NS_PER_SEC;
@@ -481,7 +501,8 @@ void session_report_start(const struct session *s, const char *host, unsigned po
     if (uname(&u) == 0)
         snprintf(si->system, sizeof si->system, "%s %s %s %s %s", u.sysname, u.nodename,
                  u.release, u.version, u.machine);
-    si->now = (int64_t)time(NULL);
+    si->now_ms = (int64_t)(wall_us() / 1000);
+    si->now = si->now_ms / 1000;
     si->mss = si->sndbuf = si->rcvbuf = -1;
     if (s->nstreams > 0) {
         int v = 0, fd = s->st[0].fd;

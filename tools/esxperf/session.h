@@ -49,6 +49,8 @@ struct session {
     char congestion[32];
     struct run_result fig;         /* filled by session_summary */
     uint64_t rx_seen, rx_seen_ns;  /* -n/-k receive progress (stall detection) */
+    uint64_t file_end_ns;          /* -F: the interval tick the test ends at, once
+                                    * the file is sent (0 = not yet) */
 };
 
 void session_init(struct session *s, const struct perf_opts *o, const struct test_params *p,

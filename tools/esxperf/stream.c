@@ -1,6 +1,6 @@
 /* Data streams: one thread per stream, blocking sockets with short timeouts so
  * each loop checks the shared stop flags; counters are atomics read by the main
- * thread at interval ticks. This file: a stream's life (buffers, -Z file, the
+ * thread at interval ticks. This file: a stream's life (buffers, -Z file, -F file, the
  * I/O path text, ESXPERF_ENGINE_OFF, the receive statistics); its thread is
  * stream_thread.c's, the loops stream_tcp.c's and stream_udp.c's, what a sender
  * may send stream_budget.c's, the socket options and kernel queries
@@ -10,6 +10,7 @@
 #include "fail.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,7 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     s->id = id;
     s->fd = fd;
     s->zfd = -1;
+    s->file_fd = -1;
     s->udp = p->udp;
     s->sender = sender;
     s->counters64 = p->udp_counters_64bit;
@@ -127,6 +129,19 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
         stream_path_add(s, "-Z without sendfile (%s); ",
                  s->eng_off & ENG_SENDFILE ? "turned off" : "no temporary file");
     stream_set_timeouts(fd, LOOP_TIMEOUT_MS);
+    return 0;
+}
+
+int stream_file_open(struct stream *s, const char *path)
+{
+    s->file_fd = s->sender ? open(path, O_RDONLY | O_CLOEXEC)
+                           : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (s->file_fd < 0)
+        return -1;
+    if (s->zfd >= 0) {           /* the file's bytes, not -Z's block */
+        close(s->zfd);
+        s->zfd = -1;
+    }
     return 0;
 }
 

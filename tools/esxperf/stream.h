@@ -44,6 +44,9 @@ struct stream {
     int udp, sender;
     int counters64, skip_rx_copy;
     int zfd;                     /* -Z: file to sendfile() from, or -1 */
+    int file_fd;                 /* -F: the file sent from (sender) or written to, or -1 */
+    size_t file_at, file_have;   /* -F sender: buf[file_at..file_have) read, not yet sent */
+    int file_eof;                /* -F sender: the file is all sent */
     size_t blksize;
     size_t wsize;                /* TCP send: bytes per call (whole blocks) */
     unsigned char *buf;
@@ -83,6 +86,9 @@ void stream_set_timeouts(int fd, int ms);
 int stream_init(struct stream *s, int id, int fd, int sender, const struct test_params *p,
                 struct stream_shared *sh);
 int stream_start(struct stream *s);
+/* -F NAME: the sender sends the file's bytes, the receiver writes what arrives to
+ * it (created or truncated, mode 600), as iperf3 -F does; 0 or -1 with errno */
+int stream_file_open(struct stream *s, const char *path);
 void stream_join(struct stream *s);
 void stream_free(struct stream *s);
 

@@ -1,6 +1,6 @@
 /* The TCP loops of a data stream (thread bodies): send (send(), -Z sendfile or
- * MSG_ZEROCOPY, paced writes, -n/-k budgets) and receive (SO_RCVLOWAT, MSG_TRUNC
- * for --skip-rx-copy, the drain after stop). */
+ * MSG_ZEROCOPY, -F's file, paced writes, -n/-k budgets) and receive (SO_RCVLOWAT,
+ * MSG_TRUNC for --skip-rx-copy, -F's file written, the drain after stop). */
 #include "stream_loop.h"
 #include "fail.h"
 #include "pace.h"
@@ -49,7 +49,10 @@ static int tcp_send_path(struct stream *s)
             stream_path_add(s, "TCP send: send(MSG_ZEROCOPY) %zu bytes per call (-Z)", s->blksize);
         }
     }
-    if (!msgzc && s->zfd >= 0)
+    if (s->file_fd >= 0)
+        stream_path_add(s, "TCP send: read() from the -F file, send() up to %zu bytes",
+                        s->blksize);
+    else if (!msgzc && s->zfd >= 0)
         stream_path_add(s, "TCP send: sendfile() %zu bytes per call (-Z, no copy)", s->blksize);
     else if (!msgzc)
         stream_path_add(s, "TCP send: send() %zu-byte writes", s->blksize);
@@ -85,6 +88,35 @@ static ssize_t tcp_send_chunk(struct stream *s, size_t chunk, int msgzc, uint64_
     return n;
 }
 
+/* -F: up to chunk bytes of the file, read into buf as the last ones are sent (a
+ * partial send keeps the rest for the next call); 0 with file_eof at the end */
+static ssize_t file_send_chunk(struct stream *s, size_t chunk, uint64_t *calls)
+{
+    if (s->file_at == s->file_have) {
+        size_t want = chunk < s->bufsize ? chunk : s->bufsize;
+        ssize_t r = read(s->file_fd, s->buf, want);
+        (*calls)++;
+        if (r <= 0) {
+            if (r < 0 && errno != EINTR) {
+                atomic_store(&s->err, errno);
+                s->file_eof = 1;
+            } else if (r == 0) {
+                s->file_eof = 1;
+            }
+            return 0;
+        }
+        s->file_at = 0;
+        s->file_have = (size_t)r;
+    }
+    size_t n = s->file_have - s->file_at;
+    if (n > chunk)
+        n = chunk;
+    ssize_t w = send(s->fd, s->buf + s->file_at, n, MSG_NOSIGNAL);
+    if (w > 0)
+        s->file_at += (size_t)w;
+    return w;
+}
+
 void stream_tcp_send(struct stream *s)
 {
     uint64_t calls = 0;
@@ -112,8 +144,16 @@ void stream_tcp_send(struct stream *s)
                 budget_return(s, chunk, 1);
             break;
         }
-        ssize_t n = tcp_send_chunk(s, chunk, msgzc, &calls);
+        ssize_t n = s->file_fd >= 0 ? file_send_chunk(s, chunk, &calls)
+                                    : tcp_send_chunk(s, chunk, msgzc, &calls);
         calls++;
+        if (n == 0 && s->file_fd >= 0) {
+            if (budget)
+                budget_return(s, chunk, 1);
+            if (s->file_eof)
+                break;           /* -F: the whole file is sent */
+            continue;
+        }
         if (n < 0) {
             if (budget)
                 budget_return(s, chunk, 1);
@@ -134,6 +174,23 @@ void stream_tcp_send(struct stream *s)
     atomic_store(&s->calls, calls);
 }
 
+/* -F receiver: what arrived, written whole to the file; -1 (errno in s->err) when
+ * the file takes no more */
+static int file_write(struct stream *s, size_t n)
+{
+    for (size_t at = 0; at < n;) {
+        ssize_t w = write(s->file_fd, s->buf + at, n - at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            atomic_store(&s->err, w < 0 ? errno : ENOSPC);
+            return -1;
+        }
+        at += (size_t)w;
+    }
+    return 0;
+}
+
 /* after stop_recv: read what is already queued, bounded in time */
 static void drain_tcp(struct stream *s, int flags)
 {
@@ -148,6 +205,8 @@ static void drain_tcp(struct stream *s, int flags)
                 atomic_store(&s->eof, 1);
             return;
         }
+        if (s->file_fd >= 0 && file_write(s, (size_t)n) < 0)
+            return;
         atomic_fetch_add(&s->bytes, (unsigned long long)n);
         atomic_fetch_add(&s->blocks, 1);
     }
@@ -156,8 +215,8 @@ static void drain_tcp(struct stream *s, int flags)
 void stream_tcp_recv(struct stream *s)
 {
     int flags = 0;
-    if (s->skip_rx_copy && !(s->eng_off & ENG_TRUNC))
-        flags = MSG_TRUNC;
+    if (s->skip_rx_copy && !(s->eng_off & ENG_TRUNC) && s->file_fd < 0)
+        flags = MSG_TRUNC;       /* not with -F: the bytes go to the file */
     /* wake for TCP_LOWAT bytes, not for every segment: fewer wake-ups and bigger
      * copies (the kernel still wakes early under memory pressure, at FIN, and
      * SO_RCVTIMEO returns what has come) */
@@ -199,6 +258,10 @@ void stream_tcp_recv(struct stream *s)
         if (n == 0) {
             atomic_store(&s->calls, calls);
             atomic_store(&s->eof, 1);
+            return;
+        }
+        if (s->file_fd >= 0 && file_write(s, (size_t)n) < 0) {
+            atomic_store(&s->calls, calls);
             return;
         }
         atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);

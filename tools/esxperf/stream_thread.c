@@ -73,7 +73,9 @@ void stream_free(struct stream *s)
         close(s->fd);
     if (s->zfd >= 0)
         close(s->zfd);
-    s->fd = s->zfd = -1;
+    if (s->file_fd >= 0)
+        close(s->file_fd);
+    s->fd = s->zfd = s->file_fd = -1;
     free(s->buf);
     s->buf = NULL;
     pthread_mutex_destroy(&s->lock);
