@@ -6,6 +6,18 @@
 # for the mode: the -Z row lets esxperf and 3.22 skip the receive copy
 # (--skip-rx-copy) as 3.12 cannot; UDP rows try 3.22 with and without --gsro (UDP
 # GSO/GRO) and keep the better (the note says which).
+# Like with like, row by row (the MODES table below): the same -t, -l (TCP: both
+# default to 128 KiB; UDP rows name it), -b (TCP: unlimited; UDP: -b 0 or the asked
+# rate), -P and direction for all three. Flags that differ, and why:
+# - --skip-rx-copy (MSG_TRUNC receive) only in TCP rows, and then for esxperf and
+#   3.22 alike; 3.12 has none. Not in UDP rows: esxperf's UDP receiver always
+#   copies, so 3.22 with it would be a receiver that reads 16 bytes a datagram
+#   against one that reads them all.
+# - --gsro (3.22's UDP GSO/GRO, off by default) is tried with and without in UDP
+#   rows; esxperf uses GSO/GRO without a flag, 3.12 has none.
+# - no -w: esxperf asks for a 4 MiB UDP receive buffer by itself, iperf3 keeps the
+#   system's default; -w also sets the send buffer, and in the runs tried here 3.22
+#   with -w 4M sent 4-11 Gbit/s of jumbo datagrams against 32-35 without it.
 # CPU is each side's own figure from the client's JSON (the test period):
 # cpu_utilization_percent.host_total (client) and remote_total (server).
 # Gbit per CPU-second = received Gbit / (client + server CPU seconds).
@@ -90,6 +102,7 @@ summary() {
 MODES=(
     "TCP 1 stream|-P 1|-P 1|-P 1"
     "TCP -P 2|-P 2|-P 2|-P 2"
+    "TCP -P 4|-P 4|-P 4|-P 4"
     "TCP -P 8|-P 8|-P 8|-P 8"
     "TCP -Z (+skip-rx-copy; 3.12 plain -Z)|-Z --skip-rx-copy|-Z|-Z --skip-rx-copy"
     "TCP --skip-rx-copy|--skip-rx-copy|-|--skip-rx-copy"

@@ -194,6 +194,48 @@ static void pace_simulated_rate_is_exact(void **state)
     assert_int_equal(due, pace_due_ns(rate, 8 * blk, 0));
 }
 
+/* the receiver's nap (batch.c rx_nap): half a batch at the measured arrival
+ * rate, only between RX_NAP_MIN_NS and RX_NAP_MAX_NS, never after a full call */
+static void rx_nap_decisions(void **state)
+{
+    (void)state;
+    struct rx_nap n;
+    rx_nap_init(&n, 16 * 65536, 8 << 20);
+    assert_int_equal(n.target, 8 * 65536);                    /* half the batch */
+    rx_nap_init(&n, 16 * 65536, 1 << 20);
+    assert_int_equal(n.target, (1 << 20) / 8);                /* small SO_RCVBUF bounds it */
+    rx_nap_init(&n, 16 * 65536, 0);
+    assert_int_equal(n.target, 8 * 65536);                    /* buffer unknown */
+
+    rx_nap_init(&n, 16 * 65536, 8 << 20);
+    uint64_t t = 1000 * NS_PER_MS;
+    assert_int_equal(rx_nap_after(&n, t, 65536, 0), 0);       /* first call: no rate yet */
+    /* 5 bytes/ns (40 Gbit/s): 512 KiB arrive in 104,857 ns */
+    t += 100 * NS_PER_US;
+    uint64_t ns = rx_nap_after(&n, t, 500000, 0);
+    assert_true(ns >= 104000 && ns <= 105000);
+    t += 100 * NS_PER_US;
+    assert_int_equal(rx_nap_after(&n, t, 500000, 1), 0);      /* full: more is waiting */
+    /* the rate is smoothed: one slow call does not end the naps at once */
+    t += 1 * NS_PER_MS;
+    ns = rx_nap_after(&n, t, 65536, 0);
+    assert_true(ns > RX_NAP_MIN_NS && ns <= RX_NAP_MAX_NS);
+    /* a nap that found nothing forgets the rate; a modest one never naps */
+    rx_nap_idle(&n);
+    t += 10 * NS_PER_MS;
+    assert_int_equal(rx_nap_after(&n, t, 1250000, 0), 0);     /* 1 Gbit/s: 4 ms, block */
+    rx_nap_init(&n, 16 * 65536, 8 << 20);
+    t += NS_PER_MS;
+    rx_nap_after(&n, t, 0, 0);
+    t += 10 * NS_PER_US;
+    assert_int_equal(rx_nap_after(&n, t, 1000000, 0), 0);     /* 100 bytes/ns: 5 us, no timer */
+    rx_nap_init(&n, 0, 8 << 20);
+    t += NS_PER_MS;
+    rx_nap_after(&n, t, 0, 0);
+    t += 100 * NS_PER_US;
+    assert_int_equal(rx_nap_after(&n, t, 500000, 0), 0);      /* no batch: never */
+}
+
 static void gro_split(void **state)
 {
     (void)state;
@@ -363,6 +405,7 @@ int main(void)
         cmocka_unit_test(pace_wake_blocks_per_period),
         cmocka_unit_test(pace_simulated_rate_is_exact),
         cmocka_unit_test(gro_split),
+        cmocka_unit_test(rx_nap_decisions),
         cmocka_unit_test(engine_off_names),
         cmocka_unit_test(affinity_parse),
         cmocka_unit_test(batch_round_trips),

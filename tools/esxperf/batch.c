@@ -281,6 +281,34 @@ void udp_rxb_msg(const struct udp_rxb *r, int i, const unsigned char **data, siz
     }
 }
 
+void rx_nap_init(struct rx_nap *n, size_t batch_bytes, int rcvbuf)
+{
+    memset(n, 0, sizeof *n);
+    n->target = batch_bytes / 2;
+    if (rcvbuf > 0 && (size_t)rcvbuf / 8 < n->target)
+        n->target = (size_t)rcvbuf / 8;
+}
+
+uint64_t rx_nap_after(struct rx_nap *n, uint64_t now_ns, uint64_t bytes, int full)
+{
+    if (n->last_ns && now_ns > n->last_ns) {
+        double sample = (double)bytes / (double)(now_ns - n->last_ns);
+        n->bytes_per_ns = n->bytes_per_ns > 0 ? (3 * n->bytes_per_ns + sample) / 4 : sample;
+    }
+    n->last_ns = now_ns;
+    if (full || n->target == 0 || n->bytes_per_ns <= 0)
+        return 0;             /* more is queued already, or nothing known */
+    double ns = (double)n->target / n->bytes_per_ns;
+    if (ns < (double)RX_NAP_MIN_NS || ns > (double)RX_NAP_MAX_NS)
+        return 0;
+    return (uint64_t)ns;
+}
+
+void rx_nap_idle(struct rx_nap *n)
+{
+    n->bytes_per_ns = 0;
+}
+
 void udp_rxb_free(struct udp_rxb *r)
 {
     free(r->slab);

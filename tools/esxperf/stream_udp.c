@@ -1,6 +1,7 @@
 /* The UDP loops of a data stream (thread bodies): send whole datagrams in
  * batches (batch.c: sendmmsg, GSO) under the pacer and the -n/-k budgets, and
- * receive them (recvmmsg, GRO), counting loss, jitter and order (udp.c). */
+ * receive them (recvmmsg, GRO; at high rates napping between calls instead of
+ * blocking, batch.h rx_nap), counting loss, jitter and order (udp.c). */
 #include "stream_loop.h"
 #include "pace.h"
 
@@ -71,8 +72,8 @@ void stream_udp_send(struct stream *s)
 }
 
 /* count the datagrams of m received messages; GRO ones hold several, each with
- * its own header */
-static void udp_consume(struct stream *s, const struct udp_rxb *rb, int m)
+ * its own header. Returns the bytes counted. */
+static uint64_t udp_consume(struct stream *s, const struct udp_rxb *rb, int m)
 {
     double now = (double)wall_us() / 1e6;
     uint64_t bytes = 0, blocks = 0;
@@ -96,25 +97,30 @@ static void udp_consume(struct stream *s, const struct udp_rxb *rb, int m)
     pthread_mutex_unlock(&s->lock);
     atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->blocks, blocks, memory_order_relaxed);
+    return bytes;
 }
 
 void stream_udp_recv(struct stream *s)
 {
-    int rcvbuf = 0;
+    int rcvbuf = 0, asked = 0;
     if (!(s->eng_off & ENG_RCVBUF) && s->window <= 0) {
         /* a burst of datagrams must fit while this thread is off the CPU */
         int v = UDP_RCVBUF;
-        socklen_t l = sizeof rcvbuf;
-        if (setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) == 0)
-            getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l);
+        asked = setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) == 0;
     }
+    socklen_t l = sizeof rcvbuf;
+    if (getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l) < 0)
+        rcvbuf = 0;
     struct udp_rxb rb;
     udp_rxb_init(&rb, s->fd, s->blksize, !(s->eng_off & ENG_MMSG), !(s->eng_off & ENG_GRO));
     char how[96];
     udp_rxb_describe(&rb, how, sizeof how);
     stream_path_add(s, "UDP receive: %s", how);
-    if (rcvbuf)
+    if (asked && rcvbuf)
         stream_path_add(s, ", SO_RCVBUF %d", rcvbuf);
+    struct rx_nap nap;
+    rx_nap_init(&nap, (size_t)rb.max * rb.slot, rcvbuf);
+    int flags = 0;            /* MSG_DONTWAIT right after a nap */
     for (;;) {
         if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
             uint64_t until = mono_ns() + DRAIN_MAX_NS;
@@ -128,16 +134,25 @@ void stream_udp_recv(struct stream *s)
             }
             break;
         }
-        int m = udp_rxb_recv(&rb, 0);
+        int m = udp_rxb_recv(&rb, flags);
         atomic_store_explicit(&s->calls, rb.calls, memory_order_relaxed);
         if (m < 0) {
+            if (flags && (errno == EAGAIN || errno == EWOULDBLOCK))
+                rx_nap_idle(&nap);          /* nothing came during the nap: block */
+            flags = 0;
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
                 errno == ECONNREFUSED)
                 continue;
             atomic_store(&s->err, errno);
             break;
         }
-        udp_consume(s, &rb, m);
+        uint64_t got = udp_consume(s, &rb, m);
+        uint64_t nap_ns = rx_nap_after(&nap, mono_ns(), got, m == rb.max);
+        flags = 0;
+        if (nap_ns) {
+            sleep_ns(nap_ns);
+            flags = MSG_DONTWAIT;
+        }
     }
     char now_how[96];
     udp_rxb_describe(&rb, now_how, sizeof now_how);
