@@ -14,9 +14,7 @@ load ../lib/common
 
 setup_file() {
     source "$ESXDIAG_ROOT/test/lib/iperf3-peers.sh"
-    if ! iperf3_peers_fetch 2>"$BATS_FILE_TMPDIR/fetch.log"; then
-        echo "$IPERF3_PEERS_ERROR" >"$BATS_FILE_TMPDIR/peers.skip"
-    fi
+    iperf3_peers_setup_file
 }
 
 setup() {

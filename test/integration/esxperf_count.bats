@@ -21,9 +21,7 @@ CASE_TIMEOUT=12
 
 setup_file() {
     source "$ESXDIAG_ROOT/test/lib/iperf3-peers.sh"
-    if ! iperf3_peers_fetch 2>"$BATS_FILE_TMPDIR/fetch.log"; then
-        echo "$IPERF3_PEERS_ERROR" >"$BATS_FILE_TMPDIR/peers.skip"
-    fi
+    iperf3_peers_setup_file
 }
 
 setup() {
@@ -116,40 +114,28 @@ EOF
     [ "$status" = 0 ] || flunk "$output"
 }
 
-udp_k="-u -b 200M -l 1000 -k 2000 -R -i 0.1"
-udp_n="-u -b 200M -l 1000 -n 2000000 -R -i 0.1"
-
-@test "lossy UDP -k -R: iperf3 3.12 -c against esxperf -s" {
-    peer 3.12; lossy; serve "$BIN/esxperf"; run_client "$PEER" $udp_k; check_end 2000000 1
+# lossy_udp WAY PEER COUNT: -u -R with COUNT ("-k 2000" or "-n 2000000": 2 MB) at
+# 200 Mbit/s on the lossy path; WAY i2e (iperf3 PEER -c, esxperf -s), e2i (esxperf
+# -c, iperf3 PEER -s) or e2e (esxperf both, PEER unused); the whole count must come
+lossy_udp() {
+    local client=$BIN/esxperf server=$BIN/esxperf
+    [ "$1" = e2e ] || peer "$2"
+    [ "$1" = i2e ] && client=$PEER
+    [ "$1" = e2i ] && server=$PEER
+    lossy
+    serve "$server"
+    run_client "$client" -u -b 200M -l 1000 $3 -R -i 0.1
+    check_end 2000000 1
 }
 
-@test "lossy UDP -n -R: iperf3 3.12 -c against esxperf -s" {
-    peer 3.12; lossy; serve "$BIN/esxperf"; run_client "$PEER" $udp_n; check_end 2000000 1
-}
-
-@test "lossy UDP -k -R: iperf3 3.22 -c against esxperf -s" {
-    peer 3.22; lossy; serve "$BIN/esxperf"; run_client "$PEER" $udp_k; check_end 2000000 1
-}
-
-@test "lossy UDP -n -R: iperf3 3.22 -c against esxperf -s" {
-    peer 3.22; lossy; serve "$BIN/esxperf"; run_client "$PEER" $udp_n; check_end 2000000 1
-}
-
-@test "lossy UDP -k -R: esxperf -c against iperf3 3.12 -s" {
-    peer 3.12; lossy; serve "$PEER"; run_client "$BIN/esxperf" $udp_k; check_end 2000000 1
-}
-
-@test "lossy UDP -n -R: esxperf -c against iperf3 3.22 -s" {
-    peer 3.22; lossy; serve "$PEER"; run_client "$BIN/esxperf" $udp_n; check_end 2000000 1
-}
-
-@test "lossy UDP -k -R: esxperf -c against iperf3 3.22 -s" {
-    peer 3.22; lossy; serve "$PEER"; run_client "$BIN/esxperf" $udp_k; check_end 2000000 1
-}
-
-@test "lossy UDP -k -R: esxperf -c against esxperf -s" {
-    lossy; serve "$BIN/esxperf"; run_client "$BIN/esxperf" $udp_k; check_end 2000000 1
-}
+@test "lossy UDP -k -R: iperf3 3.12 -c against esxperf -s" { lossy_udp i2e 3.12 "-k 2000"; }
+@test "lossy UDP -n -R: iperf3 3.12 -c against esxperf -s" { lossy_udp i2e 3.12 "-n 2000000"; }
+@test "lossy UDP -k -R: iperf3 3.22 -c against esxperf -s" { lossy_udp i2e 3.22 "-k 2000"; }
+@test "lossy UDP -n -R: iperf3 3.22 -c against esxperf -s" { lossy_udp i2e 3.22 "-n 2000000"; }
+@test "lossy UDP -k -R: esxperf -c against iperf3 3.12 -s" { lossy_udp e2i 3.12 "-k 2000"; }
+@test "lossy UDP -n -R: esxperf -c against iperf3 3.22 -s" { lossy_udp e2i 3.22 "-n 2000000"; }
+@test "lossy UDP -k -R: esxperf -c against iperf3 3.22 -s" { lossy_udp e2i 3.22 "-k 2000"; }
+@test "lossy UDP -k -R: esxperf -c against esxperf -s"     { lossy_udp e2e - "-k 2000"; }
 
 # --bidir: the client ends when either direction has its count (iperf3's rule)
 @test "lossy UDP -k --bidir: iperf3 3.22 -c against esxperf -s, and the reverse" {
@@ -161,15 +147,16 @@ udp_n="-u -b 200M -l 1000 -n 2000000 -R -i 0.1"
     check_end 0 0
 }
 
-# TCP: 16 blocks of 128 KiB at 20 Mbit/s (0.8 s), the client paused in the middle
-@test "TCP -k -R with short writes: iperf3 3.22 -c against esxperf -s" {
-    peer 3.22; serve "$BIN/esxperf"; run_client --pause "$PEER" -R -k 16 -b 20M -w 64K
-    check_end 2097152 0
+# short_tcp PEER WANT: TCP -R, 16 blocks of 128 KiB at 20 Mbit/s (0.8 s), the iperf3
+# PEER client paused in the middle, at least WANT bytes received
+short_tcp() {
+    peer "$1"
+    serve "$BIN/esxperf"
+    run_client --pause "$PEER" -R -k 16 -b 20M -w 64K
+    check_end "$2" 0
 }
 
+@test "TCP -k -R with short writes: iperf3 3.22 -c against esxperf -s" { short_tcp 3.22 2097152; }
 # 3.12's client reads without blocking and counts a short read as a block, so it
 # may end before the whole count has come (against itself too): only the end counts
-@test "TCP -k -R with short writes: iperf3 3.12 -c against esxperf -s" {
-    peer 3.12; serve "$BIN/esxperf"; run_client --pause "$PEER" -R -k 16 -b 20M -w 64K
-    check_end 0 0
-}
+@test "TCP -k -R with short writes: iperf3 3.12 -c against esxperf -s" { short_tcp 3.12 0; }

@@ -42,9 +42,7 @@ CASE_TIMEOUT=25
 
 setup_file() {
     source "$PEERS_LIB"
-    if ! iperf3_peers_fetch 2>"$BATS_FILE_TMPDIR/fetch.log"; then
-        echo "$IPERF3_PEERS_ERROR" >"$BATS_FILE_TMPDIR/peers.skip"
-    fi
+    iperf3_peers_setup_file
     local d="$BATS_FILE_TMPDIR"
     openssl genrsa -traditional -out "$d/priv.pem" 2048 2>/dev/null
     openssl rsa -in "$d/priv.pem" -pubout -out "$d/pub.pem" 2>/dev/null
