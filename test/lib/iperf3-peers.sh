@@ -40,6 +40,13 @@ IPERF3_PEERS_TABLE=(
 # loads libgcc_s when a thread is cancelled, which iperf3 3.16+ does at the end of a test)
 IPERF3_PEERS_LIBS="libc6 libgcc-s1 libssl3t64 libsctp1 libzstd1 zlib1g"
 
+# iperf3_peers_setup_file (a bats file's setup_file): fetch the peers once; when they
+# cannot be had, the reason goes to $BATS_FILE_TMPDIR/peers.skip for the tests to skip with
+iperf3_peers_setup_file() {
+    iperf3_peers_fetch 2>"$BATS_FILE_TMPDIR/fetch.log" ||
+        echo "$IPERF3_PEERS_ERROR" >"$BATS_FILE_TMPDIR/peers.skip"
+}
+
 # iperf3_peer NAME: the command that runs peer NAME (3.12, 3.18, 3.22); 1 if absent
 iperf3_peer() {
     local link

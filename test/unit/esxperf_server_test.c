@@ -173,6 +173,30 @@ static void rate_guard_averages_the_window(void **state)
     assert_int_equal(g.bps, 8000000);
 }
 
+/* a sending server sends past the count until TEST_END (as iperf3's): a client that
+ * keeps taking the data but never ends the test is ended as long again after the
+ * count moved + 60 s (UDP data always moves, so the stall guard alone would not) */
+static void counted_test_ends_as_long_again_plus_60_after_the_count(void **state)
+{
+    (void)state;
+    struct perf_opts o;
+    struct test_params p;
+    struct end_guard g;
+    setup_opts(&o, &p);
+    p.time = 0;
+    p.blockcount = 1024;
+    p.len = 1000;
+    end_guard_init(&g, &o, &p, T0);
+    assert_null(end_guard_check(&g, T0 + 1 * S, 500000));
+    /* the count (1024 x 1000 bytes) moved 10 s in: the limit is 10 + 60 s later */
+    assert_null(end_guard_check(&g, T0 + 10 * S, 1024000));
+    for (uint64_t t = 11; t <= 80; t++)
+        assert_null(end_guard_check(&g, T0 + t * S, 1024000 + t));
+    const char *why = end_guard_check(&g, T0 + 80 * S + 1, 2000000);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "did not end the -n/-k test"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +205,7 @@ int main(void)
         cmocka_unit_test(params_refused_as_iperf3),
         cmocka_unit_test(rate_guard_averages_the_window),
         cmocka_unit_test(counted_test_ends_after_3x_control_timeout_without_progress),
+        cmocka_unit_test(counted_test_ends_as_long_again_plus_60_after_the_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,13 +12,17 @@ int server_run(const struct perf_opts *o);
 
 /* When the server ends a running test itself (pure; times in monotonic ns):
  * --server-max-duration (--max-duration) passed by MAX_DURATION_GRACE_S; a time test 60 s past its time + omit without TEST_END;
- * an -n/-k test in which no byte moved for 3 x --control-timeout. */
+ * an -n/-k test in which no byte moved for 3 x --control-timeout, or that has
+ * moved its count and gone on as long again as that took + 60 s without TEST_END
+ * (a sending server's UDP goes on past the count until TEST_END: a UDP stream
+ * whose client stopped listening would never stall). */
 #define MAX_DURATION_GRACE_S 10     /* past --server-max-duration before SERVER_TERMINATE */
 struct end_guard {
     uint64_t limit, cap;        /* 0 = none */
     uint64_t stall_ns;
     uint64_t moved, moved_at;   /* byte count last seen changing, and when */
     int counted;                /* an -n/-k test */
+    uint64_t count, start;      /* -n/-k in bytes (0 = none), and TEST_RUNNING */
 };
 void end_guard_init(struct end_guard *g, const struct perf_opts *o,
                     const struct test_params *p, uint64_t now);

@@ -153,6 +153,8 @@ void end_guard_init(struct end_guard *g, const struct perf_opts *o,
 {
     memset(g, 0, sizeof *g);
     g->counted = p->num || p->blockcount;
+    g->count = p->num ? (uint64_t)p->num : (uint64_t)p->blockcount * (uint64_t)p->len;
+    g->start = now;
     if (p->time && !g->counted)
         g->limit = now + (uint64_t)(p->time + p->omit + 60) * NS_PER_SEC;
     /* the parameters asked for at most max_duration (server_params_refusal): a
@@ -169,10 +171,14 @@ const char *end_guard_check(struct end_guard *g, uint64_t now, uint64_t moved)
         return "the test reached the server's --server-max-duration (--max-duration); "
                "ended with SERVER_TERMINATE";
     if (g->limit && now > g->limit)
-        return "the client did not end the test 60 s after its time; ended with "
-               "SERVER_TERMINATE";
+        return g->counted ? "the client did not end the -n/-k test: the count moved, and as "
+                            "long again + 60 s; ended with SERVER_TERMINATE"
+                          : "the client did not end the test 60 s after its time; ended with "
+                            "SERVER_TERMINATE";
     if (!g->counted)
         return NULL;
+    if (!g->limit && g->count && moved >= g->count)
+        g->limit = now + (now - g->start) + 60 * NS_PER_SEC;
     if (moved != g->moved) {
         g->moved = moved;
         g->moved_at = now;

@@ -30,11 +30,21 @@ void session_init(struct session *s, const struct perf_opts *o, const struct tes
     s->bk = xcalloc(2 * MAX_STREAMS, sizeof *s->bk);
     s->iv = xcalloc(1, sizeof *s->iv);
     s->cooldown = is_client && o->cooldown > 0;
-    if (p->num) {
+    /* -n/-k bound every TCP sender and the client's UDP senders. The client
+     * decides the end of a counted test from what it sent or RECEIVED (counted_end);
+     * a UDP receiver that lost datagrams reaches the count only if the sender goes
+     * on, so a sending server's UDP streams send until TEST_END. iperf3's server
+     * does so only when paced (iperf_send_mt in iperf_api.c: its "stop at the
+     * count" test runs only when multisend > 1, i.e. unpaced or --burst), which
+     * strands its own client after one loss with -b 0; TCP loses nothing, and
+     * there it stops at the count of whole blocks (stream_tcp.c), which is what
+     * iperf3 reports against itself unpaced */
+    int budgeted = is_client || !p->udp;
+    if (p->num && budgeted) {
         s->sh.has_budget_bytes = 1;
         atomic_store(&s->sh.budget_bytes, p->num);
     }
-    if (p->blockcount) {
+    if (p->blockcount && budgeted) {
         s->sh.has_budget_blocks = 1;
         atomic_store(&s->sh.budget_blocks, p->blockcount);
     }
@@ -365,6 +375,46 @@ static int file_hold(struct session *s, uint64_t now)
     return now < s->file_end_ns;
 }
 
+/* -n/-k: a receiver whose sender stopped short of the count ends the test after
+ * this long without a byte (UDP from an iperf3 server with -b 0, or from an
+ * esxperf server before issue 12, stops at exactly the count: a lost datagram is
+ * never made up; that esxperf's TCP also fell short after a short write) */
+#define RECV_STALL_NS (5 * NS_PER_SEC)
+
+/* -n/-k, iperf3's rule (iperf_run_client in iperf_client_api.c): the client ends
+ * the test once the count is sent OR received, each summed over the streams
+ * (bytes_sent >= bytes || bytes_received >= bytes, the same with blocks); with
+ * --bidir whichever direction gets there first. Sent: our senders used up the
+ * budget and left. Received: the bytes since the omit against num, or blockcount
+ * x len (a UDP datagram is one block, a TCP block len bytes). A sending esxperf
+ * server keeps its UDP streams going until TEST_END, so lost datagrams are made
+ * up by later ones, and sends TCP's count whole (session_init). */
+static int counted_end(struct session *s, uint64_t now)
+{
+    int have_senders = 0, have_receivers = 0;
+    for (int i = 0; i < s->nstreams; i++) {
+        if (s->st[i].sender)
+            have_senders = 1;
+        else
+            have_receivers = 1;
+    }
+    if (have_senders && atomic_load(&s->sh.senders_running) == 0)
+        return 1;
+    if (!have_receivers)
+        return 0;
+    uint64_t want = s->p.num ? (uint64_t)s->p.num
+                             : (uint64_t)s->p.blockcount * (uint64_t)s->p.len;
+    uint64_t got = received_bytes(s);
+    if (got >= want)
+        return 1;
+    if (got != s->rx_seen || !s->rx_seen_ns) {
+        s->rx_seen = got;
+        s->rx_seen_ns = now;
+        return 0;
+    }
+    return now - s->rx_seen_ns > RECV_STALL_NS;
+}
+
 int session_should_end(struct session *s, uint64_t now)
 {
     if (s->omitting)
@@ -374,32 +424,9 @@ int session_should_end(struct session *s, uint64_t now)
         if (!atomic_load(&s->st[i].done))
             all_done = 0;
     if (!s->t_measure_end) {
-        int end = 0;
-        if (s->p.num || s->p.blockcount) {
-            int have_senders = 0, have_receivers = 0;
-            for (int i = 0; i < s->nstreams; i++) {
-                if (s->st[i].sender)
-                    have_senders = 1;
-                else
-                    have_receivers = 1;
-            }
-            int send_done = !have_senders || atomic_load(&s->sh.senders_running) == 0;
-            uint64_t want = s->p.num ? (uint64_t)s->p.num
-                                     : (uint64_t)s->p.blockcount * (uint64_t)s->p.len;
-            uint64_t got = have_receivers ? received_bytes(s) : 0;
-            int recv_done = !have_receivers || got >= want;
-            /* UDP loss can keep -n/-k from ever being reached on the receiving
-             * side: end after 5 s without a byte */
-            if (got != s->rx_seen || !s->rx_seen_ns) {
-                s->rx_seen = got;
-                s->rx_seen_ns = now;
-            } else if (have_receivers && now - s->rx_seen_ns > 5 * NS_PER_SEC) {
-                recv_done = 1;
-            }
-            end = send_done && recv_done;
-        } else {
-            end = now >= s->t_measure + (uint64_t)s->p.time * NS_PER_SEC;
-        }
+        int end = s->p.num || s->p.blockcount
+                      ? counted_end(s, now)
+                      : now >= s->t_measure + (uint64_t)s->p.time * NS_PER_SEC;
         if (!(end || all_done) || file_hold(s, now))
             return 0;
         measure_end(s, now);

@@ -117,6 +117,12 @@ static ssize_t file_send_chunk(struct stream *s, size_t chunk, uint64_t *calls)
     return w;
 }
 
+/* A write that moves only part of its chunk (SO_SNDTIMEO expired with the send
+ * buffer full) leaves the rest pending: the next call writes it before a new
+ * chunk is taken from the -n/-k budgets, and the block counts once it is whole.
+ * So -k N puts exactly N x len bytes on the wire, as iperf3 does (iperf_tcp_send's
+ * pending_size; iperf_send_mt counts a block only when none is pending): a TCP
+ * receiver reads len-byte blocks, and a block cut short would never be read whole. */
 void stream_tcp_send(struct stream *s)
 {
     uint64_t calls = 0;
@@ -130,45 +136,46 @@ void stream_tcp_send(struct stream *s)
     if (want < s->wsize)
         stream_path_add(s, ", paced in %zu-byte writes", want);
     const uint64_t burst = stream_burst_bytes(s);
+    size_t chunk = 0, pending = 0;    /* the chunk being written, and what is left of it */
     while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
-        size_t chunk = budget ? budget_take(s, want) : want;
-        if (!chunk)
-            break;
+        if (!pending) {
+            chunk = pending = budget ? budget_take(s, want) : want;
+            if (!chunk)
+                break;
+        }
         /* one write at a time: waits only while the bucket is negative */
         uint64_t due = 0;
         if (s->rate_bps)
             stream_pace_sync(s, &pc);
         if (s->rate_bps && !pace_step(s->rate_bps, mono_ns() - pc.from_ns, pc.sent, burst,
-                                      chunk, 1, 1, &due) && stream_pace_wait(s, &pc, due) < 0) {
-            if (budget)
-                budget_return(s, chunk, 1);
+                                      pending, 1, 1, &due) && stream_pace_wait(s, &pc, due) < 0)
             break;
-        }
-        ssize_t n = s->file_fd >= 0 ? file_send_chunk(s, chunk, &calls)
-                                    : tcp_send_chunk(s, chunk, msgzc, &calls);
+        ssize_t n = s->file_fd >= 0 ? file_send_chunk(s, pending, &calls)
+                                    : tcp_send_chunk(s, pending, msgzc, &calls);
         calls++;
         if (n == 0 && s->file_fd >= 0) {
+            if (!s->file_eof)
+                continue;        /* the file read was interrupted: the chunk goes on */
             if (budget)
-                budget_return(s, chunk, 1);
-            if (s->file_eof)
-                break;           /* -F: the whole file is sent */
-            continue;
+                budget_return(s, pending, pending == chunk);
+            break;               /* -F: the whole file is sent */
         }
         if (n < 0) {
-            if (budget)
-                budget_return(s, chunk, 1);
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                 continue;
+            /* what this stream cannot send, the others still may */
+            if (budget)
+                budget_return(s, pending, pending == chunk);
             atomic_store(&s->err, errno);
             break;
         }
-        if (budget)
-            budget_return(s, chunk - (size_t)n, 0);
+        pending -= (size_t)n;
         pc.sent += (uint64_t)n;
         /* one relaxed add each: the main thread reads them at interval ticks */
         atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
-        atomic_fetch_add_explicit(&s->blocks, n > (ssize_t)s->blksize ? (size_t)n / s->blksize : 1,
-                                  memory_order_relaxed);
+        if (!pending)
+            atomic_fetch_add_explicit(&s->blocks, chunk > s->blksize ? chunk / s->blksize : 1,
+                                      memory_order_relaxed);
         atomic_store_explicit(&s->calls, calls, memory_order_relaxed);
     }
     atomic_store(&s->calls, calls);
