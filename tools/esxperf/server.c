@@ -13,6 +13,8 @@
 #include "server.h"
 #include "server_conn.h"
 #include "daemon.h"
+#include "net_opts.h"
+#include "rcv_timeout.h"
 #include "fail.h"
 
 #include <errno.h>
@@ -32,6 +34,16 @@ static uint64_t bytes_moved(const struct session *s)
     uint64_t n = 0;
     for (int i = 0; i < s->nstreams; i++)
         n += atomic_load(&s->st[i].bytes);
+    return n;
+}
+
+/* what the receiving streams have taken (--rcv-timeout) */
+static uint64_t bytes_received(const struct session *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < s->nstreams; i++)
+        if (!s->st[i].sender)
+            n += atomic_load(&s->st[i].bytes);
     return n;
 }
 
@@ -71,11 +83,16 @@ static int run_until_end(struct server *sv, const char **why)
     struct rate_guard rg;
     end_guard_init(&g, sv->o, &s->p, mono_ns());
     rate_guard_init(&rg, sv->o, mono_ns());
+    struct rcv_idle idle;
+    rcv_idle_init(&idle, !s->p.reverse || s->p.bidir, sv->o->rcv_timeout_ms, mono_ns());
     for (;;) {
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
         linger_service(sv);
         const char *reason = end_guard_check(&g, now, bytes_moved(s));
+        if (!reason && rcv_idle_check(&idle, now, bytes_received(s)))
+            reason = "no data came on the data streams for --rcv-timeout; ended with "
+                     "SERVER_TERMINATE";
         if (reason)
             return terminate(sv, why, reason, 0);
         if (rate_guard_check(&rg, now, bytes_moved(s))) {
@@ -365,10 +382,10 @@ static void listen_on(struct server *sv, const struct perf_opts *o)
     if (o->rsa_private_key)
         load_auth(sv, o);
     /* a large backlog: a flood is answered (ACCESS_DENIED) rather than left in SYN retries */
-    sv->lfd = net_listen(SOCK_STREAM, &sv->laddr, 128);
+    sv->lfd = net_opts_listen(o, SOCK_STREAM, &sv->laddr, 128);
     if (sv->lfd < 0 && !o->bind && o->family == AF_UNSPEC && errno == EAFNOSUPPORT) {
         net_resolve(NULL, AF_INET, o->port, 1, &sv->laddr, NULL);
-        sv->lfd = net_listen(SOCK_STREAM, &sv->laddr, 128);
+        sv->lfd = net_opts_listen(o, SOCK_STREAM, &sv->laddr, 128);
     }
     if (sv->lfd < 0)
         die(EXIT_USAGE, "cannot listen on port %u: %s (%s)", o->port, errtext(errno),
@@ -409,6 +426,9 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
             continue;
         socklen_t pl = sizeof *peer;
         sv->ctl = accept4(sv->lfd, &peer->sa, &pl, SOCK_CLOEXEC);
+        const char *why;
+        if (sv->ctl >= 0 && net_opts_control(sv->ctl, o, &why) < 0)
+            warnmsg("control connection: %s: %s", why, errtext(errno));
         if (sv->ctl >= 0)
             return;
         if ((errno == EMFILE || errno == ENFILE) && sv->nlg > 0)
