@@ -66,7 +66,9 @@ int net_opts_snd_timeout(int fd, const struct perf_opts *o, const char **why)
     unsigned int ms = (unsigned int)o->snd_timeout_ms;
     if (!ms || setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms) == 0)
         return 0;
-    *why = "cannot set TCP_USER_TIMEOUT (--snd-timeout)";
+    *why = o->mptcp && errno == ENOPROTOOPT
+               ? "this kernel's MPTCP sockets take no TCP_USER_TIMEOUT (drop --snd-timeout or -m)"
+               : "cannot set TCP_USER_TIMEOUT (--snd-timeout)";
     return -1;
 }
 
