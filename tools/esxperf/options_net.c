@@ -62,7 +62,7 @@ int opt_parse_flowlabel(const char *s, int64_t *label)
     return 0;
 }
 
-/* one part of IDLE/INTV/CNT: empty (the system's), or 1..max */
+/* one part of IDLE/INTV/CNT: empty or 0 (the system's, as iperf3), or 1..max */
 static int ka_part(const char *s, size_t n, int max, int *out)
 {
     char buf[16];
@@ -74,7 +74,7 @@ static int ka_part(const char *s, size_t n, int max, int *out)
         return -1;
     memcpy(buf, s, n);
     buf[n] = '\0';
-    if (number_any_base(buf, 1, max, &v) < 0)
+    if (number_any_base(buf, 0, max, &v) < 0)
         return -1;
     *out = (int)v;
     return 0;
@@ -92,7 +92,7 @@ int opt_parse_cntl_ka(const char *s, int *idle, int *intv, int *cnt, const char 
         (a && ka_part(a + 1, n1, 32767, intv) < 0) ||
         (b && ka_part(b + 1, strlen(b + 1), 127, cnt) < 0)) {
         *why = "IDLE/INTV/CNT: seconds 1..32767, seconds 1..32767, probes 1..127, "
-               "each part may be left empty";
+               "each part may be left empty or 0 (the system's)";
         return -1;
     }
     /* iperf3: the probes must fit in the idle time, or only one is sent */
