@@ -339,6 +339,18 @@ run_path() {
         # an iperf3 3.22 -m client into our -m server
         bg "$IPERF3" -c 127.0.0.1 -p "$PORT" -t 8 -m
         peek_until "$srv" "d['type']=='tcp' and d['proto']==262 and d['peer']" "server data stream of an iperf3 -m client"
+        # and into our server without -m: its "mptcp" parameter is honoured as by
+        # iperf3 3.22 (an MPTCP listener for the test's streams, plain TCP after)
+        local p3
+        p3=$(free_port)
+        bg "$BIN/esxperf" -s -p "$p3"
+        local psrv=$!
+        wait_port "$p3"
+        bg "$IPERF3" -c 127.0.0.1 -p "$p3" -t 3 -m
+        local icli=$!
+        peek_until "$psrv" "d['type']=='tcp' and d['proto']==262 and d['peer']" "server (no -m) data stream of an iperf3 -m client"
+        wait "$icli" || flunk "iperf3 -m client into esxperf -s failed"
+        peek_until "$psrv" "d['listening'] and d['proto']==6" "server listener back to TCP after the test"
     fi
     # a kernel without MPTCP (net.mptcp.enabled=0 in a namespace of our own)
     NS="esxdiag-mp-$$-"
