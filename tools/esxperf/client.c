@@ -373,6 +373,8 @@ static int handshake(struct client *c)
                      why ? why : errtext(e),
                      e == ECONNREFUSED ? "is a server running? start one with esxperf -s"
                      : e == ETIMEDOUT ? "check the address, routes and firewalls, or raise --connect-timeout"
+                     : e == ENODEV ? "name an interface of this host: ip link, or on ESXi "
+                                     "esxcli network ip interface list"
                                       : "check the address and the network");
     }
     int one = 1;
