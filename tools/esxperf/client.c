@@ -289,16 +289,6 @@ static int ctl_during_test(struct client *c, int ms)
  * streams too: when a stream fails, the control connection gets this long to say why */
 #define STREAM_FAIL_GRACE_MS 2000
 
-/* what the receiving streams have taken (--rcv-timeout) */
-static uint64_t received(const struct session *s)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < s->nstreams; i++)
-        if (!s->st[i].sender)
-            n += atomic_load(&s->st[i].bytes);
-    return n;
-}
-
 static int run_test(struct client *c, const sigset_t *stop)
 {
     struct session *s = &c->s;
@@ -317,7 +307,7 @@ static int run_test(struct client *c, const sigset_t *stop)
         }
         if (session_should_end(s, now))
             break;
-        if (rcv_idle_check(&idle, now, received(s))) {
+        if (rcv_idle_check(&idle, now, rcv_idle_received(s))) {
             ctl_send_state(c->ctl, ST_CLIENT_TERMINATE, mono_ns() + NS_PER_SEC);
             return cfail(c, EXIT_CHECK, "no data came from the server for %lld ms "
                          "(--rcv-timeout): the test is ended, the server was told",

@@ -37,16 +37,6 @@ static uint64_t bytes_moved(const struct session *s)
     return n;
 }
 
-/* what the receiving streams have taken (--rcv-timeout) */
-static uint64_t bytes_received(const struct session *s)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < s->nstreams; i++)
-        if (!s->st[i].sender)
-            n += atomic_load(&s->st[i].bytes);
-    return n;
-}
-
 /* the server ends the test: SERVER_TERMINATE, as iperf3 does when it is stopped.
  * The streams stay open until the client closes the control connection (at most
  * 2 s): a reset data stream would otherwise hide the message from an iperf3 client. */
@@ -90,7 +80,7 @@ static int run_until_end(struct server *sv, const char **why)
         int ms = session_poll(s, now);
         linger_service(sv);
         const char *reason = end_guard_check(&g, now, bytes_moved(s));
-        if (!reason && rcv_idle_check(&idle, now, bytes_received(s)))
+        if (!reason && rcv_idle_check(&idle, now, rcv_idle_received(s)))
             reason = "no data came on the data streams for --rcv-timeout; ended with "
                      "SERVER_TERMINATE";
         if (reason)
