@@ -367,9 +367,23 @@ static void wire_parameters_both_ways(void **state)
     assert_int_equal(params_decode(js322, strlen(js322), &q, &why), 0);
     assert_int_equal(q.gso, 0);
     assert_int_equal(q.gro_bf_size, 65507);
-    static const char mp[] = "{\"tcp\":true,\"time\":1,\"parallel\":1,\"len\":131072,\"mptcp\":true}";
+    /* captured from iperf3 3.22 -c ::1 -m -L 0x12345 --dscp af41, and from
+     * iperf3 3.22 -c -u -b 100M -l 1400 --gsro --fq-rate 50M: our encoding above
+     * gives the same gso sizes */
+    static const char mp[] = "{\"tcp\":true,\"omit\":0,\"time\":1,\"num\":0,\"blockcount\":0,"
+        "\"parallel\":1,\"mptcp\":true,\"len\":131072,\"pacing_timer\":1000,\"TOS\":136,"
+        "\"flowlabel\":74565,\"client_version\":\"3.22\"}";
     assert_int_equal(params_decode(mp, strlen(mp), &q, &why), 0);
     assert_int_equal(q.mptcp, 1);
+    assert_int_equal(q.tos, 136);
+    assert_int_equal(q.flowlabel, 0x12345);
+    static const char gs[] = "{\"udp\":true,\"omit\":0,\"time\":1,\"num\":0,\"blockcount\":0,"
+        "\"parallel\":1,\"len\":1400,\"bandwidth\":100000000,\"fqrate\":50000000,"
+        "\"pacing_timer\":1000,\"gso\":1,\"gso_dg_size\":1400,\"gso_bf_size\":64400,\"gro\":1,"
+        "\"gro_bf_size\":65507,\"client_version\":\"3.22\"}";
+    assert_int_equal(params_decode(gs, strlen(gs), &q, &why), 0);
+    assert_int_equal(q.fqrate, 50000000);
+    assert_int_equal(q.gso_bf_size, 64400);
 }
 
 int main(void)
