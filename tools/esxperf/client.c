@@ -84,7 +84,8 @@ static int dial(struct client *c, int type, const struct test_params *p, uint16_
 {
     union sockaddr_any dst = c->dst;
     int data_tcp = p && type == SOCK_STREAM;
-    int fd = socket(dst.sa.sa_family, type | SOCK_CLOEXEC, data_tcp ? net_opts_tcp_proto(c->o) : 0);
+    int proto = data_tcp ? net_opts_tcp_proto(c->o) : 0;
+    int fd = socket(dst.sa.sa_family, type | SOCK_CLOEXEC, proto);
     if (fd < 0) {
         *why = data_tcp && c->o->mptcp ? "cannot create an MPTCP socket (-m)"
                                        : "cannot create a socket";
