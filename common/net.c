@@ -155,19 +155,25 @@ int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms)
     return net_set_nonblock(fd, 0);
 }
 
-int net_listen(int type, const union sockaddr_any *addr, int backlog)
+int net_listen_dev(int type, int proto, const char *dev, const union sockaddr_any *addr,
+                   int backlog)
 {
-    int fd = socket(addr->sa.sa_family, type | SOCK_CLOEXEC, 0);
+    int fd = socket(addr->sa.sa_family, type | SOCK_CLOEXEC, proto);
     if (fd < 0)
         return -1;
     int one = 1, zero = 0;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (addr->sa.sa_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&addr->in6.sin6_addr))
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    if (bind(fd, &addr->sa, net_len(addr)) < 0 ||
+    if ((dev && net_bind_device(fd, dev) < 0) || bind(fd, &addr->sa, net_len(addr)) < 0 ||
         (type == SOCK_STREAM && listen(fd, backlog) < 0))
         return net_close_fail(fd);
     return fd;
+}
+
+int net_listen(int type, const union sockaddr_any *addr, int backlog)
+{
+    return net_listen_dev(type, 0, NULL, addr, backlog);
 }
 
 /* move exactly n bytes in one direction, waiting with poll() up to the deadline;

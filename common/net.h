@@ -42,6 +42,10 @@ int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms);
 /* socket + SO_REUSEADDR + bind + listen (backlog) for TCP or bind for UDP;
  * IPv6 wildcard sockets accept IPv4 too. Returns fd or -1 with errno. */
 int net_listen(int type, const union sockaddr_any *addr, int backlog);
+/* net_listen with a protocol (0, or IPPROTO_MPTCP) and, when dev is not NULL, bound
+ * to that interface first (SO_BINDTODEVICE) */
+int net_listen_dev(int type, int proto, const char *dev, const union sockaddr_any *addr,
+                   int backlog);
 
 /* read/write exactly n bytes with a deadline (monotonic ns, 0 = none) using poll();
  * return 0, or -1 with errno (ETIMEDOUT, ECONNRESET, EPIPE; 0 bytes at EOF -> ECONNRESET) */

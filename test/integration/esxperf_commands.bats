@@ -121,8 +121,8 @@ cmd() {
 @test "cmd 6: -4 -u"                      { cmd 6; }
 @test "cmd 7: -6"                         { cmd 7; }
 @test "cmd 8: -6 -u"                      { cmd 8; }
-@test "cmd 9: --fq-rate"                  { cmd 9 --known "c2i: issue 12 (missing options): esxperf has no --fq-rate (unknown option, exit 2)"; }
-@test "cmd 10: -u --fq-rate"              { cmd 10 --known "c2i: issue 12 (missing options): esxperf has no --fq-rate (unknown option, exit 2)"; }
+@test "cmd 9: --fq-rate"                  { cmd 9; }
+@test "cmd 10: -u --fq-rate"              { cmd 10; }
 @test "cmd 11: --sctp"                    { cmd 11; }
 @test "cmd 12: -P 3"                      { cmd 12; }
 @test "cmd 13: -u -P 3"                   { cmd 13; }

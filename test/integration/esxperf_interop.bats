@@ -352,3 +352,36 @@ interop_auth() {
 @test "--timestamps=FMT (text)"  { interop --quick --every-line '^[0-9]{2}:[0-9]{2}:[0-9]{2} t2:  ' -- '--timestamps=%H:%M:%S ' -T t2; }
 @test "server --server-bitrate-limit (test within it)" { interop --quick --server "--server-bitrate-limit 1000G/1" -- ; }
 @test "server --server-max-duration (test within it)"  { interop --server "--server-max-duration 20" --na "3.12,3.18 c2i: iperf3 before 3.19 has no --server-max-duration" -- -t 1 -O 1; }
+
+# ---- iperf3 3.22's socket and wire options (issue 12). What each does to the
+# sockets and the packets is proven in esxperf_netopts.bats; here, that each peer
+# takes it in both roles and both sides agree on what the parameters asked.
+@test "TCP --dscp af41 (TOS 136)" { interop --quick --expect "c['start']['test_start']['tos']==136 and s['start']['test_start']['tos']==136" -- --dscp af41; }
+@test "UDP --dscp 0x2e -R (EF, TOS 184)" { interop --expect "c['start']['test_start']['tos']==184" -- -u -b 50M --dscp 0x2e -R; }
+@test "TCP --fq-rate 200M (paced)" { interop --expect "c['end']['sum_sent']['bits_per_second'] < 400e6" -- --fq-rate 200M; }
+@test "TCP --fq-rate 200M -R (the server paces)" { interop --na "3.12 c2i: an iperf3 3.12 server sets the pacing rate only on a listener it remakes for -N/-M/-w" --expect "c['end']['sum_received']['bits_per_second'] < 400e6" -- --fq-rate 200M -R; }
+@test "UDP --fq-rate 50M"        { interop -- -u -b 40M --fq-rate 50M; }
+@test "-J start.fq_rate"         { interop --quick --na "3.12 both: iperf3 3.12 writes no start.fq_rate" --expect "c['start']['fq_rate']==100000000 and s['start']['fq_rate']==100000000 and s['start']['test_start']['fqrate']==100000000" -- --fq-rate 100M; }
+@test "--no-fq-socket-pacing (text)" { interop --quick --roles c2i --text 'receiver' -- --fq-rate 100M --no-fq-socket-pacing; }
+@test "TCP -L 0x12345 (flow label, ::1)" { interop --quick --host ::1 -- -6 -L 0x12345; }
+@test "TCP --flowlabel 77 -R (::1)" { interop --quick --host ::1 -- -R --flowlabel 77; }
+@test "TCP --bind-dev lo (both ends)" { interop --quick --server "--bind-dev lo" -- --bind-dev lo; }
+@test "TCP -B 127.0.0.1%lo (both ends)" { interop --quick --server "-B 127.0.0.1%lo" --expect "c['start']['connected'][0]['local_host']=='127.0.0.1'" -- -B 127.0.0.1%lo; }
+@test "UDP --bind-dev lo (both ends)" { interop --server "--bind-dev lo" -- -u -b 50M --bind-dev lo; }
+@test "TCP --snd-timeout (both ends)" { interop --quick --server "--snd-timeout 5000" -- --snd-timeout 5000; }
+@test "TCP -R --rcv-timeout (both ends)" { interop --quick --server "--rcv-timeout 5000" -- -R --rcv-timeout 5000; }
+@test "UDP --rcv-timeout on the server" { interop --server "--rcv-timeout 3000" -- -u -b 50M; }
+@test "TCP --cntl-ka (both ends)" { interop --quick --na "3.12,3.18 both: these iperf3 builds have no --cntl-ka" --server "--cntl-ka" -- --cntl-ka=20/5/3; }
+@test "TCP -m (MPTCP, both ends)" {
+    [ "$(cat /proc/sys/net/mptcp/enabled 2>/dev/null)" = 1 ] || skip "this kernel has no MPTCP (net.mptcp.enabled)"
+    interop --quick --na "3.12,3.18 both: these iperf3 builds have no -m" --server "-m" -- -m
+}
+@test "TCP --mptcp -R (plain server)" {
+    [ "$(cat /proc/sys/net/mptcp/enabled 2>/dev/null)" = 1 ] || skip "this kernel has no MPTCP (net.mptcp.enabled)"
+    interop --quick --na "3.12,3.18 both: these iperf3 builds have no --mptcp" -- --mptcp -R
+}
+@test "UDP --gsro"               { interop --na "3.12,3.18 both: --gsro is new in iperf3 3.22" -- -u -b 200M -l 1400 --gsro; }
+@test "UDP --gsro -R"            { interop --na "3.12,3.18 both: --gsro is new in iperf3 3.22" -- -u -b 200M -l 1400 --gsro -R; }
+@test "TCP --version4"           { interop --quick --expect "c['start']['connected'][0]['local_host']=='127.0.0.1'" -- --version4; }
+@test "TCP --version6 (::1)"     { interop --quick --host ::1 --expect "c['start']['connected'][0]['remote_host']=='::1'" -- --version6; }
+@test "TCP --bandwidth 400M"     { interop --expect "c['end']['sum_sent']['bits_per_second'] < 480e6" -- --bandwidth 400M; }

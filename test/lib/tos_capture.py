@@ -8,8 +8,10 @@ and records, for every IPv4 or IPv6 TCP/UDP packet to or from port P whose IP
 payload is at least --min-len bytes (data, not handshakes or ACKs), the TOS byte
 (IPv4) or traffic class (IPv6). Stops after --seconds or at SIGTERM/SIGINT and
 prints one JSON object: {"to_port": {"ipv4": [tos...], "ipv6": [...]},
-"from_port": {...}} with each list the distinct values seen, sorted. Bounded:
-it never runs longer than --seconds and keeps only the distinct values."""
+"from_port": {...}} with each list the distinct values seen, sorted, and
+"flowlabel": {"to_port": [...], "from_port": [...]}, the distinct IPv6 flow
+labels of the same packets. Bounded: it never runs longer than --seconds and
+keeps only the distinct values."""
 import argparse
 import json
 import select
@@ -23,7 +25,7 @@ ETH_P_ALL = 0x0003
 
 
 def parse(frame, port, min_len):
-    """(direction, family, tos) of a data packet on port, or None."""
+    """(direction, family, tos, flow label or None) of a data packet on port, or None."""
     if len(frame) < 14:
         return None
     etype = struct.unpack_from("!H", frame, 12)[0]
@@ -31,11 +33,12 @@ def parse(frame, port, min_len):
     if etype == 0x0800 and len(ip) >= 20:
         ihl = (ip[0] & 0x0F) * 4
         total = struct.unpack_from("!H", ip, 2)[0]
-        proto, tos, family = ip[9], ip[1], "ipv4"
+        proto, tos, family, label = ip[9], ip[1], "ipv4", None
         l4, payload = ip[ihl:], total - ihl
     elif etype == 0x86DD and len(ip) >= 40:
         proto, family = ip[6], "ipv6"
         tos = ((ip[0] & 0x0F) << 4) | (ip[1] >> 4)
+        label = struct.unpack_from("!I", ip, 0)[0] & 0xFFFFF
         l4, payload = ip[40:], struct.unpack_from("!H", ip, 4)[0]
     else:
         return None
@@ -43,9 +46,9 @@ def parse(frame, port, min_len):
         return None
     sport, dport = struct.unpack_from("!HH", l4, 0)
     if dport == port:
-        return "to_port", family, tos
+        return "to_port", family, tos, label
     if sport == port:
-        return "from_port", family, tos
+        return "from_port", family, tos, label
     return None
 
 
@@ -58,6 +61,7 @@ def main():
     ap.add_argument("--ready", required=True)
     a = ap.parse_args()
     seen = {d: {"ipv4": set(), "ipv6": set()} for d in ("to_port", "from_port")}
+    labels = {"to_port": set(), "from_port": set()}
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     signal.signal(signal.SIGINT, lambda *_: stop.append(1))
@@ -77,7 +81,11 @@ def main():
         hit = parse(frame, a.port, a.min_len)
         if hit:
             seen[hit[0]][hit[1]].add(hit[2])
-    print(json.dumps({d: {f: sorted(v) for f, v in fams.items()} for d, fams in seen.items()}))
+            if hit[3] is not None:
+                labels[hit[0]].add(hit[3])
+    out = {d: {f: sorted(v) for f, v in fams.items()} for d, fams in seen.items()}
+    out["flowlabel"] = {d: sorted(v) for d, v in labels.items()}
+    print(json.dumps(out))
     return 0
 
 

@@ -10,6 +10,8 @@
 #include "clock.h"
 #include "fail.h"
 #include "net.h"
+#include "net_opts.h"
+#include "rcv_timeout.h"
 #include "proto.h"
 #include "udp.h"
 
@@ -75,16 +77,26 @@ static int ctl_mss(int fd)
     return mss;
 }
 
-/* socket + options + bind + connect with a timeout */
+/* socket + options + bind + connect with a timeout; p NULL for the control
+ * connection (a TCP data stream is MPTCP with -m, and carries -L's label) */
 static int dial(struct client *c, int type, const struct test_params *p, uint16_t cport,
                 const char **why)
 {
-    int fd = socket(c->dst.sa.sa_family, type | SOCK_CLOEXEC, 0);
+    union sockaddr_any dst = c->dst;
+    int data_tcp = p && type == SOCK_STREAM;
+    int proto = data_tcp ? net_opts_tcp_proto(c->o) : 0;
+    int fd = socket(dst.sa.sa_family, type | SOCK_CLOEXEC, proto);
     if (fd < 0) {
-        *why = "cannot create a socket";
+        *why = data_tcp && c->o->mptcp ? "cannot create an MPTCP socket (-m)"
+                                       : "cannot create a socket";
         return -1;
     }
     if (p && stream_sockopts(fd, p, net_wire_family(&c->dst), why) < 0)
+        goto fail;
+    if (net_opts_bind_dev(fd, c->o, why) < 0)
+        goto fail;
+    if (data_tcp && (net_opts_snd_timeout(fd, c->o, why) < 0 ||
+                     net_opts_flowlabel(fd, p->flowlabel, &dst, why) < 0))
         goto fail;
     if (c->have_src || cport) {
         union sockaddr_any a;
@@ -103,7 +115,7 @@ static int dial(struct client *c, int type, const struct test_params *p, uint16_
         }
     }
     int tmo = c->o->connect_timeout_ms >= 0 ? (int)c->o->connect_timeout_ms : 30000;
-    if (net_connect_fd(fd, &c->dst, tmo) < 0) {
+    if (net_connect_fd(fd, &dst, tmo) < 0) {
         *why = NULL;
         goto fail;
     }
@@ -281,6 +293,8 @@ static int ctl_during_test(struct client *c, int ms)
 static int run_test(struct client *c, const sigset_t *stop)
 {
     struct session *s = &c->s;
+    struct rcv_idle idle;
+    rcv_idle_init(&idle, s->p.reverse || s->p.bidir, c->o->rcv_timeout_ms, mono_ns());
     for (;;) {
         int irc = interrupted(c, stop);
         if (irc)
@@ -294,6 +308,12 @@ static int run_test(struct client *c, const sigset_t *stop)
         }
         if (session_should_end(s, now))
             break;
+        if (rcv_idle_check(&idle, now, rcv_idle_received(s))) {
+            ctl_send_state(c->ctl, ST_CLIENT_TERMINATE, mono_ns() + NS_PER_SEC);
+            return cfail(c, EXIT_CHECK, "no data came from the server for %lld ms "
+                         "(--rcv-timeout): the test is ended, the server was told",
+                         (long long)c->o->rcv_timeout_ms);
+        }
         int stalled = send_stalled(c, now);
         if (stalled)
             return cfail(c, EXIT_CHECK, "the server took no data for %d s (data stream %d: "
@@ -344,10 +364,15 @@ static int handshake(struct client *c)
                      why ? why : errtext(e),
                      e == ECONNREFUSED ? "is a server running? start one with esxperf -s"
                      : e == ETIMEDOUT ? "check the address, routes and firewalls, or raise --connect-timeout"
+                     : e == ENODEV ? "name an interface of this host: ip link, or on ESXi "
+                                     "esxcli network ip interface list"
                                       : "check the address and the network");
     }
     int one = 1;
     setsockopt(c->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (net_opts_control(c->ctl, o, &why) < 0)
+        return cfail(c, EXIT_USAGE, "control connection to %s: %s: %s", o->host, why,
+                     errtext(errno));
     proto_make_cookie(c->cookie);
     uint64_t dl = mono_ns() + CTL_WAIT_NS;
     if (net_write_full(c->ctl, c->cookie, COOKIE_SIZE, dl) < 0)

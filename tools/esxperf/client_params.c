@@ -49,6 +49,15 @@ void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p
     p->repeating_payload = o->repeating_payload;
     if (o->extra_data)
         snprintf(p->extra_data, sizeof p->extra_data, "%s", o->extra_data);
+    p->fqrate = (int64_t)o->fqrate;
+    p->flowlabel = o->flowlabel;
+    p->mptcp = o->mptcp;
+    if (o->gsro && o->udp) {    /* iperf3 3.22's --gsro sizes: whole datagrams in 64 KiB */
+        p->gso = p->gro = 1;
+        p->gso_dg_size = p->len;
+        p->gso_bf_size = UDP_LEN_MAX / p->len * p->len;
+        p->gro_bf_size = UDP_LEN_MAX;
+    }
     if (o->title)
         snprintf(p->title, sizeof p->title, "%s", o->title);
     if (o->congestion)

@@ -13,6 +13,7 @@
 #include "daemon.h"
 #include "fail.h"
 #include "args.h"
+#include "net_opts.h"
 #include "options.h"
 #include "output.h"
 #include "server.h"
@@ -43,8 +44,8 @@ static const char usage_text[] =
 "  -p, --port PORT          server port (default 5201)\n"
 "  -f, --format [kmgtKMGT]  units of the rate column (default adaptive bits)\n"
 "  -i, --interval SEC       seconds between interval rows (default 1, 0 = none)\n"
-"  -B, --bind ADDR          bind to this local address\n"
-"  -4 / -6                  IPv4 / IPv6 only\n"
+"  -B, --bind ADDR[%DEV]    bind to this local address (%DEV: as --bind-dev DEV)\n"
+"  -4 / -6                  IPv4 / IPv6 only (also --version4 / --version6)\n"
 "  -J, --json               iperf3's JSON structure plus an \"esxperf\" object\n"
 "  -V, --verbose            more detail\n"
 "      --logfile FILE       write output to FILE\n"
@@ -63,6 +64,19 @@ static const char usage_text[] =
 "  -1, --one-off            server: handle one test, then exit\n"
 "      --use-pkcs1-padding  client: RSA token with PKCS#1 v1.5 instead of OAEP, for\n"
 "                           iperf3 <= 3.16 servers (Debian 12's 3.12); our server takes both\n"
+"Sockets (iperf3 3.22's; client and server alike):\n"
+"      --bind-dev DEV       SO_BINDTODEVICE: control and data sockets use interface DEV\n"
+"                           only (also -c HOST%DEV; root or CAP_NET_RAW)\n"
+"      --rcv-timeout MS     a receiving side that gets no data for MS ms ends the test\n"
+"                           (100..86400000, default 120000; client only with -R/--bidir)\n"
+"      --snd-timeout MS     TCP_USER_TIMEOUT on the control and TCP data connections:\n"
+"                           data unacknowledged for MS ms drops the connection (0 = system)\n"
+"      --cntl-ka[=I/N/C]    TCP keepalive on the control connection: idle I s,\n"
+"                           interval N s, C probes (each optional: the system's; I > N x C)\n"
+"  -m, --mptcp              data streams over MPTCP (the control connection stays TCP;\n"
+"                           a server listens MPTCP); refused (exit 2) where the kernel\n"
+"                           has no MPTCP, as on ESXi\n"
+"      --sctp               refused (exit 2): ESXi has no SCTP\n"
 "Server protection:\n"
 "      --rsa-private-key-path FILE  require an authtoken; FILE: unencrypted PEM, mode 600\n"
 "      --authorized-users-path FILE lines user,sha256hex(\"{user}password\"), reread per test\n"
@@ -88,6 +102,7 @@ static const char usage_text[] =
 "  -k, --blockcount N[KMG]  send N blocks instead of a time\n"
 "  -u, --udp                UDP instead of TCP\n"
 "  -b, --bitrate R[kmg][/B] target rate per stream, bits/s (UDP default 1M); /B = burst\n"
+"                           (also --bandwidth)\n"
 "  -l, --length N[KMG]      block size (TCP 128K; UDP the path MSS, 16..65507)\n"
 "  -w, --window N[KMG]      socket buffer size\n"
 "  -P, --parallel N         parallel streams, 1..128\n"
@@ -98,7 +113,15 @@ static const char usage_text[] =
 "  -M, --set-mss N          TCP maximum segment size\n"
 "  -N, --no-delay           TCP_NODELAY\n"
 "  -C, --congestion ALGO    TCP congestion control\n"
-"  -S, --tos N              IP type of service\n"
+"  -S, --tos N              IP type of service (TOS byte / IPv6 traffic class)\n"
+"      --dscp VAL           DSCP 0..63 or ef, va, af11..af43, cs0..cs7 (any case; also\n"
+"                           lowdelay, throughput, reliability): TOS = DSCP x 4\n"
+"  -L, --flowlabel N        IPv6 flow label 1..0xfffff on the TCP data streams (sent)\n"
+"      --fq-rate R[kmg]     SO_MAX_PACING_RATE R bits/s on every data stream of both ends\n"
+"                           (kernel pacing, fq qdisc or TCP internal; sent as fqrate)\n"
+"      --no-fq-socket-pacing  deprecated in iperf3: --fq-rate 0 (a later --fq-rate wins)\n"
+"      --gsro               ask an iperf3 3.22 server for UDP GSO/GRO; esxperf uses them\n"
+"                           anyway where the kernel has them (see -V)\n"
 "  -Z, --zerocopy           send with sendfile(): no copy from user memory\n"
 "      --skip-rx-copy       receivers count bytes without copying them (MSG_TRUNC)\n"
 "  -A, --affinity N[-M][,S] pin this side's stream threads to CPU N (or round-robin\n"
@@ -142,7 +165,7 @@ static const char usage_text[] =
 
 /* the options above, in getopt's words; a leading ':' lets bad_option name a
  * missing value. What each one sets: opt_sets in options.c */
-static const char shortopts[] = ":sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hvF:DI:d::X:";
+static const char shortopts[] = ":sc:p:f:i:B:JV1t:n:k:ub:l:w:P:RO:M:NC:S:ZT:A:46hvF:DI:d::X:L:m";
 static const struct option longopts[] = {
     { "server", no_argument, NULL, 's' }, { "client", required_argument, NULL, 'c' },
     { "port", required_argument, NULL, 'p' }, { "format", required_argument, NULL, 'f' },
@@ -195,6 +218,16 @@ static const struct option longopts[] = {
     { "debug", optional_argument, NULL, 'd' },
     { "xbind", required_argument, NULL, 'X' },
     { "nstreams", required_argument, NULL, O_NSTREAMS },
+    /* iperf3 3.22's socket and wire options (issue 12) */
+    { "rcv-timeout", required_argument, NULL, O_RCV_TIMEOUT },
+    { "snd-timeout", required_argument, NULL, O_SND_TIMEOUT },
+    { "cntl-ka", optional_argument, NULL, O_CNTL_KA },
+    { "fq-rate", required_argument, NULL, O_FQ_RATE },
+    { "no-fq-socket-pacing", no_argument, NULL, O_NO_FQ_PACING },
+    { "dscp", required_argument, NULL, O_DSCP }, { "flowlabel", required_argument, NULL, 'L' },
+    { "bind-dev", required_argument, NULL, O_BIND_DEV }, { "mptcp", no_argument, NULL, 'm' },
+    { "gsro", no_argument, NULL, O_GSRO }, { "sctp", no_argument, NULL, O_SCTP },
+    { "version4", no_argument, NULL, '4' }, { "version6", no_argument, NULL, '6' },
     { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
 };
@@ -249,6 +282,8 @@ static void parse(struct perf_opts *o, int argc, char **argv)
     for (int k = 0; (k = opts_warning(o, k, line, sizeof line)) >= 0; k++)
         warnmsg("warning: %s", line);
     if (o->congestion && stream_congestion_check(o->congestion, line, sizeof line) < 0)
+        die_usage("%s", line);
+    if (o->mptcp && net_opts_mptcp_check(line, sizeof line) < 0)
         die_usage("%s", line);
 }
 

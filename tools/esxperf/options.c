@@ -29,6 +29,7 @@ void opts_defaults(struct perf_opts *o)
     o->time_skew = AUTH_SKEW_DEFAULT;
     o->control_timeout_ms = 10000;
     o->bitrate_limit_secs = 5;
+    o->rcv_timeout_ms = 120000;
 }
 
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
@@ -344,6 +345,82 @@ static int set_sctp_only(struct perf_opts *o, const char *v, char *why, size_t l
                    "SCTP: esxperf runs TCP or UDP (-u)");
 }
 
+/* ---- iperf3 3.22's socket and wire options (the values: options_net.c) */
+
+static int set_client(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *dev = NULL;
+    if (opt_split_dev(v, o->host_part, sizeof o->host_part, &dev) < 0)
+        return why_fmt(why, len, "bad -c '%s': HOST or HOST%%DEV (an interface name)", v);
+    o->host = o->host_part;
+    if (dev)
+        o->bind_dev = dev;
+    return 0;
+}
+
+static int set_bind(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *dev = NULL;
+    if (opt_split_dev(v, o->bind_part, sizeof o->bind_part, &dev) < 0)
+        return why_fmt(why, len, "bad -B '%s': ADDR or ADDR%%DEV (an interface name)", v);
+    o->bind = o->bind_part;
+    if (dev)
+        o->bind_dev = dev;
+    return 0;
+}
+
+static int set_dscp(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    int tos;
+    if (opt_parse_dscp(v, &tos) < 0)
+        return why_fmt(why, len, "bad --dscp '%s': a number 0..63 (decimal, 0octal or 0xhex) "
+                       "or a name: af11..af43, cs0..cs7, ef, va, lowdelay, throughput, "
+                       "reliability", v);
+    o->tos = tos;
+    return 0;
+}
+
+static int set_flowlabel(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    if (opt_parse_flowlabel(v, &o->flowlabel) < 0)
+        return why_fmt(why, len, "bad flow label -L '%s': 1..1048575 (0xfffff), decimal, "
+                       "0octal or 0xhex", v);
+    return 0;
+}
+
+static int set_cntl_ka(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *w = NULL;
+    if (opt_parse_cntl_ka(v, &o->cntl_ka_idle, &o->cntl_ka_intv, &o->cntl_ka_cnt, &w) < 0)
+        return why_fmt(why, len, "bad --cntl-ka '%s': %s (e.g. --cntl-ka, --cntl-ka=30/5/3)",
+                       v, w);
+    o->cntl_ka = 1;
+    return 0;
+}
+
+static int set_fq_rate(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    const char *w = NULL;
+    if (parse_rate(v, &o->fqrate, &w) < 0)
+        return why_fmt(why, len, "bad --fq-rate '%s': %s (bits/s with k, m, g: e.g. 500M)", v, w);
+    return 0;
+}
+
+/* iperf3 3.22: deprecated, sets the fq rate back to 0 (a later --fq-rate wins) */
+static int set_no_fq_pacing(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    (void)v, (void)why, (void)len;
+    o->fqrate = 0;
+    return 0;
+}
+
+static int set_sctp(struct perf_opts *o, const char *v, char *why, size_t len)
+{
+    (void)o, (void)v;
+    return why_fmt(why, len, "--sctp: ESXi has no SCTP, so esxperf has none (test with TCP, "
+                   "the default, or -u)");
+}
+
 enum set_kind {
     SET_FLAG,       /* int field = 1 */
     SET_STR,        /* const char * field = the value */
@@ -372,8 +449,8 @@ struct opt_set {
 #define FN(c, fn) { c, SET_FN, 0, 0, 0, NULL, NULL, fn }
 
 static const struct opt_set opt_sets[] = {
-    FLAG('s', server), STR('c', host), PORT('p', port, "port"), FN('f', set_format),
-    FN('i', set_interval), STR('B', bind), FLAG('J', json), FLAG('V', verbose),
+    FLAG('s', server), FN('c', set_client), PORT('p', port, "port"), FN('f', set_format),
+    FN('i', set_interval), FN('B', set_bind), FLAG('J', json), FLAG('V', verbose),
     FLAG('1', one_off), NUM('t', time, 1, 86400, "time"),
     SIZE('n', num, 1, INT64_MAX / 2, "byte count (-n)", "bytes"),
     SIZE('k', blockcount, 1, INT64_MAX / 2, "block count (-k)", "blocks"),
@@ -403,6 +480,12 @@ static const struct opt_set opt_sets[] = {
     STR(O_EXTRA_DATA, extra_data), STR('F', file), FLAG('D', daemon), STR('I', pidfile),
     FN(O_BITRATE_LIMIT, set_bitrate_limit), FN('d', set_debug),
     FN('X', set_sctp_only), FN(O_NSTREAMS, set_sctp_only),
+    /* iperf3 3.22's socket and wire options (issue 12) */
+    NUM(O_RCV_TIMEOUT, rcv_timeout_ms, 100, 86400000, "receive timeout (--rcv-timeout, ms)"),
+    NUM(O_SND_TIMEOUT, snd_timeout_ms, 0, 86400000, "send timeout (--snd-timeout, ms)"),
+    FN(O_CNTL_KA, set_cntl_ka), FN(O_FQ_RATE, set_fq_rate), FN(O_NO_FQ_PACING, set_no_fq_pacing),
+    FN(O_DSCP, set_dscp), FN('L', set_flowlabel), STR(O_BIND_DEV, bind_dev), FLAG('m', mptcp),
+    FLAG(O_GSRO, gsro), FN(O_SCTP, set_sctp),
 };
 
 static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, char *why,

@@ -22,6 +22,9 @@ enum perf_opt_code {
     /* output, run and server options of iperf3 3.17..3.22 (issue 12, optrun) */
     O_JSON_STREAM, O_JSON_STREAM_FULL, O_TIMESTAMPS, O_REPEATING_PAYLOAD, O_EXTRA_DATA,
     O_BITRATE_LIMIT, O_NSTREAMS,
+    /* socket and wire options of iperf3 3.22 (issue 12) */
+    O_RCV_TIMEOUT, O_SND_TIMEOUT, O_CNTL_KA, O_FQ_RATE, O_NO_FQ_PACING, O_DSCP, O_BIND_DEV,
+    O_GSRO, O_SCTP,
     O_CODE_END
 };
 
@@ -98,6 +101,18 @@ struct perf_opts {
     uint64_t bitrate_limit;     /* --server-bitrate-limit bits/s, 0 = none */
     double bitrate_limit_secs;  /* its averaging window, seconds (default 5) */
     int64_t debug;              /* -d/--debug[=LEVEL] 1..4 (4 without one): sets -V */
+    /* socket and wire options of iperf3 3.22 (options_net.c) */
+    int64_t rcv_timeout_ms;     /* --rcv-timeout: a receiver that gets nothing this long
+                                   ends the test (default 120000, as iperf3) */
+    int64_t snd_timeout_ms;     /* --snd-timeout: TCP_USER_TIMEOUT, 0 = the system's */
+    int cntl_ka;                /* --cntl-ka[=IDLE/INTV/CNT]: control keepalive */
+    int cntl_ka_idle, cntl_ka_intv, cntl_ka_cnt;    /* seconds, seconds, probes; 0 = system */
+    uint64_t fqrate;            /* --fq-rate bits/s: SO_MAX_PACING_RATE, sent as "fqrate" */
+    int64_t flowlabel;          /* -L: IPv6 flow label of the TCP data streams */
+    const char *bind_dev;       /* --bind-dev, -B ADDR%DEV, -c HOST%DEV: SO_BINDTODEVICE */
+    int mptcp;                  /* -m/--mptcp: data streams over IPPROTO_MPTCP */
+    int gsro;                   /* --gsro: asks an iperf3 3.22 server for UDP GSO/GRO */
+    char bind_part[256], host_part[256];    /* -B / -c without their %DEV */
     /* which options the command line gave (getopt code -> 1), for opts_validate
      * and opts_warning: a default and an explicit value look alike otherwise */
     unsigned char given[O_CODE_END];
@@ -121,6 +136,17 @@ int opt_parse_counts(const char *s, int64_t *out, int *n, const char **why);
 int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const char **why);
 /* "64K,256K,1M" -> list of window sizes */
 int opt_parse_sizes(const char *s, int64_t *out, int *n, const char **why);
+
+/* iperf3 3.22's socket and wire option values (options_net.c), each 0 or -1:
+ * --dscp NAME|N: the TOS byte (names af11..af43, cs0..cs7, ef, va, lowdelay,
+ * throughput, reliability in any case; N 0..63 in any base, shifted left 2);
+ * -L: a flow label 1..0xfffff in any base; --cntl-ka's IDLE/INTV/CNT (NULL or
+ * empty parts = 0, the system's; with *why); ADDR%DEV into host (ADDR) and *dev
+ * (NULL without %DEV, or for an IPv6 link-local address, whose %zone stays) */
+int opt_parse_dscp(const char *s, int *tos);
+int opt_parse_flowlabel(const char *s, int64_t *label);
+int opt_parse_cntl_ka(const char *s, int *idle, int *intv, int *cnt, const char **why);
+int opt_split_dev(const char *spec, char *host, size_t hostcap, const char **dev);
 
 /* Cross-option checks on a whole command line (pure: no socket, no file).
  * opts_validate: 0 when the options make sense together, else -1 and one line in

@@ -28,6 +28,8 @@ static const struct opt_name client_only[] = {
     { O_SWEEP_W, "--sweep-window" }, { O_CSV, "--csv" }, { O_USERNAME, "--username" },
     { O_RSA_PUB, "--rsa-public-key-path" },
     { O_REPEATING_PAYLOAD, "--repeating-payload" }, { O_EXTRA_DATA, "--extra-data" },
+    { O_DSCP, "--dscp" }, { 'L', "-L" }, { O_FQ_RATE, "--fq-rate" },
+    { O_NO_FQ_PACING, "--no-fq-socket-pacing" }, { O_GSRO, "--gsro" },
 };
 
 /* options only a server acts on (iperf3 refuses them on a client) */
@@ -162,10 +164,24 @@ static int check_family(const struct perf_opts *o, char *why, size_t len)
     return 0;
 }
 
+/* iperf3 3.22's socket and wire options with the rest of the command line */
+static int check_net(const struct perf_opts *o, char *why, size_t len)
+{
+    if (!o->server && o->given[O_RCV_TIMEOUT] && !o->reverse && !o->bidir)
+        return why_fmt(why, len, "--rcv-timeout on a client times its receiving: give -R or "
+                      "--bidir, or drop it (the server times what it receives)");
+    if (o->mptcp && o->udp)
+        return why_fmt(why, len, "--mptcp is a TCP transport: drop -u or --mptcp");
+    if (o->flowlabel && (o->family == AF_INET || literal_family(o->host) == AF_INET))
+        return why_fmt(why, len, "-L sets the IPv6 flow label: the server %s is IPv4 (give an "
+                      "IPv6 address, or drop -L)", o->host);
+    return 0;
+}
+
 int opts_validate(const struct perf_opts *o, char *why, size_t len)
 {
     static int (*const checks[])(const struct perf_opts *, char *, size_t) = {
-        check_role, check_test_shape, check_auth, check_cport, check_family,
+        check_role, check_test_shape, check_auth, check_cport, check_family, check_net,
     };
     for (size_t i = 0; i < ARRAY_SIZE(checks); i++)
         if (checks[i](o, why, len) < 0)
@@ -218,6 +234,21 @@ static int file_parallel(const struct perf_opts *o)
     return o->file && (o->parallel > 1 || o->bidir);
 }
 
+static int flowlabel_udp(const struct perf_opts *o)
+{
+    return o->flowlabel && o->udp;
+}
+
+static int gsro_tcp(const struct perf_opts *o)
+{
+    return o->gsro && !o->udp;
+}
+
+static int no_fq_pacing(const struct perf_opts *o)
+{
+    return o->given[O_NO_FQ_PACING];
+}
+
 /* accepted (iperf3 accepts them, or they are harmless) but without effect here */
 static const struct {
     int (*hit)(const struct perf_opts *o);
@@ -241,6 +272,11 @@ static const struct {
     { file_parallel, "-F with several streams: each stream reads (or writes) the whole "
                      "file on its own, as iperf3 does; the file written is whole only "
                      "with -P 1 and no --bidir" },
+    { flowlabel_udp, "-L labels TCP data streams (as in iperf3); UDP datagrams get the "
+                     "kernel's label: ignored with -u" },
+    { gsro_tcp, "--gsro is about UDP (GSO/GRO): ignored without -u" },
+    { no_fq_pacing, "--no-fq-socket-pacing is deprecated (also in iperf3 3.22): it only "
+                    "sets --fq-rate back to 0" },
 };
 
 int opts_warning(const struct perf_opts *o, int k, char *why, size_t len)

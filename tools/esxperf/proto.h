@@ -71,6 +71,9 @@ struct test_params {
     int64_t server_affinity;  /* -A n,m: the CPU the client asks the server to use, -1 none */
     int get_server_output, udp_counters_64bit, repeating_payload, zerocopy;
     int dont_fragment, skip_rx_copy;
+    int mptcp;               /* "mptcp": true, the data streams are MPTCP (3.22 -m) */
+    int gso, gro;            /* UDP GSO/GRO asked of the server (3.22 --gsro), with */
+    int64_t gso_dg_size, gso_bf_size, gro_bf_size;  /* their sizes, as 3.22 sends them */
     char title[256];
     char extra_data[256];
     char congestion[32];

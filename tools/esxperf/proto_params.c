@@ -73,6 +73,15 @@ char *params_encode(const struct test_params *p, size_t *len)
         jw_int(&w, "dont_fragment", 1);
     if (p->skip_rx_copy)
         jw_int(&w, "skip_rx_copy", 1);
+    if (p->mptcp)
+        jw_bool(&w, "mptcp", 1);
+    if (p->udp && (p->gso || p->gro)) {     /* 3.22 --gsro: what its client sends */
+        jw_int(&w, "gso", p->gso);
+        jw_int(&w, "gso_dg_size", p->gso_dg_size);
+        jw_int(&w, "gso_bf_size", p->gso_bf_size);
+        jw_int(&w, "gro", p->gro);
+        jw_int(&w, "gro_bf_size", p->gro_bf_size);
+    }
     if (p->authtoken[0])
         jw_str(&w, "authtoken", p->authtoken);
     jw_str(&w, "client_version", p->client_version[0] ? p->client_version : "3.12");
@@ -98,6 +107,8 @@ static const struct num_key num_keys[] = {
     PK("TOS", tos, 0, 255),
     PK("flowlabel", flowlabel, 0, 0xfffff),
     PK("server_affinity", server_affinity, -1, 1023),
+    PK("gso_dg_size", gso_dg_size, 0, 65535), PK("gso_bf_size", gso_bf_size, 0, 65535),
+    PK("gro_bf_size", gro_bf_size, 0, 65535),
 };
 struct flag_key { const char *key; size_t off; int is_bool; };
 #define FK(k, field, b) { k, offsetof(struct test_params, field), b }
@@ -108,6 +119,7 @@ static const struct flag_key flag_keys[] = {
     FK("udp_counters_64bit", udp_counters_64bit, 0),
     FK("repeating_payload", repeating_payload, 0), FK("zerocopy", zerocopy, 0),
     FK("dont_fragment", dont_fragment, 0), FK("skip_rx_copy", skip_rx_copy, 0),
+    FK("mptcp", mptcp, 1), FK("gso", gso, 0), FK("gro", gro, 0),
 };
 struct str_key { const char *key; size_t off, cap; };
 #define SK(k, field) { k, offsetof(struct test_params, field), sizeof(((struct test_params *)0)->field) }

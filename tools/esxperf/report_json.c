@@ -96,6 +96,7 @@ static void json_start_obj(struct jsonw *w, const char *key, const struct start_
     if (si->rcvbuf >= 0)
         jw_int(w, "rcvbuf_actual", si->rcvbuf);
     jw_int(w, "target_bitrate", p->bandwidth);
+    jw_int(w, "fq_rate", p->fqrate);        /* iperf3 3.22 */
     jw_int(w, "sock_bufsize", p->window);
     jw_obj(w, "test_start");
     jw_str(w, "protocol", p->udp ? "UDP" : "TCP");

@@ -13,6 +13,8 @@
 #include "server.h"
 #include "server_conn.h"
 #include "daemon.h"
+#include "net_opts.h"
+#include "rcv_timeout.h"
 #include "fail.h"
 
 #include <errno.h>
@@ -71,11 +73,16 @@ static int run_until_end(struct server *sv, const char **why)
     struct rate_guard rg;
     end_guard_init(&g, sv->o, &s->p, mono_ns());
     rate_guard_init(&rg, sv->o, mono_ns());
+    struct rcv_idle idle;
+    rcv_idle_init(&idle, !s->p.reverse || s->p.bidir, sv->o->rcv_timeout_ms, mono_ns());
     for (;;) {
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
         linger_service(sv);
         const char *reason = end_guard_check(&g, now, bytes_moved(s));
+        if (!reason && rcv_idle_check(&idle, now, rcv_idle_received(s)))
+            reason = "no data came on the data streams for --rcv-timeout; ended with "
+                     "SERVER_TERMINATE";
         if (reason)
             return terminate(sv, why, reason, 0);
         if (rate_guard_check(&rg, now, bytes_moved(s))) {
@@ -189,11 +196,45 @@ static void begin_session(struct server *sv, const struct test_params *p)
     sv->have_session = 1;
 }
 
+/* the TCP listener anew, MPTCP or not, on the same address (as iperf3 3.22 remakes
+ * its listener for a client that asks for MPTCP streams, and back after the test).
+ * An MPTCP listener also takes plain TCP connections. 0, or -1 (errno) with the
+ * old listener gone */
+static int relisten(struct server *sv, int mptcp)
+{
+    close(sv->lfd);
+    sv->lfd = net_listen_dev(SOCK_STREAM, mptcp ? IPPROTO_MPTCP : 0, sv->o->bind_dev,
+                             &sv->laddr, 128);
+    if (sv->lfd < 0)
+        return -1;
+    sv->lfd_mptcp = mptcp;
+    net_set_nonblock(sv->lfd, 1);
+    return 0;
+}
+
+/* a client's "mptcp" parameter: its TCP streams come to an MPTCP listener; where
+ * the kernel has none they fall back to TCP (said once per test) */
+static int listen_for_streams(struct server *sv, const struct test_params *p, const char **why)
+{
+    if (p->udp || !p->mptcp || sv->lfd_mptcp)
+        return 0;
+    if (relisten(sv, 1) == 0)
+        return 0;
+    warnmsg("the client asked for MPTCP streams; this kernel has no MPTCP (%s): they "
+            "fall back to TCP", errtext(errno));
+    if (relisten(sv, 0) == 0)
+        return 0;
+    *why = "cannot listen again on the server port";
+    return -1;
+}
+
 /* CREATE_STREAMS, the streams, the start of the report, TEST_START, TEST_RUNNING */
 static int open_streams(struct server *sv, const struct test_params *p,
                         const union sockaddr_any *peer, const char **why)
 {
     begin_session(sv, p);
+    if (listen_for_streams(sv, p, why) < 0)
+        return -1;
     if (p->udp && server_open_udp_listener(sv) < 0) {
         *why = "cannot open the UDP listener";
         proto_send_error(sv->ctl, IE_LISTEN, errno, mono_ns() + NS_PER_SEC);
@@ -334,6 +375,8 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
     if (rc == 0)
         rc = display(sv, &why);
     finish(sv, rc, why);
+    if (sv->lfd_mptcp != sv->o->mptcp && relisten(sv, sv->o->mptcp) < 0)
+        die(EXIT_USAGE, "cannot listen again on port %u: %s", sv->o->port, errtext(errno));
     return rc;
 }
 
@@ -365,15 +408,16 @@ static void listen_on(struct server *sv, const struct perf_opts *o)
     if (o->rsa_private_key)
         load_auth(sv, o);
     /* a large backlog: a flood is answered (ACCESS_DENIED) rather than left in SYN retries */
-    sv->lfd = net_listen(SOCK_STREAM, &sv->laddr, 128);
+    sv->lfd = net_opts_listen(o, SOCK_STREAM, &sv->laddr, 128);
     if (sv->lfd < 0 && !o->bind && o->family == AF_UNSPEC && errno == EAFNOSUPPORT) {
         net_resolve(NULL, AF_INET, o->port, 1, &sv->laddr, NULL);
-        sv->lfd = net_listen(SOCK_STREAM, &sv->laddr, 128);
+        sv->lfd = net_opts_listen(o, SOCK_STREAM, &sv->laddr, 128);
     }
     if (sv->lfd < 0)
         die(EXIT_USAGE, "cannot listen on port %u: %s (%s)", o->port, errtext(errno),
             errno == EADDRINUSE ? "another server runs there; pick another port with -p"
                                 : "check -B and the port");
+    sv->lfd_mptcp = o->mptcp;
     net_set_nonblock(sv->lfd, 1);    /* accept never blocks: poll says when */
 }
 
@@ -409,6 +453,9 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
             continue;
         socklen_t pl = sizeof *peer;
         sv->ctl = accept4(sv->lfd, &peer->sa, &pl, SOCK_CLOEXEC);
+        const char *why;
+        if (sv->ctl >= 0 && net_opts_control(sv->ctl, o, &why) < 0)
+            warnmsg("control connection: %s: %s", why, errtext(errno));
         if (sv->ctl >= 0)
             return;
         if ((errno == EMFILE || errno == ENFILE) && sv->nlg > 0)

@@ -3,6 +3,7 @@
  * into that stream's socket; every wait has the step's deadline and ends when the
  * client closes the control connection. */
 #include "server_conn.h"
+#include "net_opts.h"
 #include "fail.h"
 #include "udp.h"
 
@@ -66,6 +67,8 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
             /* options such as -C may be unknown here: iperf3 also carries on */
             warnmsg("data stream: %s", w);
         }
+        if (net_opts_snd_timeout(fd, sv->o, &w) < 0)
+            warnmsg("data stream: %s", w);
         if (!session_add(&sv->s, fd, session_is_sender(&sv->s, sv->s.nstreams))) {
             int e = errno;
             close(fd);
@@ -83,7 +86,7 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
 
 int server_open_udp_listener(struct server *sv)
 {
-    sv->ufd = net_listen(SOCK_DGRAM, &sv->laddr, 0);
+    sv->ufd = net_opts_listen(sv->o, SOCK_DGRAM, &sv->laddr, 0);
     return sv->ufd < 0 ? -1 : 0;
 }
 

@@ -25,6 +25,7 @@ struct lingerer {
 struct server {
     const struct perf_opts *o;
     int lfd;                        /* TCP listener (control and TCP data) */
+    int lfd_mptcp;                  /* lfd is MPTCP (-m, or a test whose client asked) */
     int ufd;                        /* UDP listener during stream setup */
     union sockaddr_any laddr;
     int ctl;

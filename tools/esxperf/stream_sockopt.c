@@ -62,9 +62,15 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
             return -1;
         }
     }
-    if (p->fqrate) {
-        unsigned int r = p->fqrate / 8 > 0xffffffffLL ? 0xffffffffu : (unsigned int)(p->fqrate / 8);
-        setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof r);   /* best effort */
+    if (p->fqrate / 8) {
+        /* bytes/s, 64 bits as iperf3 gives it; a kernel before 4.20 takes 32 (capped) */
+        uint64_t r = (uint64_t)p->fqrate / 8;
+        unsigned int r32 = r > 0xffffffffu ? 0xffffffffu : (unsigned int)r;
+        if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof r) < 0 &&
+            setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r32, sizeof r32) < 0) {
+            *why = "cannot set the pacing rate (--fq-rate, SO_MAX_PACING_RATE)";
+            return -1;
+        }
     }
     return 0;
 }
