@@ -70,7 +70,7 @@ kb_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
     run cat "$TMP/s.out"
     assert_contains "no cookie from the client within --control-timeout"
     assert_contains "parameters are not a JSON object"
-    assert_contains "a number parameter is out of range"
+    assert_contains "parameter parallel is out of range (1..128 streams)"
     assert_contains "cookie is not 36 iperf3 cookie characters"
 }
 

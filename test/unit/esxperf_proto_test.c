@@ -181,8 +181,52 @@ static void params_refuse_out_of_range(void **state)
     assert_int_equal(dec("{\"tcp\":true,\"TOS\":256}"), -1);
     assert_int_equal(dec("{\"tcp\":true,\"MSS\":70000}"), -1);
     assert_int_equal(dec("{\"tcp\":true,\"num\":-5}"), -1);
-    assert_int_equal(dec("{\"tcp\":true,\"server_affinity\":1024}"), -1);
+    assert_int_equal(dec("{\"tcp\":true,\"server_affinity\":1025}"), -1);
     assert_int_equal(dec("{\"tcp\":true,\"server_affinity\":\"1\"}"), -1);
+    assert_int_equal(dec("{\"tcp\":true,\"pacing_timer\":-1}"), -1);
+}
+
+/* what iperf3 3.22's own get_parameters takes, esxperf -s takes too (issue 12
+ * fault 3: a title of 256+ bytes, pacing_timer over 10^7 and server_affinity 1024
+ * were refused) */
+static void params_take_what_iperf3_takes(void **state)
+{
+    (void)state;
+    struct test_params p;
+    const char *why = NULL;
+    char js[2000], t[301], x[301], v[101];
+    memset(t, 't', 300), t[300] = 0;
+    memset(x, 'x', 300), x[300] = 0;
+    memset(v, '9', 100), v[100] = 0;
+    snprintf(js, sizeof js, "{\"tcp\":true,\"title\":\"%s\",\"extra_data\":\"%s\","
+             "\"pacing_timer\":20000000,\"server_affinity\":1024,\"zerocopy\":2,"
+             "\"get_server_output\":7,\"client_version\":\"%s\"}", t, x, v);
+    assert_int_equal(params_decode(js, strlen(js), &p, &why), 0);
+    assert_string_equal(p.title, t);
+    assert_string_equal(p.extra_data, x);
+    assert_int_equal(p.pacing_timer, 20000000);
+    assert_int_equal(p.server_affinity, 1024);
+    assert_true(p.zerocopy == 1 && p.get_server_output == 1);
+    assert_int_equal(strlen(p.client_version), sizeof p.client_version - 1);  /* cut, shown only */
+    /* iperf3 holds pacing_timer in an int: what is above acts as its largest */
+    assert_int_equal(dec("{\"tcp\":true,\"pacing_timer\":9000000000000}"), 0);
+    assert_int_equal(params_decode("{\"pacing_timer\":9000000000000}", 31, &p, &why), 0);
+    assert_int_equal(p.pacing_timer, 2147483647);
+    /* a title as long as the 8 KiB message allows */
+    char *big = malloc(PARAMS_MAX + 1);
+    int k = snprintf(big, PARAMS_MAX + 1, "{\"tcp\":true,\"title\":\"");
+    memset(big + k, 'y', PARAMS_MAX - (size_t)k - 2);
+    memcpy(big + PARAMS_MAX - 2, "\"}", 3);
+    assert_int_equal(params_decode(big, PARAMS_MAX, &p, &why), 0);
+    assert_int_equal(strlen(p.title), PARAMS_MAX - (size_t)k - 2);
+    free(big);
+    /* what is refused says which key and what it takes */
+    assert_int_equal(params_decode("{\"parallel\":0}", 14, &p, &why), -1);
+    assert_string_equal(why, "parameter parallel is out of range (1..128 streams)");
+    assert_int_equal(params_decode("{\"time\":\"1\"}", 12, &p, &why), -1);
+    assert_string_equal(why, "parameter time is no whole number");
+    assert_int_equal(params_decode("{\"zerocopy\":\"on\"}", 17, &p, &why), -1);
+    assert_string_equal(why, "parameter zerocopy is no flag (a whole number, true or false)");
 }
 
 /* the hostile client's deep-json: 3000 nested arrays under one key */
@@ -222,9 +266,9 @@ static void params_over_8k_refused(void **state)
     int err = 0;
     assert_int_equal(recv_params(msg, sizeof msg, &p, &why, &err), -1);
     assert_int_equal(err, EMSGSIZE);
-    /* a title longer than our field is refused, not cut */
+    /* a congestion name longer than any algorithm's is refused, not cut */
     char t[600];
-    k = snprintf(t, sizeof t, "{\"tcp\":true,\"title\":\"");
+    k = snprintf(t, sizeof t, "{\"tcp\":true,\"congestion\":\"");
     memset(t + k, 'y', 400);
     snprintf(t + k + 400, sizeof t - (size_t)k - 400, "\"}");
     assert_int_equal(dec(t), -1);
@@ -515,6 +559,7 @@ int main(void)
         cmocka_unit_test(params_ignore_unknown_keys),
         cmocka_unit_test(params_refuse_wrong_types),
         cmocka_unit_test(params_refuse_out_of_range),
+        cmocka_unit_test(params_take_what_iperf3_takes),
         cmocka_unit_test(params_refuse_deep_nesting),
         cmocka_unit_test(params_over_8k_refused),
         cmocka_unit_test(framed_params_message),

@@ -74,8 +74,8 @@ struct test_params {
     int mptcp;               /* "mptcp": true, the data streams are MPTCP (3.22 -m) */
     int gso, gro;            /* UDP GSO/GRO asked of the server (3.22 --gsro), with */
     int64_t gso_dg_size, gso_bf_size, gro_bf_size;  /* their sizes, as 3.22 sends them */
-    char title[256];
-    char extra_data[256];
+    char title[PARAMS_MAX];       /* iperf3 bounds these only by the message's 8 KiB */
+    char extra_data[PARAMS_MAX];
     char congestion[32];
     char client_version[32];
     char authtoken[AUTHTOKEN_MAX];   /* produced by the auth hook, "" = none */
