@@ -91,15 +91,22 @@ long long stream_tcp_unacked(int fd)
     return n;
 }
 
+/* a kernel's tcp_info is as long as the fields it knows: does it reach field f? */
+#define TCPI_HAS(len, f) \
+    ((len) >= offsetof(struct tcp_info, f) + sizeof(((struct tcp_info *)0)->f))
+
 int stream_tcp_info(int fd, struct tcp_sample *t)
 {
     struct tcp_info ti;
     socklen_t len = sizeof ti;
     memset(&ti, 0, sizeof ti);
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 || len < 104) {
-        t->retrans = t->cwnd = t->rtt = t->rttvar = t->pmtu = -1;
+        t->retrans = t->cwnd = t->rtt = t->rttvar = t->pmtu = t->snd_wnd = t->reorder = -1;
         return -1;
     }
+    /* what iperf3 3.20+ reports as snd_wnd and reorder, where this kernel has them */
+    t->snd_wnd = TCPI_HAS(len, tcpi_snd_wnd) ? (int64_t)ti.tcpi_snd_wnd : -1;
+    t->reorder = TCPI_HAS(len, tcpi_reord_seen) ? (int64_t)ti.tcpi_reord_seen : -1;
     t->retrans = ti.tcpi_total_retrans;
     t->cwnd = (int64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss;
     t->rtt = ti.tcpi_rtt;
