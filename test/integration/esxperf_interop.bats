@@ -307,7 +307,8 @@ interop_auth() {
 @test "TCP -b 400M (paced)"      { interop --expect "c['end']['sum_sent']['bits_per_second'] < 480e6" -- -b 400M; }
 @test "TCP -C reno"              { interop --quick --expect "c['end'].get('sender_tcp_congestion')=='reno'" -- -C reno; }
 @test "TCP -S 16 (TOS value)"    { interop --quick --expect "c['start']['test_start']['tos']==16" -- -S 16; }
-@test "TCP -S 0x10 (TOS hex)"    { interop --quick --expect "c['start']['test_start']['tos']==16" --known "all c2i: issue 12 fault 4: esxperf -S reads only decimal, '-S 0x10' is refused" -- -S 0x10; }
+@test "TCP -S 0x10 (TOS hex)"    { interop --quick --expect "c['start']['test_start']['tos']==16" -- -S 0x10; }
+@test "TCP -S 064 (TOS octal)"   { interop --quick --expect "c['start']['test_start']['tos']==52" -- -S 064; }
 @test "TCP --cport"              { interop --quick --expect "c['start']['connected'][0]['local_port']==@CPORT@" -- --cport @CPORT@; }
 @test "TCP -4 / -B 127.0.0.1"    { interop --quick --expect "c['start']['connected'][0]['local_host']=='127.0.0.1'" -- -4 -B 127.0.0.1; }
 @test "TCP -6 (::1)"             { interop --quick --host ::1 --expect "c['start']['connected'][0]['remote_host']=='::1'" -- -6; }
