@@ -479,13 +479,19 @@ static void server_states_are_named(void **state)
     (void)state;
     static const struct { const char *bytes; size_t n; int want; const char *text; } t[] = {
         { "\xfe\x7f\xff\xff\xff\x7f\xff\xff\xff", 9, ST_CREATE_STREAMS,
-          "the server reported an error: iperf3 error 2147483647 (not an iperf3 error number), "
+          "the server reported an error: unknown iperf3 error 2147483647 (not an iperf3 error number), "
           "errno 2147483647 (not an errno value)" },
         { "\xfe\xff\xff\xff\xfb\xff\xff\xff\xf9", 9, ST_CREATE_STREAMS,
-          "the server reported an error: iperf3 error -5 (not an iperf3 error number), "
+          "the server reported an error: unknown iperf3 error -5 (not an iperf3 error number), "
           "errno -7 (not an errno value)" },
         { "\xfe\x00\x00\x00\x76\x00\x00\x00\x6f", 9, ST_CREATE_STREAMS,
-          "the server reported an error: iperf3 error 118, errno 111: Connection refused" },
+          "the server reported an error: waiting on its sockets (select) failed (iperf3 error "
+          "118), errno 111: Connection refused" },
+        { "\xfe\x00\x00\x00\x25\x00\x00\x00\x00", 9, ST_CREATE_STREAMS,
+          "the server reported an error: the test would run longer than the server's "
+          "--server-max-duration allows (iperf3 error 37)" },
+        { "\xfe\x00\x00\x00\x29\x00\x00\x00\x00", 9, ST_CREATE_STREAMS,
+          "the server reported an error: unknown iperf3 error 41" },
         { "\xfe\x00\x00\x00\x8e", 5, ST_CREATE_STREAMS,
           "the server refused the test: authentication failed" },
         { "\xfe", 1, ST_CREATE_STREAMS,
@@ -503,6 +509,39 @@ static void server_states_are_named(void **state)
         state_text(t[i].bytes, t[i].n, t[i].want, text, sizeof text);
         assert_string_equal(text, t[i].text);
     }
+}
+
+/* the codes of iperf3 3.22's i_errno enum (iperf_api.h of 3.21 and master before
+ * 3.22, which added 39 and 40; a 3.22 client asked about 0..400 through a hostile
+ * server names exactly these but 139, which its strerror lacks) */
+static void error_table_has_every_iperf3_code_sorted(void **state)
+{
+    (void)state;
+    int want[IPERF3_NERRORS], n = 0;
+    for (int c = 0; c <= 40; c++)
+        want[n++] = c;
+    for (int c = 100; c <= 160; c++)
+        if (c != 149)
+            want[n++] = c;
+    for (int c = 200; c <= 208; c++)
+        want[n++] = c;
+    want[n++] = 300;
+    want[n++] = 301;
+    assert_int_equal(n, IPERF3_NERRORS);
+    for (int i = 0; i < IPERF3_NERRORS; i++) {
+        const struct iperf3_error_info *e = &iperf3_errors[i];
+        assert_int_equal(e->code, want[i]);                  /* complete, sorted */
+        assert_non_null(e->name);
+        assert_true(strncmp(e->name, "IE", 2) == 0);
+        assert_true(strlen(e->text) > 5 && strlen(e->text) < 100);
+        assert_null(strchr(e->text, '\n'));
+        assert_ptr_equal(iperf3_error_find(e->code), e);
+    }
+    assert_string_equal(iperf3_error_find(37)->name, "IEMAXSERVERTESTDURATIONEXCEEDED");
+    assert_null(iperf3_error_find(41));
+    assert_null(iperf3_error_find(149));
+    assert_null(iperf3_error_find(-1));
+    assert_null(iperf3_error_find(INT64_MAX));
 }
 
 static void results_text(const void *bytes, size_t n, char *why, size_t len)
@@ -568,6 +607,7 @@ int main(void)
         cmocka_unit_test(results_refuse_absurd_values),
         cmocka_unit_test(results_token_limit),
         cmocka_unit_test(server_states_are_named),
+        cmocka_unit_test(error_table_has_every_iperf3_code_sorted),
         cmocka_unit_test(results_messages_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
