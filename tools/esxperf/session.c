@@ -162,7 +162,8 @@ int session_start(struct session *s)
      * without its own -A takes the CPU the client asked for (-A n,m sends m) */
     const int *cpus = s->o->affinity;
     int ncpus = s->o->naffinity, asked = (int)s->p.server_affinity;
-    if (ncpus == 0 && !s->is_client && asked >= CPU_SETSIZE)
+    /* (musl's CPU_SETSIZE counts bytes: the set's own size in bits is the bound) */
+    if (ncpus == 0 && !s->is_client && asked >= (int)(8 * sizeof(cpu_set_t)))
         warnmsg("cannot pin to CPU %d, which the client asked for: above this host's "
                 "CPU numbers (the test runs unpinned)", asked);
     else if (ncpus == 0 && !s->is_client && asked >= 0) {
