@@ -24,6 +24,15 @@ const char tool_name[] = "esxperf_test";
 static const char real_udp_params[] =
     "{\"udp\":true,\"omit\":0,\"time\":0,\"num\":1,\"blockcount\":0,\"parallel\":1,"
     "\"len\":1428,\"bandwidth\":1048576,\"pacing_timer\":1000,\"client_version\":\"3.12\"}";
+/* the parameters a real iperf3 3.22 client sends for -u -b 10M/5 -l 1400 --gsro -R
+ * --udp-counters-64bit --dont-fragment --repeating-payload --get-server-output
+ * -L 0x12345 (captured on loopback; test/fuzz/corpus/esxperf_proto has it too) */
+static const char real_322_udp_params[] =
+    "{\"udp\":true,\"omit\":0,\"time\":1,\"num\":0,\"blockcount\":0,\"parallel\":1,\""
+    "reverse\":true,\"len\":1400,\"bandwidth\":10000000,\"pacing_timer\":1000,\"burst"
+    "\":5,\"gso\":1,\"gso_dg_size\":1400,\"gso_bf_size\":64400,\"gro\":1,\"gro_bf_siz"
+    "e\":65507,\"flowlabel\":74565,\"get_server_output\":1,\"udp_counters_64bit\":1,\""
+    "repeating_payload\":1,\"dont_fragment\":1,\"client_version\":\"3.22\"}";
 /* results a real iperf3 3.12 server sent (captured on loopback) */
 static const char real_results[] =
     "{\"cpu_util_total\":38.848194409267236,\"cpu_util_user\":0,\"cpu_util_system\":"
@@ -96,6 +105,12 @@ static void decodes_real_iperf3_params(void **state)
     assert_int_equal(p.parallel, 1);
     assert_string_equal(p.client_version, "3.12");
     assert_false(p.reverse);
+    assert_int_equal(params_decode(real_322_udp_params, strlen(real_322_udp_params), &p, &why), 0);
+    assert_true(p.udp && p.reverse && p.get_server_output && p.udp_counters_64bit);
+    assert_true(p.repeating_payload && p.dont_fragment);
+    assert_int_equal(p.burst, 5);
+    assert_int_equal(p.flowlabel, 0x12345);
+    assert_string_equal(p.client_version, "3.22");
 }
 
 static void params_round_trip(void **state)
