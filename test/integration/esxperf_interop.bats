@@ -336,7 +336,7 @@ interop_auth() {
 # -J carries the title at the top, on both sides, as iperf3 writes it
 T300=$(printf 'T%.0s' $(seq 300)) X300=$(printf 'x%.0s' $(seq 300))
 @test "-T of 300 characters (-J title)" { interop --quick --expect "c['title']=='$T300' and s['title']=='$T300'" -- -T "$T300"; }
-@test "--extra-data of 300 characters" { interop --quick --roles i2e --expect "c['extra_data']=='$X300'" -- --extra-data "$X300"; }
+@test "--extra-data of 300 characters" { interop --quick --expect "c['extra_data']=='$X300' and s['extra_data']=='$X300'" -- --extra-data "$X300"; }
 @test "--pacing-timer 20000000"  { interop --quick -- --pacing-timer 20000000; }
 # iperf3 -s ends the test when it cannot pin to the CPU asked for (error 132);
 # esxperf -s warns and runs it unpinned, so only i2e
