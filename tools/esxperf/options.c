@@ -45,7 +45,7 @@ int opt_parse_cnum(const char *s, int64_t min, int64_t max, int64_t *out, const 
     errno = 0;
     char *end;
     long long v = strtoll(s, &end, 0);
-    if (end == s || *end || isspace((unsigned char)*s)) {
+    if (end == s || *end || isspace((unsigned char)*s) || *s == '+' || *s == '-') {
         *why = "not a number (decimal, 0x hex, or octal with a leading 0)";
         return -1;
     }
