@@ -70,8 +70,22 @@ kb_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
     run cat "$TMP/s.out"
     assert_contains "no cookie from the client within --control-timeout"
     assert_contains "parameters are not a JSON object"
-    assert_contains "a number parameter is out of range"
+    assert_contains "parameter parallel is out of range (1..128 streams)"
     assert_contains "cookie is not 36 iperf3 cookie characters"
+}
+
+# issue 12 fault 3: the protection that stays while every value iperf3 takes is taken
+@test "hostile: a 9 KiB parameter message is refused with one clear log line; 8000 bytes of title are a test" {
+    esxperf_server --control-timeout 2
+    run timeout 30 "$HC" -p "$PORT" -t 5 -s 0.3 len-9k title-8k normal
+    assert_status 0
+    [[ "$(line_of len-9k)" == "len-9k: state:SERVER_ERROR errors=[114, 90]"* ]] || flunk "$output"
+    [[ "$(line_of title-8k)" == "title-8k: completed"* ]] || flunk "$output"
+    [[ "$(line_of normal)" == "normal: completed"* ]] || flunk "$output"
+    run grep -c "over 8 KiB" "$TMP/s.out"
+    [ "$output" = 1 ] || flunk "$(cat "$TMP/s.out")"
+    run cat "$TMP/s.out"
+    assert_contains "test aborted: the client's parameter message is empty or over 8 KiB (iperf3 3.18+ refuses those too)"
 }
 
 @test "hostile: 200 connections during a test get ACCESS_DENIED; memory and descriptors bounded" {

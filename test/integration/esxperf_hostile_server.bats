@@ -69,7 +69,10 @@ terminate-streams-first|terminate-streams-first|bin|1|3|SERVER_TERMINATE|-t 3 -i
 error-negative|error-negative|bin|1|0|iperf3 error -5 (not an iperf3 error number), errno -7 (not an errno value)|-t 1
 error-max|error-max|bin|1|0|iperf3 error 2147483647 (not an iperf3 error number), errno 2147483647 (not an errno value)|-t 1
 error-min|error-min|bin|1|0|iperf3 error -2147483648 (not an iperf3 error number), errno -2147483648 (not an errno value)|-t 1
-error-errno|error-errno|bin|1|0|the server reported an error: iperf3 error 118, errno 1094795585 (not an errno value)|-t 1
+error-errno|error-errno|bin|1|0|the server reported an error: waiting on its sockets (select) failed (iperf3 error 118), errno 1094795585 (not an errno value)|-t 1
+error-duration|error-duration|bin|1|0|the server reported an error: the test would run longer than the server's --server-max-duration allows (iperf3 error 37)|-t 1
+error-duration-json|error-duration|bin|1|0|the server reported an error: the test would run longer than the server's --server-max-duration allows (iperf3 error 37)|-t 1 -J
+error-unknown|error-unknown|bin|1|0|the server reported an error: unknown iperf3 error 41|-t 1
 error-short|error-short|bin|1|0|the server reported an error (SERVER_ERROR) but closed the connection before its error code|-t 1
 error-stall|error-stall|bin|1|2|the server reported an error (SERVER_ERROR) but sent no error code within 2 s|-t 1
 error-running|error-running|bin|1|1|iperf3 error -1 (not an iperf3 error number), errno 2147483647 (not an errno value)|-t 1
@@ -262,6 +265,9 @@ PY
 @test "hostile server error-max: esxperf -c -t 1" { check_case error-max; }
 @test "hostile server error-min: esxperf -c -t 1" { check_case error-min; }
 @test "hostile server error-errno: esxperf -c -t 1" { check_case error-errno; }
+@test "hostile server error-duration: esxperf -c -t 1 (a known code: its description)" { check_case error-duration; }
+@test "hostile server error-duration: esxperf -c -t 1 -J (the description in error)" { check_case error-duration-json; }
+@test "hostile server error-unknown: esxperf -c -t 1 (unknown iperf3 error 41)" { check_case error-unknown; }
 @test "hostile server error-short: esxperf -c -t 1" { check_case error-short; }
 @test "hostile server error-stall: esxperf -c -t 1" { check_case error-stall; }
 @test "hostile server error-running: esxperf -c -t 1" { check_case error-running; }

@@ -23,7 +23,7 @@ MASKED = {
     "cpu_seconds_remote", "gbit_per_cpu_second_local", "gbit_per_cpu_second_remote",
     "io_calls_per_second", "gbit_per_second", "client_cpu_percent", "server_cpu_percent",
     "gbit_per_cpu_second", "cookie", "time", "timesecs", "version", "local_port",
-    "remote_port", "port", "snd_wnd", "max_snd_wnd",
+    "remote_port", "port", "snd_wnd", "max_snd_wnd", "reorder",
     "timemillisecs",
 }
 ID = re.compile(r"(\[ *\d+\])")

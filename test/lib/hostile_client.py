@@ -345,8 +345,9 @@ def results_json(nstreams, nbytes):
         separators=(",", ":")).encode()
 
 
-def full_test(a, stop_at=None):
-    """a complete TCP test (1 stream, 1 s); stop_at = the point where we die"""
+def full_test(a, stop_at=None, **over):
+    """a complete TCP test (1 stream, 1 s); stop_at = the point where we die; over:
+    more parameters"""
     with control(a) as (c, streams):
         if stop_at == "cookie":
             c.send(cookie()[:20])
@@ -356,7 +357,7 @@ def full_test(a, stop_at=None):
         if stop_at == "params":
             c.abort()
             raise Answer("aborted at PARAM_EXCHANGE")
-        send_json(c, params(time=1))
+        send_json(c, params(time=1, **over))
         expect(c, 10)
         if stop_at == "create":
             c.abort()
@@ -402,6 +403,8 @@ MODES = {
     "len-2g": (bad_params(1 << 31, b"{}"), "params length 2^31 (then 2 bytes)"),
     "len-max": (bad_params(0xFFFFFFFF, b"{}"), "params length 2^32-1"),
     "len-9k": (bad_params(None, params(title="x" * 9000)), "9 KiB params (3.18+ limit is 8 KiB)"),
+    "title-8k": (lambda a: full_test(a, title="t" * 8000),
+                 "a whole test whose params are just under 8 KiB (an 8000-byte title)"),
     "bad-json": (bad_params(None, b'{"tcp":tru'), "invalid JSON"),
     "deep-json": (bad_params(None, deep_json()), "JSON nested 3000 deep"),
     "not-object": (bad_params(None, b'[1,2,3]'), "JSON array at the top"),

@@ -3,7 +3,7 @@
 or the real iperf3 -c) copes with it: it must end with a clear error, in bounded
 time and memory, instead of hanging or crashing.
 
-usage: hostile_server.py [-B HOST] [-p PORT] [-t SECONDS] MODE
+usage: hostile_server.py [-B HOST] [-p PORT] [-t SECONDS] [--ierr N --errno M] MODE
        hostile_server.py --list
 
 Serves ONE client in MODE and exits (with --linger, keeps its listeners until
@@ -577,6 +577,12 @@ MODES.update({
                     "SERVER_ERROR with a real i_errno and errno 0x41414141"),
     "error-short": ({"params": server_error([], "params")},
                     "SERVER_ERROR, then close without the error codes"),
+    "error-duration": ({"params": server_error([37, 0], "params")},
+                       "SERVER_ERROR 37 (over the server's --server-max-duration), errno 0"),
+    "error-unknown": ({"params": server_error([41, 0], "params")},
+                      "SERVER_ERROR 41 (no iperf3 3.22 error), errno 0"),
+    "error-code": ({"params": lambda srv: server_error([srv.a.ierr, srv.a.errno], "params")(srv)},
+                   "SERVER_ERROR with --ierr N and --errno M (default 0)"),
     "error-stall": ({"params": server_error_stall},
                     "SERVER_ERROR, then nothing (no codes, no close)"),
     "error-running": ({"test": during_test(server_error([-1, 2**31 - 1], "test"))},
@@ -622,6 +628,8 @@ def main():
     ap.add_argument("--linger", action="store_true",
                     help="after the line, keep listening until -t is over")
     ap.add_argument("--list", action="store_true", help="list the modes")
+    ap.add_argument("--ierr", type=int, default=0, help="error-code: the i_errno to send")
+    ap.add_argument("--errno", type=int, default=0, help="error-code: the errno to send")
     ap.add_argument("mode", nargs="?")
     a = ap.parse_args()
     if a.list:

@@ -174,7 +174,7 @@ static void bad_values_one_line_each(void **state)
     set_bad('f', "", "bad format '': use one of k m g t K M G T");
     set_bad('i', "0.05", "bad interval '0.05': 0 or 0.1..60 seconds");
     set_bad('b', "10M/0", "bad bitrate '10M/0': out of range (e.g. 100M, 1G, 10M/32)");
-    set_bad('A', "9999", "bad -A '9999': not a CPU number 0..1023 (e.g. -A 1, -A 0-3, -A 0,1)");
+    set_bad('A', "9999", "bad -A '9999': not a CPU number 0..1024 (e.g. -A 1, -A 0-3, -A 0,1)");
     set_bad(O_SWEEP_P, "1,,2", "bad --sweep-parallel '1,,2': empty item in the list (a comma "
             "at an end, or two in a row) (e.g. 1-8 or 1,2,4)");
     set_bad(O_SWEEP_W, "1", "bad --sweep-window '1': out of range (e.g. 64K,256K,1M)");
@@ -186,6 +186,53 @@ static void bad_values_one_line_each(void **state)
     /* a refused value leaves the field as it was */
     assert_int_equal(o.port, 5201);
     assert_int_equal(o.parallel, 1);
+}
+
+/* each number as iperf3 3.22 reads it, option by option (issue 12 fault 4): -S and
+ * -A's own CPUs with strtol base 0 (hex, octal), -A's server CPU and the rest with
+ * atoi (decimal: 010 is ten), --pacing-timer and --connect-timeout with unit_atoi
+ * (K/M/G suffixes); what strtol or atoi would stop at is refused, not cut */
+static void numbers_as_iperf3_reads_them(void **state)
+{
+    (void)state;
+    opts_defaults(&o);
+    set_ok('S', "0x10");
+    assert_int_equal(o.tos, 16);
+    set_ok('S', "064");
+    assert_int_equal(o.tos, 52);
+    set_ok('S', "0XfF");
+    assert_int_equal(o.tos, 255);
+    set_ok('S', "16");
+    assert_int_equal(o.tos, 16);
+    set_ok('A', "0x2,010");
+    assert_int_equal(o.naffinity, 1);
+    assert_int_equal(o.affinity[0], 2);
+    assert_int_equal(o.server_affinity, 10);
+    set_ok('A', "0,1024");                  /* iperf3's bound, not the host's */
+    assert_int_equal(o.server_affinity, 1024);
+    set_ok('t', "010");
+    assert_int_equal(o.time, 10);
+    set_ok('P', "010");
+    assert_int_equal(o.parallel, 10);
+    set_ok(O_PACING, "20000000");
+    assert_int_equal(o.pacing_timer, 20000000);
+    set_ok(O_PACING, "2K");
+    assert_int_equal(o.pacing_timer, 2048);
+    set_ok(O_CONNECT_TIMEOUT, "0x10");
+    assert_int_equal(o.connect_timeout_ms, 16);
+    set_bad('S', "08", "bad TOS (-S) '08': not a number (decimal, 0x hex, or octal with a "
+            "leading 0) (allowed 0..255)");
+    set_bad('S', "0x", "bad TOS (-S) '0x': not a number (decimal, 0x hex, or octal with a "
+            "leading 0) (allowed 0..255)");
+    set_bad('S', "0x100", "bad TOS (-S) '0x100': out of range (allowed 0..255)");
+    set_bad('S', " 16", "bad TOS (-S) ' 16': not a number (decimal, 0x hex, or octal with a "
+            "leading 0) (allowed 0..255)");
+    set_bad('t', "0x10", "bad time '0x10': not a number (allowed 1..86400)");
+    set_bad('A', "1,0x1", "bad -A '1,0x1': the server CPU after the comma is not a decimal "
+            "number 0..1024 (e.g. -A 1, -A 0-3, -A 0,1)");
+    set_bad(O_PACING, "-1", "bad pacing timer '-1': not a plain non-negative number (a number "
+            "with K, M or G, 0..2147483647 us)");
+    assert_int_equal(o.tos, 16);
 }
 
 /* every option main.c passes on is in the table; -h, -v and getopt's own codes
@@ -215,6 +262,7 @@ int main(void)
         cmocka_unit_test(own_parsers),
         cmocka_unit_test(iperf3_322_run_options),
         cmocka_unit_test(bad_values_one_line_each),
+        cmocka_unit_test(numbers_as_iperf3_reads_them),
         cmocka_unit_test(every_option_known),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,15 @@ const char tool_name[] = "esxperf_test";
 static const char real_udp_params[] =
     "{\"udp\":true,\"omit\":0,\"time\":0,\"num\":1,\"blockcount\":0,\"parallel\":1,"
     "\"len\":1428,\"bandwidth\":1048576,\"pacing_timer\":1000,\"client_version\":\"3.12\"}";
+/* the parameters a real iperf3 3.22 client sends for -u -b 10M/5 -l 1400 --gsro -R
+ * --udp-counters-64bit --dont-fragment --repeating-payload --get-server-output
+ * -L 0x12345 (captured on loopback; test/fuzz/corpus/esxperf_proto has it too) */
+static const char real_322_udp_params[] =
+    "{\"udp\":true,\"omit\":0,\"time\":1,\"num\":0,\"blockcount\":0,\"parallel\":1,\""
+    "reverse\":true,\"len\":1400,\"bandwidth\":10000000,\"pacing_timer\":1000,\"burst"
+    "\":5,\"gso\":1,\"gso_dg_size\":1400,\"gso_bf_size\":64400,\"gro\":1,\"gro_bf_siz"
+    "e\":65507,\"flowlabel\":74565,\"get_server_output\":1,\"udp_counters_64bit\":1,\""
+    "repeating_payload\":1,\"dont_fragment\":1,\"client_version\":\"3.22\"}";
 /* results a real iperf3 3.12 server sent (captured on loopback) */
 static const char real_results[] =
     "{\"cpu_util_total\":38.848194409267236,\"cpu_util_user\":0,\"cpu_util_system\":"
@@ -96,6 +105,12 @@ static void decodes_real_iperf3_params(void **state)
     assert_int_equal(p.parallel, 1);
     assert_string_equal(p.client_version, "3.12");
     assert_false(p.reverse);
+    assert_int_equal(params_decode(real_322_udp_params, strlen(real_322_udp_params), &p, &why), 0);
+    assert_true(p.udp && p.reverse && p.get_server_output && p.udp_counters_64bit);
+    assert_true(p.repeating_payload && p.dont_fragment);
+    assert_int_equal(p.burst, 5);
+    assert_int_equal(p.flowlabel, 0x12345);
+    assert_string_equal(p.client_version, "3.22");
 }
 
 static void params_round_trip(void **state)
@@ -181,8 +196,52 @@ static void params_refuse_out_of_range(void **state)
     assert_int_equal(dec("{\"tcp\":true,\"TOS\":256}"), -1);
     assert_int_equal(dec("{\"tcp\":true,\"MSS\":70000}"), -1);
     assert_int_equal(dec("{\"tcp\":true,\"num\":-5}"), -1);
-    assert_int_equal(dec("{\"tcp\":true,\"server_affinity\":1024}"), -1);
+    assert_int_equal(dec("{\"tcp\":true,\"server_affinity\":1025}"), -1);
     assert_int_equal(dec("{\"tcp\":true,\"server_affinity\":\"1\"}"), -1);
+    assert_int_equal(dec("{\"tcp\":true,\"pacing_timer\":-1}"), -1);
+}
+
+/* what iperf3 3.22's own get_parameters takes, esxperf -s takes too (issue 12
+ * fault 3: a title of 256+ bytes, pacing_timer over 10^7 and server_affinity 1024
+ * were refused) */
+static void params_take_what_iperf3_takes(void **state)
+{
+    (void)state;
+    struct test_params p;
+    const char *why = NULL;
+    char js[2000], t[301], x[301], v[101];
+    memset(t, 't', 300), t[300] = 0;
+    memset(x, 'x', 300), x[300] = 0;
+    memset(v, '9', 100), v[100] = 0;
+    snprintf(js, sizeof js, "{\"tcp\":true,\"title\":\"%s\",\"extra_data\":\"%s\","
+             "\"pacing_timer\":20000000,\"server_affinity\":1024,\"zerocopy\":2,"
+             "\"get_server_output\":7,\"client_version\":\"%s\"}", t, x, v);
+    assert_int_equal(params_decode(js, strlen(js), &p, &why), 0);
+    assert_string_equal(p.title, t);
+    assert_string_equal(p.extra_data, x);
+    assert_int_equal(p.pacing_timer, 20000000);
+    assert_int_equal(p.server_affinity, 1024);
+    assert_true(p.zerocopy == 1 && p.get_server_output == 1);
+    assert_int_equal(strlen(p.client_version), sizeof p.client_version - 1);  /* cut, shown only */
+    /* iperf3 holds pacing_timer in an int: what is above acts as its largest */
+    assert_int_equal(dec("{\"tcp\":true,\"pacing_timer\":9000000000000}"), 0);
+    assert_int_equal(params_decode("{\"pacing_timer\":9000000000000}", 31, &p, &why), 0);
+    assert_int_equal(p.pacing_timer, 2147483647);
+    /* a title as long as the 8 KiB message allows */
+    char *big = malloc(PARAMS_MAX + 1);
+    int k = snprintf(big, PARAMS_MAX + 1, "{\"tcp\":true,\"title\":\"");
+    memset(big + k, 'y', PARAMS_MAX - (size_t)k - 2);
+    memcpy(big + PARAMS_MAX - 2, "\"}", 3);
+    assert_int_equal(params_decode(big, PARAMS_MAX, &p, &why), 0);
+    assert_int_equal(strlen(p.title), PARAMS_MAX - (size_t)k - 2);
+    free(big);
+    /* what is refused says which key and what it takes */
+    assert_int_equal(params_decode("{\"parallel\":0}", 14, &p, &why), -1);
+    assert_string_equal(why, "parameter parallel is out of range (1..128 streams)");
+    assert_int_equal(params_decode("{\"time\":\"1\"}", 12, &p, &why), -1);
+    assert_string_equal(why, "parameter time is no whole number");
+    assert_int_equal(params_decode("{\"zerocopy\":\"on\"}", 17, &p, &why), -1);
+    assert_string_equal(why, "parameter zerocopy is no flag (a whole number, true or false)");
 }
 
 /* the hostile client's deep-json: 3000 nested arrays under one key */
@@ -222,9 +281,9 @@ static void params_over_8k_refused(void **state)
     int err = 0;
     assert_int_equal(recv_params(msg, sizeof msg, &p, &why, &err), -1);
     assert_int_equal(err, EMSGSIZE);
-    /* a title longer than our field is refused, not cut */
+    /* a congestion name longer than any algorithm's is refused, not cut */
     char t[600];
-    k = snprintf(t, sizeof t, "{\"tcp\":true,\"title\":\"");
+    k = snprintf(t, sizeof t, "{\"tcp\":true,\"congestion\":\"");
     memset(t + k, 'y', 400);
     snprintf(t + k + 400, sizeof t - (size_t)k - 400, "\"}");
     assert_int_equal(dec(t), -1);
@@ -435,13 +494,19 @@ static void server_states_are_named(void **state)
     (void)state;
     static const struct { const char *bytes; size_t n; int want; const char *text; } t[] = {
         { "\xfe\x7f\xff\xff\xff\x7f\xff\xff\xff", 9, ST_CREATE_STREAMS,
-          "the server reported an error: iperf3 error 2147483647 (not an iperf3 error number), "
+          "the server reported an error: unknown iperf3 error 2147483647 (not an iperf3 error number), "
           "errno 2147483647 (not an errno value)" },
         { "\xfe\xff\xff\xff\xfb\xff\xff\xff\xf9", 9, ST_CREATE_STREAMS,
-          "the server reported an error: iperf3 error -5 (not an iperf3 error number), "
+          "the server reported an error: unknown iperf3 error -5 (not an iperf3 error number), "
           "errno -7 (not an errno value)" },
         { "\xfe\x00\x00\x00\x76\x00\x00\x00\x6f", 9, ST_CREATE_STREAMS,
-          "the server reported an error: iperf3 error 118, errno 111: Connection refused" },
+          "the server reported an error: waiting on its sockets (select) failed (iperf3 error "
+          "118), errno 111: Connection refused" },
+        { "\xfe\x00\x00\x00\x25\x00\x00\x00\x00", 9, ST_CREATE_STREAMS,
+          "the server reported an error: the test would run longer than the server's "
+          "--server-max-duration allows (iperf3 error 37)" },
+        { "\xfe\x00\x00\x00\x29\x00\x00\x00\x00", 9, ST_CREATE_STREAMS,
+          "the server reported an error: unknown iperf3 error 41" },
         { "\xfe\x00\x00\x00\x8e", 5, ST_CREATE_STREAMS,
           "the server refused the test: authentication failed" },
         { "\xfe", 1, ST_CREATE_STREAMS,
@@ -459,6 +524,39 @@ static void server_states_are_named(void **state)
         state_text(t[i].bytes, t[i].n, t[i].want, text, sizeof text);
         assert_string_equal(text, t[i].text);
     }
+}
+
+/* the codes of iperf3 3.22's i_errno enum (iperf_api.h of 3.21 and master before
+ * 3.22, which added 39 and 40; a 3.22 client asked about 0..400 through a hostile
+ * server names exactly these but 139, which its strerror lacks) */
+static void error_table_has_every_iperf3_code_sorted(void **state)
+{
+    (void)state;
+    int want[IPERF3_NERRORS], n = 0;
+    for (int c = 0; c <= 40; c++)
+        want[n++] = c;
+    for (int c = 100; c <= 160; c++)
+        if (c != 149)
+            want[n++] = c;
+    for (int c = 200; c <= 208; c++)
+        want[n++] = c;
+    want[n++] = 300;
+    want[n++] = 301;
+    assert_int_equal(n, IPERF3_NERRORS);
+    for (int i = 0; i < IPERF3_NERRORS; i++) {
+        const struct iperf3_error_info *e = &iperf3_errors[i];
+        assert_int_equal(e->code, want[i]);                  /* complete, sorted */
+        assert_non_null(e->name);
+        assert_true(strncmp(e->name, "IE", 2) == 0);
+        assert_true(strlen(e->text) > 5 && strlen(e->text) < 100);
+        assert_null(strchr(e->text, '\n'));
+        assert_ptr_equal(iperf3_error_find(e->code), e);
+    }
+    assert_string_equal(iperf3_error_find(37)->name, "IEMAXSERVERTESTDURATIONEXCEEDED");
+    assert_null(iperf3_error_find(41));
+    assert_null(iperf3_error_find(149));
+    assert_null(iperf3_error_find(-1));
+    assert_null(iperf3_error_find(INT64_MAX));
 }
 
 static void results_text(const void *bytes, size_t n, char *why, size_t len)
@@ -515,6 +613,7 @@ int main(void)
         cmocka_unit_test(params_ignore_unknown_keys),
         cmocka_unit_test(params_refuse_wrong_types),
         cmocka_unit_test(params_refuse_out_of_range),
+        cmocka_unit_test(params_take_what_iperf3_takes),
         cmocka_unit_test(params_refuse_deep_nesting),
         cmocka_unit_test(params_over_8k_refused),
         cmocka_unit_test(framed_params_message),
@@ -523,6 +622,7 @@ int main(void)
         cmocka_unit_test(results_refuse_absurd_values),
         cmocka_unit_test(results_token_limit),
         cmocka_unit_test(server_states_are_named),
+        cmocka_unit_test(error_table_has_every_iperf3_code_sorted),
         cmocka_unit_test(results_messages_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -288,7 +288,11 @@ static void affinity_parse(void **state)
     assert_int_equal(opt_parse_affinity("0-64", cpus, &n, &srv, &why), -1);   /* 65 CPUs */
     assert_int_equal(opt_parse_affinity("x", cpus, &n, &srv, &why), -1);
     assert_int_equal(opt_parse_affinity("1,", cpus, &n, &srv, &why), -1);
-    assert_int_equal(opt_parse_affinity("1024", cpus, &n, &srv, &why), -1);
+    assert_int_equal(opt_parse_affinity("1025", cpus, &n, &srv, &why), -1);
+    assert_int_equal(opt_parse_affinity("1024", cpus, &n, &srv, &why), 0);  /* iperf3's bound */
+    assert_int_equal(opt_parse_affinity("0x10,010", cpus, &n, &srv, &why), 0);
+    assert_int_equal(cpus[0], 16);                  /* strtol base 0, as iperf3 */
+    assert_int_equal(srv, 10);                      /* atoi, as iperf3 */
     assert_int_equal(opt_parse_affinity("", cpus, &n, &srv, &why), -1);
 }
 

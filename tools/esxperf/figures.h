@@ -19,6 +19,7 @@ struct row {
     int64_t retrans;     /* -1 = n/a */
     int64_t cwnd;        /* bytes, -1 = n/a */
     int64_t rtt, rttvar, pmtu;
+    int64_t snd_wnd, reorder;   /* TCP_INFO (a sender's interval row), -1 = n/a */
     double jitter_ms;
     int64_t lost, packets, ooo;
     int omitted;
@@ -64,6 +65,7 @@ struct stream_totals {
     int sender;                  /* this side sends on it */
     int tcpinfo_ok;              /* TCP_INFO worked on it (a sender) */
     int64_t max_cwnd, max_rtt, min_rtt, mean_rtt;   /* -1 unknown */
+    int64_t max_snd_wnd, reorder;                   /* -1 unknown */
     const char *engine;          /* the I/O path it took (-V, JSON) */
 };
 

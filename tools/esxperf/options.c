@@ -9,6 +9,8 @@
 #include "fail.h"
 #include "proto.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,29 @@ void opts_defaults(struct perf_opts *o)
     o->control_timeout_ms = 10000;
     o->bitrate_limit_secs = 5;
     o->rcv_timeout_ms = 120000;
+}
+
+/* A number as C writes it (strtol base 0: 16, 0x10, 020), the way iperf3 reads -S,
+ * -L and the first CPU of -A; unlike strtol, what follows the number is refused */
+int opt_parse_cnum(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
+{
+    if (!s || !*s) {
+        *why = "empty number";
+        return -1;
+    }
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 0);
+    if (end == s || *end || isspace((unsigned char)*s) || *s == '+' || *s == '-') {
+        *why = "not a number (decimal, 0x hex, or octal with a leading 0)";
+        return -1;
+    }
+    if (errno == ERANGE || v < min || v > max) {
+        *why = "out of range";
+        return -1;
+    }
+    *out = v;
+    return 0;
 }
 
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
@@ -158,16 +183,20 @@ int opt_parse_sizes(const char *s, int64_t *out, int *n, const char **why)
     return each_item(s, size_item, &c, why);
 }
 
-static int cpu_num(const char *s, size_t n, int *out)
+/* a CPU number of -A, 0..1024 as iperf3 takes it: this side's as C writes numbers
+ * (iperf3 reads them with strtol base 0), the server's decimal (iperf3: atoi) */
+#define CPU_NUM_MAX 1024
+static int cpu_num(const char *s, size_t n, int c_style, int *out)
 {
-    char buf[8];
+    char buf[16];
     int64_t v;
     const char *why = NULL;
     if (n == 0 || n >= sizeof buf)
         return -1;
     memcpy(buf, s, n);
     buf[n] = '\0';
-    if (parse_i64(buf, 0, 1023, &v, &why) < 0)
+    if ((c_style ? opt_parse_cnum(buf, 0, CPU_NUM_MAX, &v, &why)
+                 : parse_i64(buf, 0, CPU_NUM_MAX, &v, &why)) < 0)
         return -1;
     *out = (int)v;
     return 0;
@@ -182,13 +211,14 @@ int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const 
     *n = 0;
     *server_cpu = -1;
     if (dash) {
-        if (cpu_num(s, (size_t)(dash - s), &a) < 0 || cpu_num(dash + 1, len - (size_t)(dash - s) - 1, &b) < 0) {
-            *why = "not a CPU number 0..1023";
+        if (cpu_num(s, (size_t)(dash - s), 1, &a) < 0 ||
+            cpu_num(dash + 1, len - (size_t)(dash - s) - 1, 1, &b) < 0) {
+            *why = "not a CPU number 0..1024";
             return -1;
         }
     } else {
-        if (cpu_num(s, len, &a) < 0) {
-            *why = "not a CPU number 0..1023";
+        if (cpu_num(s, len, 1, &a) < 0) {
+            *why = "not a CPU number 0..1024";
             return -1;
         }
         b = a;
@@ -199,8 +229,8 @@ int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const 
     }
     for (int c = a; c <= b; c++)
         cpus[(*n)++] = c;
-    if (comma && cpu_num(comma + 1, strlen(comma + 1), server_cpu) < 0) {
-        *why = "the server CPU after the comma is not a number 0..1023";
+    if (comma && cpu_num(comma + 1, strlen(comma + 1), 0, server_cpu) < 0) {
+        *why = "the server CPU after the comma is not a decimal number 0..1024";
         return -1;
     }
     return 0;
@@ -424,9 +454,10 @@ static int set_sctp(struct perf_opts *o, const char *v, char *why, size_t len)
 enum set_kind {
     SET_FLAG,       /* int field = 1 */
     SET_STR,        /* const char * field = the value */
-    SET_NUM,        /* int64_t field: a number in [min, max] */
+    SET_NUM,        /* int64_t field: a decimal number in [min, max] (iperf3: atoi) */
+    SET_CNUM,       /* int64_t field: a number as C writes it, in [min, max] (strtol base 0) */
     SET_PORT,       /* uint16_t field: a number in [min, max] */
-    SET_SIZE,       /* int64_t field: a number with K/M/G in [min, max] of unit */
+    SET_SIZE,       /* int64_t field: a number with K/M/G in [min, max] of unit (unit_atoi) */
     SET_FN,         /* its own parser */
 };
 struct opt_set {
@@ -444,6 +475,7 @@ struct opt_set {
 #define FLAG(c, f) { c, SET_FLAG, FIELD(f, int), 0, 0, NULL, NULL, NULL }
 #define STR(c, f) { c, SET_STR, FIELD(f, const char *), 0, 0, NULL, NULL, NULL }
 #define NUM(c, f, lo, hi, name) { c, SET_NUM, FIELD(f, int64_t), lo, hi, name, NULL, NULL }
+#define CNUM(c, f, lo, hi, name) { c, SET_CNUM, FIELD(f, int64_t), lo, hi, name, NULL, NULL }
 #define PORT(c, f, name) { c, SET_PORT, FIELD(f, uint16_t), 1, 65535, name, NULL, NULL }
 #define SIZE(c, f, lo, hi, name, unit) { c, SET_SIZE, FIELD(f, int64_t), lo, hi, name, unit, NULL }
 #define FN(c, fn) { c, SET_FN, 0, 0, 0, NULL, NULL, fn }
@@ -459,16 +491,16 @@ static const struct opt_set opt_sets[] = {
     SIZE('w', window, 1024, 1 << 30, "window (-w)", "bytes"),
     NUM('P', parallel, 1, MAX_STREAMS, "stream count (-P)"), FLAG('R', reverse),
     FLAG(O_BIDIR, bidir), NUM('O', omit, 0, 600, "omit (-O)"), NUM('M', mss, 88, 9216, "MSS (-M)"),
-    FLAG('N', nodelay), STR('C', congestion), NUM('S', tos, 0, 255, "TOS (-S)"),
+    FLAG('N', nodelay), STR('C', congestion), CNUM('S', tos, 0, 255, "TOS (-S)"),
     FLAG('Z', zerocopy), FLAG(O_SKIP_RX_COPY, skip_rx_copy), FN('A', set_affinity),
     STR('T', title), FN('4', set_ipv4), FN('6', set_ipv6),
     STR(O_LOGFILE, logfile), FLAG(O_FORCEFLUSH, forceflush),
-    NUM(O_CONNECT_TIMEOUT, connect_timeout_ms, 1, 3600000, "connect timeout"),
+    SIZE(O_CONNECT_TIMEOUT, connect_timeout_ms, 1, 3600000, "connect timeout", "ms"),
     NUM(O_IDLE_TIMEOUT, idle_timeout, 1, 86400, "idle timeout"),
     FLAG(O_GSO, get_server_output), PORT(O_CPORT, cport, "client port"),
     FLAG(O_DF, dont_fragment), NUM(O_COOLDOWN, cooldown, 0, 600, "cooldown"),
     FN(O_SWEEP_P, set_sweep_parallel), FN(O_SWEEP_W, set_sweep_window), FLAG(O_CSV, csv),
-    FLAG(O_UDP64, udp64), NUM(O_PACING, pacing_timer, 1, 10000000, "pacing timer"),
+    FLAG(O_UDP64, udp64), SIZE(O_PACING, pacing_timer, 0, INT32_MAX, "pacing timer", "us"),
     STR(O_USERNAME, username), STR(O_RSA_PUB, rsa_public_key), FLAG(O_PKCS1, use_pkcs1),
     STR(O_RSA_PRIV, rsa_private_key), STR(O_USERS, authorized_users),
     NUM(O_SKEW, time_skew, 0, AUTH_SKEW_MAX, "time skew threshold"),
@@ -499,8 +531,10 @@ static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, 
     case SET_STR: *(const char **)field = v; return 0;
     case SET_FN: return e->fn(o, v, why, len);
     case SET_NUM:
+    case SET_CNUM:
     case SET_PORT:
-        if (parse_i64(v, e->min, e->max, &n, &w) < 0)
+        if ((e->kind == SET_CNUM ? opt_parse_cnum(v, e->min, e->max, &n, &w)
+                                 : parse_i64(v, e->min, e->max, &n, &w)) < 0)
             return why_fmt(why, len, "bad %s '%s': %s (allowed %lld..%lld)", e->name, v, w,
                        (long long)e->min, (long long)e->max);
         if (e->kind == SET_PORT)

@@ -125,6 +125,9 @@ void opts_defaults(struct perf_opts *o);
  * here, a line in opt_sets (options.c), its line in main.c's usage and tables. */
 int opts_set(struct perf_opts *o, int code, const char *value, char *why, size_t len);
 
+/* a number as C writes it (decimal, 0x hex, 0 octal), as iperf3 reads -S, -L and
+ * -A (strtol base 0), within [min, max]; anything after the number is refused */
+int opt_parse_cnum(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
 /* sizes for -l/-w/-n/-k with K/M/G/T suffixes (1024-based), within [min, max] */
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
 /* -b RATE[/BURST]: k/m/g/t 1000-based bits per second; burst 1..1000 */
@@ -132,7 +135,8 @@ int opt_parse_rate(const char *s, uint64_t *bps, int64_t *burst, const char **wh
 /* "1-8" or "1,2,4,8" (or mixed) -> list of stream counts 1..128 */
 int opt_parse_counts(const char *s, int64_t *out, int *n, const char **why);
 /* -A "n", "a-b" (stream threads round-robin over a..b), either with ",m" for the
- * server; CPUs 0..1023 */
+ * server; CPUs 0..1024 (iperf3's bound), this side's as C writes numbers (0x10),
+ * the server's decimal, as iperf3 reads them */
 int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const char **why);
 /* "64K,256K,1M" -> list of window sizes */
 int opt_parse_sizes(const char *s, int64_t *out, int *n, const char **why);

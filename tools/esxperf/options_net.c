@@ -28,12 +28,9 @@ static const struct { const char *name; int tos; } dscp_names[] = {
 /* a whole number in C notation (12, 014, 0xc), as iperf3's strtol(s, &end, 0) */
 static int number_any_base(const char *s, long long min, long long max, long long *out)
 {
-    char *end;
-    if (!*s || *s == ' ' || *s == '+' || *s == '-')
-        return -1;
-    errno = 0;
-    long long v = strtoll(s, &end, 0);
-    if (errno || *end || v < min || v > max)
+    int64_t v;
+    const char *why = NULL;
+    if (opt_parse_cnum(s, min, max, &v, &why) < 0)
         return -1;
     *out = v;
     return 0;

@@ -43,6 +43,142 @@ const char *ctl_state_name(int st)
     return state_names[st - ST_FIRST];
 }
 
+#define E(code, name, text) { code, #name, text }
+const struct iperf3_error_info iperf3_errors[IPERF3_NERRORS] = {
+    /* the command line and the parameters */
+    E(0, IENONE, "no error"),
+    E(1, IESERVCLIENT, "both -s and -c were given"),
+    E(2, IENOROLE, "neither -s nor -c was given"),
+    E(3, IESERVERONLY, "a client was given an option only a server takes"),
+    E(4, IECLIENTONLY, "a server was given an option only a client takes"),
+    E(5, IEDURATION, "the test length (-t) is out of range (0..86400 s)"),
+    E(6, IENUMSTREAMS, "the stream count (-P) is out of range (1..128)"),
+    E(7, IEBLOCKSIZE, "the block length (-l) is out of range (at most 1 MiB)"),
+    E(8, IEBUFSIZE, "the socket buffer (-w) is out of range (at most 512 MiB)"),
+    E(9, IEINTERVAL, "the report interval (-i) is out of range"),
+    E(10, IEMSS, "the MSS (-M) is out of range (at most 32767)"),
+    E(11, IENOSENDFILE, "zero-copy sending (-Z, sendfile) is not available there"),
+    E(12, IEOMIT, "the omit time (-O) is out of range (0..600 s)"),
+    E(13, IEUNIMP, "an option that iperf3 was built without"),
+    E(14, IEFILE, "the -F file cannot be opened"),
+    E(15, IEBURST, "the burst count (-b RATE/N) is out of range (1..1000)"),
+    E(16, IEENDCONDITIONS, "more than one of -t, -n and -k was given"),
+    E(17, IELOGFILE, "the --logfile cannot be opened"),
+    E(18, IENOSCTP, "SCTP is not available there"),
+    E(19, IEBIND, "--cport needs --bind (iperf3 no longer says this)"),
+    E(20, IEUDPBLOCKSIZE, "the UDP datagram size (-l) is out of range (16..65507)"),
+    E(21, IEBADTOS, "the TOS (-S) is out of range (0..255)"),
+    E(22, IESETCLIENTAUTH, "client authentication needs --username, a password and "
+                           "--rsa-public-key-path"),
+    E(23, IESETSERVERAUTH, "server authentication needs --rsa-private-key-path and "
+                           "--authorized-users-path"),
+    E(24, IEBADFORMAT, "the report format (-f) is none of k m g t K M G T"),
+    E(25, IEREVERSEBIDIR, "-R and --bidir were given together"),
+    E(26, IEBADPORT, "the port is out of range (1..65535)"),
+    E(27, IETOTALRATE, "the rate asked for is above the server's --server-bitrate-limit"),
+    E(28, IETOTALINTERVAL, "the averaging time of --server-bitrate-limit is out of range"),
+    E(29, IESKEWTHRESHOLD, "the --time-skew-threshold is not a positive number"),
+    E(30, IEIDLETIMEOUT, "the --idle-timeout is out of range"),
+    E(31, IERCVTIMEOUT, "the --rcv-timeout is out of range"),
+    E(32, IERVRSONLYRCVTIMEOUT, "--rcv-timeout is for the receiving side only"),
+    E(33, IESNDTIMEOUT, "the --snd-timeout is out of range"),
+    E(34, IEUDPFILETRANSFER, "-F cannot be used with UDP"),
+    E(35, IESERVERAUTHUSERS, "the server cannot read its authorized users file"),
+    E(36, IECNTLKA, "the --cntl-ka idle time is not longer than interval x count"),
+    E(37, IEMAXSERVERTESTDURATIONEXCEEDED, "the test would run longer than the server's "
+                                           "--server-max-duration allows"),
+    E(38, IEUNITVAL, "a number has an unknown unit suffix"),
+    E(39, IERVRSONLYSKIPRXCOPY, "--skip-rx-copy (MSG_TRUNC) is not available there"),
+    E(40, IEBADDSCP, "the --dscp value is neither 0..63 nor a known name"),
+    /* the test */
+    E(100, IENEWTEST, "a new test cannot be set up"),
+    E(101, IEINITTEST, "the test cannot be initialized"),
+    E(102, IELISTEN, "it cannot listen for connections"),
+    E(103, IECONNECT, "it cannot connect to the server"),
+    E(104, IEACCEPT, "it cannot accept the client's connection"),
+    E(105, IESENDCOOKIE, "it cannot send the cookie"),
+    E(106, IERECVCOOKIE, "it cannot read the client's cookie"),
+    E(107, IECTRLWRITE, "it cannot write to the control connection"),
+    E(108, IECTRLREAD, "it cannot read from the control connection"),
+    E(109, IECTRLCLOSE, "the control connection closed unexpectedly"),
+    E(110, IEMESSAGE, "a control message it does not know came (is the other side iperf3?)"),
+    E(111, IESENDMESSAGE, "it cannot send a control message"),
+    E(112, IERECVMESSAGE, "it cannot read a control message"),
+    E(113, IESENDPARAMS, "it cannot send the test parameters"),
+    E(114, IERECVPARAMS, "it cannot read the client's test parameters, or refuses them"),
+    E(115, IEPACKAGERESULTS, "it cannot put its results together"),
+    E(116, IESENDRESULTS, "it cannot send its results"),
+    E(117, IERECVRESULTS, "it cannot read the other side's results"),
+    E(118, IESELECT, "waiting on its sockets (select) failed"),
+    E(119, IECLIENTTERM, "the client ended the test"),
+    E(120, IESERVERTERM, "the server ended the test"),
+    E(121, IEACCESSDENIED, "the server is busy with another test"),
+    E(122, IESETNODELAY, "it cannot set TCP_NODELAY (-N)"),
+    E(123, IESETMSS, "it cannot set the MSS (-M)"),
+    E(124, IESETBUF, "it cannot set the socket buffer size (-w)"),
+    E(125, IESETTOS, "it cannot set the IPv4 TOS (-S)"),
+    E(126, IESETCOS, "it cannot set the IPv6 traffic class (-S)"),
+    E(127, IESETFLOW, "it cannot set the IPv6 flow label (-L)"),
+    E(128, IEREUSEADDR, "it cannot set SO_REUSEADDR on a socket"),
+    E(129, IENONBLOCKING, "it cannot make a socket non-blocking"),
+    E(130, IESETWINDOWSIZE, "it cannot set the window size (-w)"),
+    E(131, IEPROTOCOL, "the protocol asked for does not exist"),
+    E(132, IEAFFINITY, "it cannot pin itself to the CPU asked for (-A)"),
+    E(133, IEDAEMON, "it cannot become a daemon (-D)"),
+    E(134, IESETCONGESTION, "it cannot set the congestion control algorithm (-C)"),
+    E(135, IEPIDFILE, "it cannot write its pid file (-I)"),
+    E(136, IEV6ONLY, "it cannot set or clear IPV6_V6ONLY"),
+    E(137, IESETSCTPDISABLEFRAG, "it cannot turn off SCTP fragmentation"),
+    E(138, IESETSCTPNSTREAM, "it cannot set the number of SCTP streams"),
+    E(139, IESETSCTPBINDX, "the SCTP bind addresses (-X) are wrong"),
+    E(140, IESETPACING, "it cannot set socket pacing (--fq-rate)"),
+    E(141, IESETBUF2, "the socket buffer size read back is not the one set (-w)"),
+    E(142, IEAUTHTEST, "authentication failed"),
+    E(143, IEBINDDEV, "it cannot bind to the device (--bind-dev; permissions?)"),
+    E(144, IENOMSG, "nothing came within --rcv-timeout"),
+    E(145, IESETDONTFRAGMENT, "it cannot set don't-fragment (--dont-fragment)"),
+    E(146, IEBINDDEVNOSUPPORT, "binding to a device (ADDR%DEV) is not available there"),
+    E(147, IEHOSTDEV, "ADDR%DEV is only for an IPv6 link-local address"),
+    E(148, IESETUSERTIMEOUT, "it cannot set TCP_USER_TIMEOUT (--snd-timeout)"),
+    E(150, IEPTHREADCREATE, "it cannot start a thread"),
+    E(151, IEPTHREADCANCEL, "it cannot cancel a thread"),
+    E(152, IEPTHREADJOIN, "it cannot join a thread"),
+    E(153, IEPTHREADATTRINIT, "it cannot set up thread attributes"),
+    E(154, IEPTHREADATTRDESTROY, "it cannot release thread attributes"),
+    E(155, IESETCNTLKA, "it cannot turn on TCP keepalive (--cntl-ka)"),
+    E(156, IESETCNTLKAKEEPIDLE, "it cannot set the keepalive idle time (--cntl-ka)"),
+    E(157, IESETCNTLKAINTERVAL, "it cannot set the keepalive interval (--cntl-ka)"),
+    E(158, IESETCNTLKACOUNT, "it cannot set the keepalive probe count (--cntl-ka)"),
+    E(159, IEPTHREADSIGMASK, "it cannot set a thread's signal mask"),
+    E(160, IESERVERTESTDURATIONEXPIRED, "the test ran past the server's --server-max-duration"),
+    /* the data streams */
+    E(200, IECREATESTREAM, "it cannot create a data stream"),
+    E(201, IEINITSTREAM, "it cannot initialize a data stream"),
+    E(202, IESTREAMLISTEN, "it cannot listen for data streams"),
+    E(203, IESTREAMCONNECT, "it cannot connect a data stream"),
+    E(204, IESTREAMACCEPT, "it cannot accept a data stream"),
+    E(205, IESTREAMWRITE, "it cannot write to a data stream"),
+    E(206, IESTREAMREAD, "it cannot read from a data stream"),
+    E(207, IESTREAMCLOSE, "a data stream closed unexpectedly"),
+    E(208, IESTREAMID, "a data stream came with an id it does not know"),
+    /* timers */
+    E(300, IENEWTIMER, "it cannot create a timer"),
+    E(301, IEUPDATETIMER, "it cannot update a timer"),
+};
+#undef E
+
+static int error_cmp(const void *key, const void *elem)
+{
+    int64_t k = *(const int64_t *)key;
+    int c = ((const struct iperf3_error_info *)elem)->code;
+    return k < c ? -1 : k > c;
+}
+
+const struct iperf3_error_info *iperf3_error_find(int64_t code)
+{
+    return bsearch(&code, iperf3_errors, IPERF3_NERRORS, sizeof iperf3_errors[0], error_cmp);
+}
+
 /* random bytes: getrandom (Linux 3.17+), else /dev/urandom (older ESXi) */
 static void random_bytes(unsigned char *buf, size_t n)
 {
@@ -241,9 +377,13 @@ static void server_error_text(const struct server_state *s, char *buf, size_t le
         snprintf(buf, len, "the server refused the test: authentication failed");
         return;
     }
-    char ie[80], en[160] = "";
-    snprintf(ie, sizeof ie, "iperf3 error %ld%s", (long)s->ierr,
-             s->ierr < 0 || s->ierr > IE_MAX ? " (not an iperf3 error number)" : "");
+    const struct iperf3_error_info *e = iperf3_error_find(s->ierr);
+    char ie[200], en[160] = "";
+    if (e)
+        snprintf(ie, sizeof ie, "%s (iperf3 error %ld)", e->text, (long)s->ierr);
+    else
+        snprintf(ie, sizeof ie, "unknown iperf3 error %ld%s", (long)s->ierr,
+                 s->ierr < 0 || s->ierr > IE_MAX ? " (not an iperf3 error number)" : "");
     if (s->ncodes == 2 && (s->err < 0 || s->err > ERRNO_MAX))
         snprintf(en, sizeof en, ", errno %ld (not an errno value)", (long)s->err);
     else if (s->ncodes == 2 && s->err > 0)

@@ -37,6 +37,21 @@ enum iperf3_error {
 };
 #define IE_MAX 999              /* above: no iperf3 error number */
 
+/* Every error code iperf3 3.22 defines (its i_errno enum, iperf_api.h: 0..40
+ * options, 100..160 the test, 200..208 streams, 300..301 timers), with iperf3's
+ * name and a one-line description in our words, sorted by code (proto.c; the unit
+ * test checks order and count). The client's message for SERVER_ERROR and -J's
+ * "error" use it. */
+struct iperf3_error_info {
+    int code;
+    const char *name;            /* iperf3's: "IEMAXSERVERTESTDURATIONEXCEEDED" */
+    const char *text;            /* what went wrong, lower case, no full stop */
+};
+#define IPERF3_NERRORS 112
+extern const struct iperf3_error_info iperf3_errors[IPERF3_NERRORS];
+/* the entry for code, NULL for a number iperf3 3.22 does not define */
+const struct iperf3_error_info *iperf3_error_find(int64_t code);
+
 #define COOKIE_SIZE 37              /* 36 characters + NUL, on the wire as is */
 #define PARAMS_MAX 8192             /* params JSON limit (as iperf3 3.18+) */
 #define RESULTS_MAX (8u << 20)      /* our bound for results JSON (iperf3 has none) */
@@ -74,8 +89,8 @@ struct test_params {
     int mptcp;               /* "mptcp": true, the data streams are MPTCP (3.22 -m) */
     int gso, gro;            /* UDP GSO/GRO asked of the server (3.22 --gsro), with */
     int64_t gso_dg_size, gso_bf_size, gro_bf_size;  /* their sizes, as 3.22 sends them */
-    char title[256];
-    char extra_data[256];
+    char title[PARAMS_MAX];       /* iperf3 bounds these only by the message's 8 KiB */
+    char extra_data[PARAMS_MAX];
     char congestion[32];
     char client_version[32];
     char authtoken[AUTHTOKEN_MAX];   /* produced by the auth hook, "" = none */

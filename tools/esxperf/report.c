@@ -29,6 +29,8 @@ void rep_free(struct report *r)
     r->caplen = r->capcap = 0;
     free(r->stream_end);
     r->stream_end = NULL;
+    free(r->json_title);
+    r->json_title = NULL;
     jw_free(&r->jw);
 }
 

@@ -5,6 +5,7 @@
  * --json-stream each part is also one event line as iperf3 3.17+ writes it
  * ("start", "interval", "server_output_json"/"_text", "error", "end"). */
 #include "report.h"
+#include "fail.h"
 #include "udp.h"
 #include "version.h"
 
@@ -42,10 +43,13 @@ void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int i
     } else if (row->sender) {
         jw_int(w, "retransmits", row->retrans);
         if (interval && row->sock >= 0) {
+            /* in iperf3 3.22's order; snd_wnd and reorder -1 where unknown */
             jw_int(w, "snd_cwnd", row->cwnd);
+            jw_int(w, "snd_wnd", row->snd_wnd);
             jw_int(w, "rtt", row->rtt);
             jw_int(w, "rttvar", row->rttvar);
             jw_int(w, "pmtu", row->pmtu);
+            jw_int(w, "reorder", row->reorder);
         }
     }
     if (interval)
@@ -146,6 +150,8 @@ static void start_body(struct jsonw *w, const char *key, const void *si)
 void report_json_start(struct report *r, const struct start_info *si)
 {
     struct jsonw *w = &r->jw;
+    free(r->json_title);
+    r->json_title = si->p->title[0] ? xstrdup(si->p->title) : NULL;
     jw_obj(w, NULL);
     json_start_obj(w, "start", si);
     jw_arr(w, "intervals");
@@ -198,8 +204,10 @@ static void json_stream_end(struct jsonw *w, const struct totals *t, const struc
         if (st->have_snd) {
             rep_row_json_open(w, "sender", &st->snd);
             jw_int(w, "retransmits", st->snd.retrans);
-            if (st->sender) {
+            if (st->sender) {       /* in iperf3 3.22's order */
+                jw_int(w, "reorder", st->tcpinfo_ok ? st->reorder : -1);
                 jw_int(w, "max_snd_cwnd", st->tcpinfo_ok ? st->max_cwnd : -1);
+                jw_int(w, "max_snd_wnd", st->tcpinfo_ok ? st->max_snd_wnd : -1);
                 jw_int(w, "max_rtt", st->tcpinfo_ok ? st->max_rtt : -1);
                 jw_int(w, "min_rtt", st->tcpinfo_ok ? st->min_rtt : -1);
                 jw_int(w, "mean_rtt", st->mean_rtt);
@@ -306,9 +314,12 @@ void report_json_summary(struct report *r, const struct totals *t)
     }
 }
 
-/* --extra-data as iperf3 writes it: top-level, after "end" (and "error") */
+/* the title (-T, or the client's on the server) and --extra-data as iperf3 writes
+ * them: top-level, after "end" (and "error"), before the server's output */
 static void json_top_extras(struct report *r)
 {
+    if (r->json_title && !r->extras_done)
+        jw_str(&r->jw, "title", r->json_title);
     if (r->extra_data && !r->extras_done)
         jw_str(&r->jw, "extra_data", r->extra_data);
     r->extras_done = 1;
@@ -368,6 +379,7 @@ void report_json_error(struct report *r, const char *msg)
     jw_obj(w, "end");
     jw_end(w);
     jw_str(w, "error", msg);
+    json_top_extras(r);
     jw_end(w);
     r->json_done = 1;
     stream_close(r, msg);

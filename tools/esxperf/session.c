@@ -110,6 +110,7 @@ struct stream *session_add(struct session *s, int fd, int sender)
         return NULL;
     }
     s->bk[i].min_rtt = -1;
+    s->bk[i].max_snd_wnd = s->bk[i].reorder = -1;
     return &s->st[i];
 }
 
@@ -161,7 +162,11 @@ int session_start(struct session *s)
      * without its own -A takes the CPU the client asked for (-A n,m sends m) */
     const int *cpus = s->o->affinity;
     int ncpus = s->o->naffinity, asked = (int)s->p.server_affinity;
-    if (ncpus == 0 && !s->is_client && asked >= 0 && asked < CPU_SETSIZE) {
+    /* (musl's CPU_SETSIZE counts bytes: the set's own size in bits is the bound) */
+    if (ncpus == 0 && !s->is_client && asked >= (int)(8 * sizeof(cpu_set_t)))
+        warnmsg("cannot pin to CPU %d, which the client asked for: above this host's "
+                "CPU numbers (the test runs unpinned)", asked);
+    else if (ncpus == 0 && !s->is_client && asked >= 0) {
         cpus = &asked;
         ncpus = 1;
     }
@@ -195,6 +200,11 @@ static void book_tcp_sample(struct session *s, int i, struct row *row)
     row->rtt = t.rtt;
     row->rttvar = t.rttvar;
     row->pmtu = t.pmtu;
+    row->snd_wnd = t.snd_wnd;
+    row->reorder = t.reorder;
+    if (t.snd_wnd > b->max_snd_wnd)
+        b->max_snd_wnd = t.snd_wnd;
+    b->reorder = t.reorder;
     s->tcpinfo_ok = 1;
     b->tcpinfo_ok = 1;
     if (t.cwnd > b->max_cwnd)
@@ -267,6 +277,7 @@ static void session_interval(struct session *s, uint64_t now, struct interval *i
         row->sender = st->sender;
         row->omitted = s->omitting;
         row->retrans = row->cwnd = row->rtt = row->rttvar = row->pmtu = -1;
+        row->snd_wnd = row->reorder = -1;
         uint64_t bytes = atomic_load(&st->bytes), blocks = atomic_load(&st->blocks);
         row->bytes = bytes - b->bytes_prev;
         b->bytes_prev = bytes;

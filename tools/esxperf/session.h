@@ -21,6 +21,7 @@ struct stream_book {
     int64_t retr_prev, retr_base, retr_end;
     struct udp_rx rx_prev, rx_base, rx_end;
     int64_t max_cwnd, max_rtt, min_rtt, sum_rtt, n_rtt;
+    int64_t max_snd_wnd, reorder;    /* -1 until TCP_INFO tells them */
     int tcpinfo_ok;
     int ended;
 };

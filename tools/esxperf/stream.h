@@ -107,6 +107,8 @@ struct tcp_sample {
     int64_t cwnd;        /* bytes */
     int64_t rtt, rttvar; /* microseconds */
     int64_t pmtu;
+    int64_t snd_wnd;     /* bytes the peer's window lets out; -1: kernel before 5.4 */
+    int64_t reorder;     /* reordering events seen so far; -1: kernel before 4.19 */
 };
 int stream_tcp_info(int fd, struct tcp_sample *t);
 /* bytes this TCP socket has sent that the peer has not acknowledged yet (they

@@ -118,6 +118,8 @@ static void stream_rows(const struct session *s, int i, struct stream_totals *x)
     x->sender = st->sender;
     x->tcpinfo_ok = b->tcpinfo_ok;
     x->max_cwnd = b->max_cwnd;
+    x->max_snd_wnd = b->max_snd_wnd;
+    x->reorder = b->reorder;
     x->max_rtt = b->max_rtt;
     x->min_rtt = b->min_rtt;
     x->mean_rtt = b->n_rtt ? b->sum_rtt / b->n_rtt : -1;
