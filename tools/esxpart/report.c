@@ -260,6 +260,43 @@ static void json_content(struct jsonw *w, const struct content *c)
     jw_end(w);
 }
 
+/* one partition of report_json_disk's "partitions" array */
+static void json_part(struct jsonw *w, const struct ptable *t, const struct part *p)
+{
+    char buf[64];
+    jw_obj(w, NULL);
+    jw_uint(w, "number", p->num);
+    jw_uint(w, "start", p->start);
+    jw_uint(w, "end", p->end);
+    jw_uint(w, "size_bytes", part_bytes(t, p));
+    if (t->kind == PT_GPT) {
+        guid_canon(p->type, buf);
+        jw_str(w, "type_guid", buf);
+        jw_null(w, "mbr_type");
+    } else {
+        jw_null(w, "type_guid");
+        jw_uint(w, "mbr_type", p->mbr_type);
+    }
+    jw_str(w, "type_name", p->ptype->name);
+    jw_str(w, "role", p->role);
+    jw_uint(w, "partedutil_attr", parted_attr(t, p));
+    if (t->kind == PT_GPT) {
+        guid_canon(p->uuid, buf);
+        jw_str(w, "partition_guid", buf);
+        snprintf(buf, sizeof buf, "0x%016" PRIx64, p->attrs);
+        jw_str(w, "attributes", buf);
+        jw_str(w, "name", p->name);
+    } else {
+        jw_null(w, "partition_guid");
+        jw_null(w, "attributes");
+        jw_null(w, "name");
+    }
+    flags_text(t, p, buf, sizeof buf);
+    jw_str(w, "flags", buf);
+    json_content(w, &p->content);
+    jw_end(w);
+}
+
 void report_json_disk(struct jsonw *w, const char *path, const struct ptable *t)
 {
     char buf[64];
@@ -298,40 +335,8 @@ void report_json_disk(struct jsonw *w, const char *path, const struct ptable *t)
         jw_null(w, "gpt");
     }
     jw_arr(w, "partitions");
-    for (size_t i = 0; i < t->nparts; i++) {
-        const struct part *p = &t->parts[i];
-        jw_obj(w, NULL);
-        jw_uint(w, "number", p->num);
-        jw_uint(w, "start", p->start);
-        jw_uint(w, "end", p->end);
-        jw_uint(w, "size_bytes", part_bytes(t, p));
-        if (t->kind == PT_GPT) {
-            guid_canon(p->type, buf);
-            jw_str(w, "type_guid", buf);
-            jw_null(w, "mbr_type");
-        } else {
-            jw_null(w, "type_guid");
-            jw_uint(w, "mbr_type", p->mbr_type);
-        }
-        jw_str(w, "type_name", p->ptype->name);
-        jw_str(w, "role", p->role);
-        jw_uint(w, "partedutil_attr", parted_attr(t, p));
-        if (t->kind == PT_GPT) {
-            guid_canon(p->uuid, buf);
-            jw_str(w, "partition_guid", buf);
-            snprintf(buf, sizeof buf, "0x%016" PRIx64, p->attrs);
-            jw_str(w, "attributes", buf);
-            jw_str(w, "name", p->name);
-        } else {
-            jw_null(w, "partition_guid");
-            jw_null(w, "attributes");
-            jw_null(w, "name");
-        }
-        flags_text(t, p, buf, sizeof buf);
-        jw_str(w, "flags", buf);
-        json_content(w, &p->content);
-        jw_end(w);
-    }
+    for (size_t i = 0; i < t->nparts; i++)
+        json_part(w, t, &t->parts[i]);
     jw_end(w);
     jw_arr(w, "findings");
     for (size_t i = 0; i < t->nfind; i++) {
