@@ -77,7 +77,36 @@ udp_counts_iperf3_receiver() {
     run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -V
     assert_status 0
     assert_contains "engine: TCP send: send() 131072-byte writes"
-    server_says "engine: TCP receive: recv(copy) 131072-byte reads, SO_RCVLOWAT 98304"
+    server_says "engine: TCP receive: recv(copy) 524288-byte reads, SO_RCVLOWAT from the rate ("
+}
+
+# The receiver's wake-up size follows its rate (tcp_lowat.h): a fast stream is
+# woken for 512 KiB, a slow one for each segment. Before, every stream was woken
+# for 96 KiB whatever its rate. The trace holds only the setsockopt calls
+# (--seccomp-bpf), so the traced server runs at its own speed.
+@test "speed: the TCP receiver's SO_RCVLOWAT follows the rate: 512 KiB when fast, 1 when slow" {
+    server strace -f -qq --seccomp-bpf -o "$TMP/srv.trace" -e trace=setsockopt
+    client -t 2
+    assert_status 0
+    # the largest lowat set is at least the mean rate's millisecond (a power of
+    # two, halved for slack: some 10 ms window runs at the mean or faster), so a
+    # loaded machine's slower loopback asks for less, not for nothing
+    local per_ms want got
+    per_ms=$(jq_c '.end.sum_received.bytes / (.end.sum_received.seconds * 1000) | floor')
+    want=1
+    while [ $((want * 2)) -le "$per_ms" ] && [ "$want" -lt 524288 ]; do want=$((want * 2)); done
+    [ "$want" -ge 32768 ] && want=$((want / 2))
+    got=$(grep -o 'SO_RCVLOWAT, \[[0-9]*\]' "$TMP/srv.trace" | tr -dc '0-9\n' | sort -n | tail -1)
+    [ "${got:-0}" -ge "$want" ] ||
+        flunk "$per_ms bytes per ms, largest SO_RCVLOWAT ${got:-none}, expected >= $want: $(grep RCVLOWAT "$TMP/srv.trace")"
+    server_done
+    PORT=$(free_port)
+    server strace -f -qq --seccomp-bpf -o "$TMP/srv2.trace" -e trace=setsockopt
+    client -t 2 -b 20M
+    assert_status 0
+    grep -q 'SO_RCVLOWAT, \[1\]' "$TMP/srv2.trace" ||
+        flunk "a 20 Mbit/s stream was not woken per segment: $(grep RCVLOWAT "$TMP/srv2.trace")"
+    ! grep -q 'SO_RCVLOWAT, \[524288\]' "$TMP/srv2.trace" || flunk "a 20 Mbit/s stream waited for 512 KiB"
 }
 
 @test "speed: --skip-rx-copy: the server receives with MSG_TRUNC and counts what was sent" {
@@ -114,7 +143,7 @@ udp_counts_iperf3_receiver() {
     client -t 1 --skip-rx-copy
     assert_status 0
     [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "bytes differ"
-    server_says "TCP receive: recv(copy) 131072-byte reads, no SO_RCVLOWAT"
+    server_says "TCP receive: recv(copy) 524288-byte reads, no SO_RCVLOWAT"
 }
 
 @test "speed: -Z uses sendfile; sendfile failing (EINVAL injected) or off falls back to send()" {

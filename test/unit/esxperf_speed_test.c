@@ -18,6 +18,7 @@
 #include "../../tools/esxperf/options.h"
 #include "../../tools/esxperf/pace.h"
 #include "../../tools/esxperf/stream.h"
+#include "../../tools/esxperf/tcp_lowat.h"
 #include "../../tools/esxperf/udp.h"
 #include "bytes.h"
 #include "clock.h"
@@ -255,6 +256,40 @@ static void gro_split(void **state)
     assert_int_equal(gso_segments(0), 1);
 }
 
+/* tcp_lowat.h: about a millisecond of data per wake-up, powers of two, capped */
+static void lowat_from_rate(void **state)
+{
+    (void)state;
+    const uint64_t ms10 = 10 * NS_PER_MS;
+    /* 40 Gbit/s: 5 MB per ms, capped at 512 KiB */
+    assert_int_equal(tcp_lowat_for_rate(50000000, ms10, TCP_LOWAT_MAX), 524288);
+    /* 2 Gbit/s: 250 kB per ms -> 128 KiB (the power of two below) */
+    assert_int_equal(tcp_lowat_for_rate(2500000, ms10, TCP_LOWAT_MAX), 131072);
+    /* 100 Mbit/s: 12.5 kB per ms, under 16 KiB: each segment */
+    assert_int_equal(tcp_lowat_for_rate(125000, ms10, TCP_LOWAT_MAX), 1);
+    /* a -w cap that is no power of two gives the power of two below it */
+    assert_int_equal(tcp_lowat_for_rate(50000000, ms10, 100000), 65536);
+    assert_int_equal(tcp_lowat_for_rate(50000000, 0, TCP_LOWAT_MAX), 1);
+    assert_int_equal(tcp_lowat_for_rate(50000000, ms10, 0), 1);
+    /* a huge count in a long window does not overflow */
+    assert_int_equal(tcp_lowat_for_rate(UINT64_MAX / 2, 1000 * NS_PER_MS * 1000, TCP_LOWAT_MAX), 524288);
+
+    struct tcp_lowat t;
+    tcp_lowat_init(&t, TCP_LOWAT_MAX, 1000);
+    assert_int_equal(t.cur, TCP_LOWAT_START);
+    /* inside the 10 ms window nothing changes */
+    assert_int_equal(tcp_lowat_step(&t, 1 << 20, 1000 + 5 * NS_PER_MS), 0);
+    /* at its end: 41 MB in 10 ms -> the cap */
+    assert_int_equal(tcp_lowat_step(&t, 40 << 20, 1000 + 10 * NS_PER_MS), 524288);
+    /* the same rate again: no change to set */
+    assert_int_equal(tcp_lowat_step(&t, 41 << 20, 1000 + 20 * NS_PER_MS), 0);
+    /* a read that waited 100 ms for 64 KiB: slow, each segment */
+    assert_int_equal(tcp_lowat_step(&t, 65536, 1000 + 120 * NS_PER_MS), 1);
+    /* a small cap starts at the cap */
+    tcp_lowat_init(&t, 32768, 0);
+    assert_int_equal(t.cur, 32768);
+}
+
 static void engine_off_names(void **state)
 {
     (void)state;
@@ -400,6 +435,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pace_allowed_is_rate_times_time),
+        cmocka_unit_test(lowat_from_rate),
         cmocka_unit_test(pace_batch_counts_whole_blocks),
         cmocka_unit_test(pace_first_block_goes_at_once),
         cmocka_unit_test(pace_chunk_is_ten_ms_of_rate),

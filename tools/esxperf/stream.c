@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #define LOOP_TIMEOUT_MS 100
-#define TCP_READ_MIN (128 * 1024)      /* receive reads at least this much per call */
+#define TCP_READ_MIN (128 * 1024)      /* receive reads at least this much per call, */
+#define TCP_READ_MAX (512 * 1024)      /* up to this (TCP_LOWAT_MAX) while */
+#define TCP_READ_TOTAL (8 << 20)       /* all streams' read buffers stay within 8 MiB */
 
 unsigned stream_engine_off(const char *list)
 {
@@ -110,9 +112,15 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     s->eng_off = stream_engine_off(getenv("ESXPERF_ENGINE_OFF"));
     s->cpu = -1;
     /* TCP receive: bigger reads than the block size cost nothing (a byte stream
-     * has no blocks) and mean fewer calls */
-    if (!s->udp && !sender && s->bufsize < TCP_READ_MIN)
-        s->bufsize = TCP_READ_MIN;
+     * has no blocks) and mean fewer calls; as big as the largest wake-up
+     * (tcp_lowat.h) while -P leaves room */
+    if (!s->udp && !sender) {
+        int64_t n = p->parallel > 0 ? p->parallel : 1;
+        size_t want = TCP_READ_TOTAL / (size_t)n;
+        want = want > TCP_READ_MAX ? TCP_READ_MAX : want < TCP_READ_MIN ? TCP_READ_MIN : want;
+        if (s->bufsize < want)
+            s->bufsize = want;
+    }
     if (s->bufsize < s->blksize)
         s->bufsize = s->blksize;
     s->buf = xmalloc(s->bufsize);

@@ -4,6 +4,7 @@
 #include "stream_loop.h"
 #include "fail.h"
 #include "pace.h"
+#include "tcp_lowat.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,8 +12,6 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#define TCP_LOWAT 98304                 /* wake the receiver for 96 KiB, not per segment */
 
 /* MSG_ZEROCOPY completions: read and drop them (the payload never changes, so
  * the buffer may be reused at once); returns the calls made */
@@ -219,28 +218,50 @@ static void drain_tcp(struct stream *s, int flags)
     }
 }
 
+/* SO_RCVLOWAT = l, or half the receive buffer the socket has now when that is
+ * less (it grows with the kernel's autotuning: the next step may set more), so no
+ * read waits for more than the sender may put in flight; returns the lowat set
+ * (0: none) */
+static int set_lowat(int fd, int l)
+{
+    int rcvbuf = 0;
+    socklen_t len = sizeof rcvbuf;
+    if (l > 1 && getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len) == 0 && rcvbuf / 2 < l)
+        l = tcp_lowat_for_rate((uint64_t)rcvbuf / 2, 1000000u, l);
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &l, sizeof l) < 0)
+        return 0;
+    return l;
+}
+
+/* the largest lowat for this stream: its read size, a quarter of a -w window */
+static int lowat_cap(const struct stream *s)
+{
+    int cap = TCP_LOWAT_MAX;
+    if (s->window > 0 && cap > s->window / 4)
+        cap = (int)(s->window / 4);
+    if (cap > (int)s->bufsize)
+        cap = (int)s->bufsize;
+    return cap > 1 ? cap : 0;
+}
+
 void stream_tcp_recv(struct stream *s)
 {
     int flags = 0;
     if (s->skip_rx_copy && !(s->eng_off & ENG_TRUNC) && s->file_fd < 0)
         flags = MSG_TRUNC;       /* not with -F: the bytes go to the file */
-    /* wake for TCP_LOWAT bytes, not for every segment: fewer wake-ups and bigger
-     * copies (the kernel still wakes early under memory pressure, at FIN, and
-     * SO_RCVTIMEO returns what has come) */
-    int lowat = 0;
-    if (!(s->eng_off & ENG_LOWAT)) {
-        lowat = TCP_LOWAT;
-        if (s->window > 0 && lowat > s->window / 4)
-            lowat = (int)(s->window / 4);
-        if (lowat > (int)s->bufsize)
-            lowat = (int)s->bufsize;
-        if (lowat > 1 && setsockopt(s->fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat) < 0)
-            lowat = 0;
-    }
+    /* wake for about a millisecond of data, not for every segment (tcp_lowat.h):
+     * fewer wake-ups and bigger copies (the kernel still wakes early under memory
+     * pressure and at FIN, and SO_RCVTIMEO returns what has come) */
+    struct tcp_lowat lw;
+    int cap = s->eng_off & ENG_LOWAT ? 0 : lowat_cap(s);
+    tcp_lowat_init(&lw, cap, mono_ns());
+    int lowat = cap ? set_lowat(s->fd, lw.cur) : 0;
+    if (lowat)
+        lw.cur = lowat;
     stream_path_add(s, "TCP receive: recv(%s) %zu-byte reads, %s", flags ? "MSG_TRUNC, no copy" : "copy",
-             s->bufsize, lowat > 1 ? "SO_RCVLOWAT " : "no SO_RCVLOWAT");
-    if (lowat > 1)
-        stream_path_add(s, "%d", lowat);
+             s->bufsize, lowat ? "SO_RCVLOWAT from the rate" : "no SO_RCVLOWAT");
+    if (lowat)
+        stream_path_add(s, " (%d at first, at most %d)", lowat, lw.cap);
     uint64_t calls = 0;
     for (;;) {
         if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
@@ -274,5 +295,12 @@ void stream_tcp_recv(struct stream *s)
         atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
         atomic_fetch_add_explicit(&s->blocks, 1, memory_order_relaxed);
         atomic_store_explicit(&s->calls, calls, memory_order_relaxed);
+        int l = lowat ? tcp_lowat_step(&lw, (size_t)n, mono_ns()) : 0;
+        if (l) {
+            calls += 2;
+            int got = set_lowat(s->fd, l);
+            if (got)
+                lw.cur = got;
+        }
     }
 }

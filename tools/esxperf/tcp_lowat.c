@@ -1,0 +1,49 @@
+/* The TCP receiver's SO_RCVLOWAT from its measured rate (tcp_lowat.h). */
+#include "tcp_lowat.h"
+
+static int floor_pow2(uint64_t v)
+{
+    int p = 1;
+    while ((uint64_t)p * 2 <= v && p < (1 << 30))
+        p *= 2;
+    return p;
+}
+
+int tcp_lowat_for_rate(uint64_t bytes, uint64_t ns, int cap)
+{
+    if (ns == 0 || cap <= 1)
+        return 1;
+    /* bytes in one millisecond at this rate (a window holds far less than the
+     * 18 TB where bytes x 10^6 would overflow; beyond it, divide first) */
+    uint64_t per_ms = bytes < UINT64_MAX / 1000000u ? bytes * 1000000u / ns
+                                                     : bytes / (ns / 1000000u + 1);
+    if (per_ms < TCP_LOWAT_MIN)
+        return 1;
+    int l = floor_pow2(per_ms);
+    return l > cap ? floor_pow2((uint64_t)cap) : l;
+}
+
+void tcp_lowat_init(struct tcp_lowat *t, int cap, uint64_t now)
+{
+    t->cap = cap > TCP_LOWAT_MAX ? TCP_LOWAT_MAX : cap;
+    t->cur = t->cap < TCP_LOWAT_START ? t->cap : TCP_LOWAT_START;
+    if (t->cur < 1)
+        t->cur = 1;
+    t->from_ns = now;
+    t->bytes = 0;
+}
+
+int tcp_lowat_step(struct tcp_lowat *t, size_t n, uint64_t now)
+{
+    t->bytes += n;
+    uint64_t ns = now - t->from_ns;
+    if (ns < TCP_LOWAT_WINDOW_NS)
+        return 0;
+    int want = tcp_lowat_for_rate(t->bytes, ns, t->cap);
+    t->from_ns = now;
+    t->bytes = 0;
+    if (want == t->cur)
+        return 0;
+    t->cur = want;
+    return want;
+}

@@ -1,0 +1,29 @@
+/* The TCP receiver's wake-up size (SO_RCVLOWAT), set from the rate the stream
+ * receives at: about a millisecond of data per wake-up, at most TCP_LOWAT_MAX.
+ * A fast stream is woken for big chunks (fewer wake-ups, and fewer window-update
+ * ACKs for its sender to process: on loopback that work runs in the sender's own
+ * send()), a slow one for every segment, so interval rows stay exact and no read
+ * waits long for a chunk that comes slowly. Pure: the caller gives the clock. */
+#ifndef ESXPERF_TCP_LOWAT_H
+#define ESXPERF_TCP_LOWAT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define TCP_LOWAT_START (96 * 1024)      /* before the rate is known */
+#define TCP_LOWAT_MAX (512 * 1024)       /* measured: 384-512 KiB, not 256, cut the CPU per byte */
+#define TCP_LOWAT_MIN (16 * 1024)        /* below this, wake for each segment (1) */
+#define TCP_LOWAT_WINDOW_NS 10000000ull  /* the rate is re-measured every 10 ms */
+
+struct tcp_lowat {
+    int cap;                    /* the largest lowat this socket takes (<= TCP_LOWAT_MAX) */
+    int cur;                    /* the lowat set now (1 = each segment) */
+    uint64_t from_ns, bytes;    /* the rate's window: since when, and bytes read in it */
+};
+
+/* the lowat for a stream receiving bytes in ns (a power of two, or 1), at most cap */
+int tcp_lowat_for_rate(uint64_t bytes, uint64_t ns, int cap);
+/* start: cur = min(TCP_LOWAT_START, cap) */
+void tcp_lowat_init(struct tcp_lowat *t, int cap, uint64_t now);
+/* n bytes were read at now; returns the lowat to set when it changes, else 0 */
+int tcp_lowat_step(struct tcp_lowat *t, size_t n, uint64_t now);
+#endif
