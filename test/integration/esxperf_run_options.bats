@@ -333,3 +333,86 @@ EOF
     assert_status 2
     assert_contains "bad --debug level 'lots'"
 }
+
+# stop_mid_test SIG SERVER_PID KIND [ARGS...]: a KIND client (iperf3 3.22, 3.18 or
+# esxperf) runs -t 30 against the server; once its first interval line is out (the
+# test runs), the server gets SIG. The client must end at once, nonzero, with
+# iperf3's "the server has terminated" (SERVER_TERMINATE came on the control
+# connection; a server that just closes gives "control socket has closed
+# unexpectedly"). Measured: it ends within 0.1 s of the signal; 10 s bounds it with
+# slack for a loaded host, far below the 30 s the test would otherwise run.
+stop_mid_test() {
+    local sig=$1 spid=$2 kind=$3 cpid i rc=0
+    shift 3
+    : >"$TMP/c.out"
+    # --forceflush: each interval line reaches the file as it is made
+    set -- -c 127.0.0.1 -p "$PORT" -t 30 -i 1 --forceflush "$@"
+    case $kind in
+    esxperf) "$BIN/esxperf" "$@" >"$TMP/c.out" 2>&1 & ;;
+    3.18) "$(iperf3_peer 3.18)" "$@" >"$TMP/c.out" 2>&1 & ;;
+    *) "$I322" "$@" >"$TMP/c.out" 2>&1 & ;;
+    esac
+    cpid=$!
+    PIDS+=($cpid)
+    # the first interval line (bounded, 20 s): the test is running
+    for i in $(seq 1 200); do grep -q ' 0.00-1.0.  *sec' "$TMP/c.out" && break; sleep 0.1; done
+    grep -q ' 0.00-1.0.  *sec' "$TMP/c.out" || flunk "$kind client: no interval line in 20 s: $(cat "$TMP/c.out")"
+    kill "-$sig" "$spid"
+    for i in $(seq 1 100); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$cpid" 2>/dev/null && flunk "$kind client still runs 10 s after the server's SIG$sig: $(cat "$TMP/c.out")"
+    wait "$cpid" || rc=$?
+    [ "$rc" -ne 0 ] || flunk "$kind client exited 0 after the server was stopped: $(cat "$TMP/c.out")"
+    output=$(cat "$TMP/c.out")
+    assert_contains "the server has terminated"
+    assert_not_contains "closed unexpectedly"
+}
+
+# wait (bounded, 10 s) until process $1 is gone, and nothing listens on $PORT
+server_gone() {
+    local i
+    for i in $(seq 1 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$1" 2>/dev/null && flunk "the server ($1) outlived its signal"
+    ss -ltnH "sport = :$PORT" | grep -q . && flunk "something still listens on $PORT"
+    return 0
+}
+
+@test "-D -I: SIGTERM during a test tells the client SERVER_TERMINATE (iperf3 3.22, esxperf), removes the pid file, leaves no process" {
+    need_322
+    local kind pid args
+    for kind in 3.22 esxperf 3.22/-R 3.22/-u; do
+        args=()
+        [[ $kind == */* ]] && args=("${kind#*/}") && kind=${kind%%/*}
+        [ "${args[*]}" = -u ] && args=(-u -b 100M)
+        PORT=$(free_port)
+        run timeout 10 "$BIN/esxperf" -s -D -I "$TMP/pid" -B 127.0.0.1 -p "$PORT"
+        assert_status 0
+        wait_port "$PORT"
+        pid=$(cat "$TMP/pid")
+        stop_mid_test TERM "$pid" "$kind" "${args[@]}"
+        server_gone "$pid"
+        [ ! -e "$TMP/pid" ] || flunk "the pid file outlived the server"
+        # the daemon led its own session: nothing of it is left
+        [ -z "$(pgrep -s "$pid")" ] || flunk "processes of the server's session remain: $(pgrep -a -s "$pid")"
+    done
+}
+
+@test "SIGINT, SIGHUP stop a foreground esxperf -s the same way (iperf3 3.18 client): exit 0, the reason logged" {
+    local sig spid rc
+    source "$PEERS_LIB"
+    iperf3_peer 3.18 >/dev/null || skip "iperf3 3.18 not available"
+    for sig in INT HUP; do
+        PORT=$(free_port)
+        "$BIN/esxperf" -s -B 127.0.0.1 -p "$PORT" >"$TMP/s.out" 2>"$TMP/s.err" &
+        spid=$!
+        PIDS+=($spid)
+        wait_port "$PORT"
+        stop_mid_test "$sig" "$spid" 3.18
+        server_gone "$spid"
+        rc=0
+        wait "$spid" || rc=$?
+        [ "$rc" -eq 0 ] || flunk "the server exited $rc after SIG$sig (iperf3: 0)"
+        output=$(cat "$TMP/s.err")
+        assert_contains "the server was stopped (SIG$sig); ended with SERVER_TERMINATE"
+        assert_contains "interrupted (SIG$sig): the server has terminated"
+    done
+}

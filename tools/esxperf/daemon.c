@@ -3,10 +3,14 @@
  * directory kept so relative -I and --logfile paths still mean what they said);
  * -I FILE holds its pid (decimal, no newline, mode 600: iperf3's format), is
  * refused while the pid in it is a live process, and is removed at exit: by the
- * flow's own end, and on SIGTERM, SIGINT or SIGHUP by a thread that waits for
- * them (the server then exits 0, as iperf3 does on those signals). */
+ * flow's own end. SIGTERM, SIGINT and SIGHUP (with or without -D/-I) are taken
+ * by a thread that hands them to the server's loop: as iperf3 3.22 does, a
+ * running test's client is told SERVER_TERMINATE, the pid file is removed and the
+ * server exits 0. */
 #include "daemon.h"
+#include "clock.h"
 #include "fail.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int daemon_detach(int keep_output, char *why, size_t len)
@@ -80,36 +86,77 @@ void pidfile_remove(const char *path)
         unlink(path);
 }
 
+static void stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
+}
+
+/* the waiter: the signal's number to the server's loop, then, if the server has
+ * not ended itself STOP_GRACE_NS later (held in a phase that waits on its client),
+ * what iperf3 does at once: SERVER_TERMINATE on the open control connection, the
+ * pid file removed, exit 0 */
 static void *signal_wait(void *arg)
 {
-    const char *path = arg;
+    struct stop_guard *g = arg;
     sigset_t set;
     int sig = 0;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
+    stop_signals(&set);
     while (sigwait(&set, &sig) != 0)
         ;
-    pidfile_remove(path);
-    warnmsg("interrupted (%s): the server has terminated",
-            sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP");
+    unsigned char b = (unsigned char)sig;
+    (void)!write(g->fd[1], &b, 1);
+    struct timespec ts = { STOP_GRACE_NS / NS_PER_SEC, STOP_GRACE_NS % NS_PER_SEC };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+    int ctl = atomic_load(&g->ctl);
+    if (ctl >= 0) {
+        signed char st = (signed char)ST_SERVER_TERMINATE;
+        (void)!send(ctl, &st, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+    }
+    pidfile_remove(g->pidfile);
+    warnmsg("interrupted (%s): the server has terminated", stop_signal_name(sig));
     exit(EXIT_OKAY);
 }
 
-int pidfile_guard(const char *path, char *why, size_t len)
+const char *stop_signal_name(int sig)
 {
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
+}
+
+int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_t len)
+{
+    g->pidfile = pidfile;
+    atomic_init(&g->ctl, -1);
+    g->sig = 0;
+    if (pipe2(g->fd, O_CLOEXEC) < 0)
+        return why_fmt(why, len, "cannot make the server's signal pipe: %s", errtext(errno));
+    fcntl(g->fd[0], F_SETFL, O_NONBLOCK);
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    /* held in this thread and every thread started after it: only the waiter takes them */
+    stop_signals(&set);
+    /* taken even where the shell left them ignored (a background job's SIGINT,
+     * nohup's SIGHUP), as iperf3 installs its handler over those; POSIX leaves it
+     * open whether an ignored signal that is blocked stays pending */
+    /* held (first, so that none kills us meanwhile) in this thread and every
+     * thread started after it: only the waiter takes them */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     pthread_t t;
-    int rc = pthread_create(&t, NULL, signal_wait, (void *)path);
+    int rc = pthread_create(&t, NULL, signal_wait, g);
     if (rc)
-        return why_fmt(why, len, "cannot start the pid file's signal thread: %s", errtext(rc));
+        return why_fmt(why, len, "cannot start the server's signal thread: %s", errtext(rc));
     pthread_detach(t);
     return 0;
+}
+
+int stop_guard_signal(struct stop_guard *g)
+{
+    unsigned char b;
+    if (!g->sig && read(g->fd[0], &b, 1) == 1)
+        g->sig = b;
+    return g->sig;
 }

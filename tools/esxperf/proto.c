@@ -404,7 +404,7 @@ void server_state_text(const struct server_state *s, int want, char *buf, size_t
         server_error_text(s, buf, len);
         return;
     case ST_SERVER_TERMINATE:
-        snprintf(buf, len, "the server ended the test (SERVER_TERMINATE: it was stopped, or "
+        snprintf(buf, len, "the server has terminated (SERVER_TERMINATE: it was stopped, or "
                  "this test ran past its --max-duration)");
         return;
     }

@@ -64,6 +64,34 @@ static int terminate(struct server *sv, const char **why, const char *reason, in
     return -1;
 }
 
+/* the server was stopped (SIGTERM, SIGINT, SIGHUP): SERVER_TERMINATE to the
+ * client, as iperf3 3.22's server does, so that it ends at once with "the server
+ * has terminated" rather than meet a broken connection */
+static int stopped(struct server *sv, const char **why)
+{
+    snprintf(sv->why, sizeof sv->why, "the server was stopped (%s); ended with "
+             "SERVER_TERMINATE", stop_signal_name(sv->stop.sig));
+    return terminate(sv, why, sv->why, 0);
+}
+
+/* a state from the client while the test runs: 0 TEST_END, -1 the test is over
+ * (*why), 1 ignored (anything else, as iperf3 does) */
+static int ctl_during_test(struct server *sv, uint64_t now, const char **why)
+{
+    int st;
+    if (ctl_recv_state(sv->ctl, &st, now + NS_PER_SEC) < 0) {
+        *why = "the client went away during the test";
+        return -1;
+    }
+    if (st == ST_TEST_END)
+        return 0;
+    if (st == ST_CLIENT_TERMINATE) {
+        *why = "the client terminated the test";
+        return -1;
+    }
+    return 1;
+}
+
 /* wait for TEST_END while streams run; deny other clients; end the test ourselves
  * when the guard says so */
 static int run_until_end(struct server *sv, const char **why)
@@ -97,8 +125,9 @@ static int run_until_end(struct server *sv, const char **why)
         if (rg.limit && ms > ms_until(rg.next))
             ms = ms_until(rg.next);
         int listen_ok = now >= sv->deny_pause_until;
-        struct pollfd pf[2] = { { sv->ctl, POLLIN, 0 }, { sv->lfd, POLLIN, 0 } };
-        int rc = poll(pf, listen_ok ? 2 : 1, ms < 1 ? 1 : ms);
+        struct pollfd pf[3] = { { sv->ctl, POLLIN, 0 }, { sv->stop.fd[0], POLLIN, 0 },
+                                { sv->lfd, POLLIN, 0 } };
+        int rc = poll(pf, listen_ok ? 3 : 2, ms < 1 ? 1 : ms);
         if (rc < 0 && errno != EINTR) {
             *why = "poll failed";
             return -1;
@@ -109,20 +138,13 @@ static int run_until_end(struct server *sv, const char **why)
          * next one connects at once, both can be waiting here, and the next one
          * must find the test over (served), not be denied by a dead test */
         if (pf[0].revents) {
-            int st;
-            if (ctl_recv_state(sv->ctl, &st, now + NS_PER_SEC) < 0) {
-                *why = "the client went away during the test";
-                return -1;
-            }
-            if (st == ST_TEST_END)
-                return 0;
-            if (st == ST_CLIENT_TERMINATE) {
-                *why = "the client terminated the test";
-                return -1;
-            }
-            /* anything else is ignored, as iperf3 does */
+            int crc = ctl_during_test(sv, now, why);
+            if (crc <= 0)
+                return crc;
         }
-        if (listen_ok && (pf[1].revents & POLLIN))
+        if (pf[1].revents && stop_guard_signal(&sv->stop))
+            return stopped(sv, why);
+        if (listen_ok && (pf[2].revents & POLLIN))
             deny_pending(sv);
     }
 }
@@ -353,6 +375,7 @@ static void finish(struct server *sv, int rc, const char *why)
     if (sv->ufd >= 0)
         close(sv->ufd);
     sv->ufd = -1;
+    atomic_store(&sv->stop.ctl, -1);
     linger_add(sv, sv->ctl);    /* an error answer must not be lost to a reset */
     sv->ctl = -1;
     fflush(stdout);
@@ -363,13 +386,14 @@ static int server_test(struct server *sv, const union sockaddr_any *peer)
 {
     const char *why = NULL;
     struct test_params p;
+    /* a stop between the phases is told at the next one, as in the running test */
     int rc = handshake(sv, &why);
     if (rc == 0)
-        rc = take_params(sv, peer, &p, &why);
+        rc = stop_guard_signal(&sv->stop) ? stopped(sv, &why) : take_params(sv, peer, &p, &why);
     if (rc == 0)
-        rc = open_streams(sv, &p, peer, &why);
+        rc = stop_guard_signal(&sv->stop) ? stopped(sv, &why) : open_streams(sv, &p, peer, &why);
     if (rc == 0)
-        rc = run(sv, &why);
+        rc = stop_guard_signal(&sv->stop) ? stopped(sv, &why) : run(sv, &why);
     if (rc == 0)
         rc = exchange(sv, &why);
     if (rc == 0)
@@ -422,8 +446,9 @@ static void listen_on(struct server *sv, const struct perf_opts *o)
 }
 
 /* the next client's control connection into sv->ctl; refused connections drained
- * meanwhile, nothing accepted for a while after a refused token, -1 --idle-timeout */
-static void next_client(struct server *sv, union sockaddr_any *peer)
+ * meanwhile, nothing accepted for a while after a refused token, -1 --idle-timeout.
+ * 0, or -1 when the server was stopped (a signal) */
+static int next_client(struct server *sv, union sockaddr_any *peer)
 {
     const struct perf_opts *o = sv->o;
     uint64_t idle_end = o->one_off && o->idle_timeout > 0
@@ -441,8 +466,10 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
             tmo = 100;
         if (quiet && (tmo < 0 || tmo > ms_until(sv->quiet_until)))
             tmo = ms_until(sv->quiet_until);
-        struct pollfd pf = { sv->lfd, POLLIN, 0 };
-        int rc = poll(&pf, quiet ? 0 : 1, tmo);
+        struct pollfd pf[2] = { { sv->stop.fd[0], POLLIN, 0 }, { sv->lfd, POLLIN, 0 } };
+        int rc = poll(pf, quiet ? 1 : 2, tmo);
+        if (stop_guard_signal(&sv->stop))
+            return -1;
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
@@ -456,22 +483,28 @@ static void next_client(struct server *sv, union sockaddr_any *peer)
         const char *why;
         if (sv->ctl >= 0 && net_opts_control(sv->ctl, o, &why) < 0)
             warnmsg("control connection: %s: %s", why, errtext(errno));
-        if (sv->ctl >= 0)
-            return;
+        if (sv->ctl >= 0) {
+            atomic_store(&sv->stop.ctl, sv->ctl);
+            return 0;
+        }
         if ((errno == EMFILE || errno == ENFILE) && sv->nlg > 0)
             linger_close(sv, 0);
     }
 }
 
-/* -D and -I, once the listener is up (a port in use is told on the terminal) */
-static void leave_running(const struct perf_opts *o)
+/* -D and -I, once the listener is up (a port in use is told on the terminal), and
+ * the signals that stop the server */
+static void leave_running(struct server *sv, const struct perf_opts *o)
 {
     char why[400];
     if (o->daemon && daemon_detach(o->logfile != NULL, why, sizeof why) < 0)
         die(EXIT_USAGE, "%s", why);
-    if (o->pidfile && (pidfile_create(o->pidfile, why, sizeof why) < 0 ||
-                       pidfile_guard(o->pidfile, why, sizeof why) < 0))
+    if (o->pidfile && pidfile_create(o->pidfile, why, sizeof why) < 0)
         die(EXIT_USAGE, "%s", why);
+    if (stop_guard_start(&sv->stop, o->pidfile, why, sizeof why) < 0) {
+        pidfile_remove(o->pidfile);
+        die(EXIT_USAGE, "%s", why);
+    }
 }
 
 /* "Server listening on PORT (test #N)" between rules, each line with its
@@ -495,13 +528,14 @@ int server_run(const struct perf_opts *o)
     sv.o = o;
     sv.ufd = sv.ctl = -1;
     listen_on(&sv, o);
-    leave_running(o);
+    leave_running(&sv, o);
     int last = 0;
-    for (int test = 1;; test++) {
+    for (int test = 1; !sv.stop.sig; test++) {
         if (!o->json)
             banner(o, test);
         union sockaddr_any peer;
-        next_client(&sv, &peer);
+        if (next_client(&sv, &peer) < 0)
+            break;
         last = server_test(&sv, &peer);
         if (o->one_off)
             break;
@@ -511,5 +545,10 @@ int server_run(const struct perf_opts *o)
     close(sv.lfd);
     crypto_key_free(sv.priv);
     pidfile_remove(o->pidfile);
+    if (sv.stop.sig) {
+        /* as iperf3: a server stopped by a signal exits 0 */
+        warnmsg("interrupted (%s): the server has terminated", stop_signal_name(sv.stop.sig));
+        return EXIT_OKAY;
+    }
     return last == 0 ? EXIT_OKAY : EXIT_CHECK;
 }

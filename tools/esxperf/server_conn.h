@@ -9,6 +9,7 @@
 
 #include "auth.h"
 #include "clock.h"
+#include "daemon.h"
 #include "net.h"
 #include "options.h"
 #include "proto.h"
@@ -40,6 +41,7 @@ struct server {
     struct lingerer lg[LINGER_MAX];
     int nlg;
     char why[200];                  /* a test's end reason that needs figures */
+    struct stop_guard stop;         /* SIGTERM, SIGINT, SIGHUP (daemon.c) */
 };
 
 /* the deadline of a read on the control connection outside the running test */
