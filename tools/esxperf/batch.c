@@ -46,6 +46,18 @@ int gso_segments(size_t blk)
     return n < 2 ? 1 : (int)n;
 }
 
+int udp_gso_on(int fd, size_t blk)
+{
+    int g = gso_segments(blk), v = (int)blk;
+    return g > 1 && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &v, sizeof v) == 0 ? g : 1;
+}
+
+int udp_gro_on(int fd)
+{
+    int one = 1;
+    return setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one) == 0;
+}
+
 static int is_missing(int e)
 {
     return e == ENOSYS || e == EINVAL || e == EOPNOTSUPP || e == ENOPROTOOPT;
@@ -59,13 +71,7 @@ void udp_tx_init(struct udp_tx *t, int fd, size_t blk, int counters64,
     t->blk = blk;
     t->counters64 = counters64;
     t->mmsg = use_mmsg;
-    t->gso = 1;
-    int g = use_gso ? gso_segments(blk) : 1;
-    if (g > 1) {
-        int v = (int)blk;
-        if (setsockopt(fd, SOL_UDP, UDP_SEGMENT, &v, sizeof v) == 0)
-            t->gso = g;
-    }
+    t->gso = use_gso ? udp_gso_on(fd, blk) : 1;
     size_t per_call = TX_BYTES_MAX / blk;
     if (per_call < 1)
         per_call = 1;
@@ -195,11 +201,7 @@ void udp_rxb_init(struct udp_rxb *r, int fd, size_t blk, int use_mmsg, int use_g
     memset(r, 0, sizeof *r);
     r->fd = fd;
     r->mmsg = use_mmsg;
-    if (use_gro) {
-        int one = 1;
-        if (setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one) == 0)
-            r->gro = 1;
-    }
+    r->gro = use_gro && udp_gro_on(fd);
     size_t slot = r->gro ? GRO_SLOT : ((blk + 64 + 63) & ~(size_t)63);
     if (slot > GRO_SLOT)
         slot = GRO_SLOT;

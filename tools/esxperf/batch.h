@@ -97,5 +97,11 @@ size_t gro_count(size_t len, size_t seg);
 size_t gro_seg_len(size_t len, size_t seg, size_t i);
 /* datagrams per GSO send for this datagram size (1 = GSO pointless) */
 int gso_segments(size_t blk);
+/* the one place GSO and GRO are decided for a socket (udp_tx_init, udp_rxb_init,
+ * and -J's start.test_start gso/gro before the streams run): UDP_SEGMENT set to
+ * blk on fd when 2+ datagrams fit a send; the datagrams per send, 1 = no GSO
+ * (the kernel has none, or blk is too big). udp_gro_on: UDP_GRO set, 1 or 0 */
+int udp_gso_on(int fd, size_t blk);
+int udp_gro_on(int fd);
 
 #endif

@@ -68,6 +68,8 @@ struct start_info {
     char system[400];            /* uname: "Linux host 6.1.0 #1 ... x86_64" */
     int64_t now;                 /* Unix seconds */
     int64_t now_ms;              /* the same in milliseconds (iperf3 3.22's timemillisecs) */
+    double interval;             /* this side's -i (test_start.interval, iperf3 3.18+) */
+    int gso, gro;                /* UDP GSO sends / GRO receives on this side (3.22) */
 };
 
 /* report.c, the text: start of a test (the "connected" lines, the server's

@@ -115,6 +115,16 @@ static void json_start_obj(struct jsonw *w, const char *key, const struct start_
     jw_int(w, "target_bitrate", p->bandwidth);
     jw_int(w, "bidir", p->bidir);
     jw_int(w, "fqrate", p->fqrate);
+    /* iperf3 3.18+: a whole number of seconds as an integer, as cJSON writes it */
+    if (si->interval == (double)(int64_t)si->interval)
+        jw_int(w, "interval", (int64_t)si->interval);
+    else
+        jw_double(w, "interval", si->interval);
+    /* iperf3 3.22: 0 or 1. Ours: what this side's UDP streams use (a sender GSO, a
+     * receiver GRO, both with --bidir), decided by the kernel and -l, not by
+     * --gsro; TCP 0 (iperf3 echoes --gsro there, which TCP does not use) */
+    jw_int(w, "gso", si->gso);
+    jw_int(w, "gro", si->gro);
     jw_end(w);
     jw_end(w);
 }

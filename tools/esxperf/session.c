@@ -522,6 +522,23 @@ int session_stream_error(const struct session *s)
     return 0;
 }
 
+/* -J start.test_start gso/gro (iperf3 3.22's keys): whether this side's UDP streams
+ * will send with GSO / receive with GRO. The stream threads decide when they
+ * start, after this block is written; the same test (udp_gso_on, udp_gro_on) is
+ * made here on the same sockets, so the value is the one they start with. A GSO
+ * send the route refuses later falls back to one datagram per message (-V says) */
+static void udp_offloads(const struct session *s, struct start_info *si)
+{
+    si->gso = si->gro = 0;
+    for (int i = 0; s->p.udp && i < s->nstreams; i++) {
+        const struct stream *st = &s->st[i];
+        if (st->sender && !(st->eng_off & ENG_GSO) && !si->gso)
+            si->gso = udp_gso_on(st->fd, st->blksize) > 1;
+        if (!st->sender && !(st->eng_off & ENG_GRO) && !si->gro)
+            si->gro = udp_gro_on(st->fd);
+    }
+}
+
 void session_report_start(const struct session *s, const char *host, unsigned port,
                           const char *peer, const char *cookie)
 {
@@ -554,6 +571,8 @@ void session_report_start(const struct session *s, const char *host, unsigned po
         if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &vl) == 0)
             si->rcvbuf = v;
     }
+    si->interval = s->o->interval;
+    udp_offloads(s, si);
     (s->rep->json ? report_json_start : report_text_start)(s->rep, si);
     free(si);
 }
