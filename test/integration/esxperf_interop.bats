@@ -405,6 +405,17 @@ T300=$(printf 'T%.0s' $(seq 300)) X300=$(printf 'x%.0s' $(seq 300))
 }
 @test "UDP --gsro"               { interop --na "3.12,3.18 both: --gsro is new in iperf3 3.22" -- -u -b 200M -l 1400 --gsro; }
 @test "UDP --gsro -R"            { interop --na "3.12,3.18 both: --gsro is new in iperf3 3.22" -- -u -b 200M -l 1400 --gsro -R; }
+# -J start.test_start gso/gro (iperf3 3.22's keys; every row checks esxperf writes
+# them, typed and ordered as the peer does): esxperf's side says what its UDP streams
+# use (this kernel has UDP GSO and GRO): the sender GSO, the receiver GRO; with
+# datagrams too big for two per send, no GSO. ESX: esxperf's test_start.
+ESX="e['start']['test_start']"
+@test "-J test_start gso/gro: the esxperf sender GSO, the receiver GRO" { interop --expect "($ESX['gso'],$ESX['gro'])==((1,0) if e is c else (0,1))" -- -u -b 100M -l 1400; }
+@test "-J test_start gso/gro -R"  { interop --expect "($ESX['gso'],$ESX['gro'])==((0,1) if e is c else (1,0))" -- -u -b 100M -l 1400 -R; }
+@test "-J test_start gso/gro --bidir" { interop --expect "($ESX['gso'],$ESX['gro'])==(1,1)" -- -u -b 50M -l 1400 --bidir; }
+@test "-J test_start gso/gro -l 32K (no GSO)" { interop --expect "$ESX['gso']==0" -- -u -b 100M -l 32K; }
+@test "-J test_start gso/gro --gsro (3.22 says 1, 1)" { interop --na "3.12,3.18 both: --gsro is new in iperf3 3.22" --expect "(i['start']['test_start']['gso'],i['start']['test_start']['gro'])==(1,1) and ($ESX['gso'],$ESX['gro'])==((1,0) if e is c else (0,1))" -- -u -b 100M -l 1400 --gsro; }
+@test "-J test_start gso/gro TCP (0, 0)" { interop --quick --expect "($ESX['gso'],$ESX['gro'])==(0,0)" -- -P 2; }
 @test "TCP --version4"           { interop --quick --expect "c['start']['connected'][0]['local_host']=='127.0.0.1'" -- --version4; }
 @test "TCP --version6 (::1)"     { interop --quick --host ::1 --expect "c['start']['connected'][0]['remote_host']=='::1'" -- --version6; }
 @test "TCP --bandwidth 400M"     { interop --expect "c['end']['sum_sent']['bits_per_second'] < 480e6" -- --bandwidth 400M; }

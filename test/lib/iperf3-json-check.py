@@ -27,7 +27,10 @@ half, keys *_bidir_reverse):
        server under -R keeps sending until TEST_END, and iperf3 3.18+ UDP clients
        until the end of the interval, so those are not exact).
 Both sides agree on the test's parameters (start.test_start keys both have), and
-every --expect expression (Python, over c and s, the two documents) is true.
+every --expect expression (Python, over c and s, the two documents, and e and i, the
+esxperf and the iperf3 one when the test is between them) is true.
+esxperf writes start.test_start as the iperf3 peer does: every key the peer writes
+(3.22: ... fqrate, interval, gso, gro), with the same JSON type and in the same order.
 Exit 0 when all hold, 1 with one line per broken promise.
 """
 import argparse
@@ -76,8 +79,41 @@ def num(doc, who, *path):
     return v
 
 
+def jtype(v):
+    """a JSON value's type as a consumer sees it (an integral number is a number)"""
+    if isinstance(v, bool):
+        return "bool"
+    return "number" if isinstance(v, (int, float)) else type(v).__name__
+
+
+def pair(c, s):
+    """(esxperf document, iperf3 document), or (None, None) when not one of each"""
+    ver = [d.get("start", {}).get("version", "") for d in (c, s)]
+    if ver[0].startswith("esxperf") and ver[1].startswith("iperf "):
+        return c, s
+    if ver[1].startswith("esxperf") and ver[0].startswith("iperf "):
+        return s, c
+    return None, None
+
+
+def same_shape(c, s):
+    """esxperf's start.test_start has the iperf3 peer's keys, types and order"""
+    e, i = pair(c, s)
+    if e is None:
+        return []
+    ets, its = e["start"].get("test_start", {}), i["start"].get("test_start", {})
+    who = f"test_start beside {i['start']['version']}'s"
+    bad = [f"{who}: esxperf lacks {k!r}" for k in its if k not in ets]
+    bad += [f"{who}: {k!r} is a {jtype(ets[k])} ({ets[k]!r}), iperf3's a {jtype(its[k])} "
+            f"({its[k]!r})" for k in its if k in ets and jtype(ets[k]) != jtype(its[k])]
+    order = [k for k in ets if k in its]
+    if not bad and order != list(its):
+        bad.append(f"{who}: keys in the order {order}, iperf3's {list(its)}")
+    return bad
+
+
 def check(c, s, args):
-    bad = []
+    bad = same_shape(c, s)
     ts = c["start"]["test_start"]
     udp = ts.get("protocol") == "UDP"
     streams = ts.get("num_streams", 1)
@@ -137,7 +173,8 @@ def check(c, s, args):
             bad.append(f"test_start.{k}: client {ts[k]!r}, server {sts[k]!r}")
     for e in args.expect:
         try:
-            ok = eval(e, {}, {"c": c, "s": s})  # noqa: S307 (test expressions from the suite)
+            esx, ipf = pair(c, s)
+            ok = eval(e, {}, {"c": c, "s": s, "e": esx, "i": ipf})  # noqa: S307 (suite's own)
         except Exception as x:  # noqa: BLE001
             ok = False
             e = f"{e} ({type(x).__name__}: {x})"
