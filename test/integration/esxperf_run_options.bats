@@ -416,3 +416,31 @@ server_gone() {
         assert_contains "interrupted (SIG$sig): the server has terminated"
     done
 }
+
+@test "-D -I: SIGTERM while a client holds the server before its cookie: SERVER_TERMINATE within the 5 s grace, the pid file goes" {
+    local pid
+    run timeout 10 "$BIN/esxperf" -s -D -I "$TMP/pid" -B 127.0.0.1 -p "$PORT"
+    assert_status 0
+    wait_port "$PORT"
+    pid=$(cat "$TMP/pid")
+    # a client that connects and sends nothing: the server waits in its handshake
+    # (--control-timeout, 10 s), where the stop is not polled; the signal thread
+    # ends it after STOP_GRACE_NS (5 s). 12 s bounds the read: the grace plus slack
+    # for a loaded host, below the 10 s + 5 s a server waiting its timeout out takes
+    python3 - "$PORT" "$pid" >"$TMP/raw.out" 2>&1 <<'PY' &
+import os, signal, socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+time.sleep(0.3)                      # accepted: the server is in its handshake
+os.kill(int(sys.argv[2]), signal.SIGTERM)
+t0 = time.monotonic()
+s.settimeout(12)
+b = s.recv(1)
+print("byte", b[0] - 256 if b and b[0] > 127 else (b[0] if b else None), "after %.1f s" % (time.monotonic() - t0))
+PY
+    PIDS+=($!)
+    wait "${PIDS[-1]}" || flunk "the raw client failed: $(cat "$TMP/raw.out")"
+    output=$(cat "$TMP/raw.out")
+    assert_contains "byte 11 "           # SERVER_TERMINATE (iperf_api.h: 11)
+    server_gone "$pid"
+    [ ! -e "$TMP/pid" ] || flunk "the pid file outlived the server"
+}
