@@ -1,11 +1,12 @@
 /* The data streams of a test on the server: TCP connections that bring our
- * cookie (others are denied), or UDP hellos, each of which turns the UDP listener
- * into that stream's socket; every wait has the step's deadline and ends when the
- * client closes the control connection. */
+ * cookie (others are denied), or UDP hellos, each answered by a socket of its own
+ * bound to the address the hello was sent to (udp_dest.h); every wait has the
+ * step's deadline and ends when the client closes the control connection. */
 #include "server_conn.h"
 #include "net_opts.h"
 #include "fail.h"
 #include "udp.h"
+#include "udp_dest.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -87,11 +88,41 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
 int server_open_udp_listener(struct server *sv)
 {
     sv->ufd = net_opts_listen(sv->o, SOCK_DGRAM, &sv->laddr, 0);
-    return sv->ufd < 0 ? -1 : 0;
+    if (sv->ufd < 0)
+        return -1;
+    /* a host without it (VMkernel may lack IP_PKTINFO) answers as iperf3 does */
+    udp_dest_enable(sv->ufd, sv->laddr.sa.sa_family);
+    return 0;
 }
 
-/* UDP data streams: each hello datagram turns the listener into that stream's
- * socket (connected to the client), and a fresh listener takes its place */
+/* the socket of the UDP stream whose hello came from `from` to `to`: a new one
+ * bound to `to`, whence the client's connected socket takes datagrams; where the
+ * host did not say `to` or refuses that bind, the listener itself, connected
+ * (its source is then the address the routing table picks, as iperf3's is);
+ * -1 when neither connects */
+static int udp_stream_fd(struct server *sv, const union sockaddr_any *from, socklen_t fl,
+                         const union sockaddr_any *to)
+{
+    if (to->sa.sa_family != AF_UNSPEC) {
+        int fd = udp_dest_socket(to, net_port(&sv->laddr), sv->o->bind_dev, from, fl);
+        if (fd >= 0)
+            return fd;
+        int e = errno;
+        char a[64];
+        rep_addr(to, a, sizeof a);
+        warnmsg("UDP stream: cannot answer from %s, the address the client sent to: %s "
+                "(replies leave from the address the routing table picks)", a, errtext(e));
+    }
+    if (connect(sv->ufd, &from->sa, fl) < 0)
+        return -1;
+    int fd = sv->ufd;
+    sv->ufd = -1;
+    return fd;
+}
+
+/* UDP data streams: each hello datagram gets that stream's socket, connected to
+ * the client (udp_stream_fd); when that took the listener, a fresh one takes its
+ * place */
 static int accept_udp_streams(struct server *sv, int n, const char **why)
 {
     uint64_t deadline = ctl_deadline(sv);
@@ -104,16 +135,15 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
         if (rc == 0)
             continue;
         unsigned char msg[64];
-        union sockaddr_any from;
+        union sockaddr_any from, to;
         socklen_t fl = sizeof from;
-        ssize_t r = recvfrom(sv->ufd, msg, sizeof msg, MSG_DONTWAIT, &from.sa, &fl);
+        ssize_t r = udp_recv_dest(sv->ufd, msg, sizeof msg, MSG_DONTWAIT, &from, &fl, &to);
         if (r != 4)
             continue;
         enum udp_connect_kind kind = udp_connect_kind(msg, 1);
-        if (connect(sv->ufd, &from.sa, fl) < 0)
+        int fd = udp_stream_fd(sv, &from, fl, &to);
+        if (fd < 0)
             continue;
-        int fd = sv->ufd;
-        sv->ufd = -1;
         const char *w = NULL;
         if (stream_sockopts(fd, &sv->s.p, net_wire_family(&from), &w) < 0)
             warnmsg("data stream: %s", w);
@@ -123,7 +153,7 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
             return -1;
         }
         got++;
-        if (server_open_udp_listener(sv) < 0) {
+        if (sv->ufd < 0 && server_open_udp_listener(sv) < 0) {
             *why = "cannot reopen the UDP listener";
             return -1;
         }
