@@ -150,7 +150,7 @@ static const char usage_text[] =
 "Leading ++key=value words (ESXi launch arguments) are skipped.\n"
 "-V names the I/O path each stream took (sendmmsg/GSO, recvmmsg/GRO, SO_RCVLOWAT,\n"
 "MSG_TRUNC, sendfile, pinning) and any fallback; ESXPERF_ENGINE_OFF=LIST turns\n"
-"techniques off: mmsg,gso,gro,lowat,trunc,sendfile,rcvbuf or all.\n"
+"techniques off: mmsg,gso,gro,lowat,trunc,sendfile,rcvbuf,pktinfo or all.\n"
 "Exit codes: 0 test done; 1 the test failed (server busy, peer error, stream failure,\n"
 "bad peer data, no data arrived); 2 usage or system error (bad option, options that\n"
 "contradict, cannot resolve, connection refused or timed out, port in use). Options\n"

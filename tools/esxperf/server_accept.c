@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -90,8 +91,10 @@ int server_open_udp_listener(struct server *sv)
     sv->ufd = net_opts_listen(sv->o, SOCK_DGRAM, &sv->laddr, 0);
     if (sv->ufd < 0)
         return -1;
-    /* a host without it (VMkernel may lack IP_PKTINFO) answers as iperf3 does */
-    udp_dest_enable(sv->ufd, sv->laddr.sa.sa_family);
+    /* a host without it (VMkernel may lack IP_PKTINFO) answers as iperf3 does;
+     * ESXPERF_ENGINE_OFF=pktinfo does the same here (the test of that path) */
+    if (!(stream_engine_off(getenv("ESXPERF_ENGINE_OFF")) & ENG_PKTINFO))
+        udp_dest_enable(sv->ufd, sv->laddr.sa.sa_family);
     return 0;
 }
 

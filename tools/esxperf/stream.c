@@ -27,6 +27,7 @@ unsigned stream_engine_off(const char *list)
     static const struct { const char *name; unsigned bit; } names[] = {
         { "mmsg", ENG_MMSG }, { "gso", ENG_GSO }, { "gro", ENG_GRO }, { "lowat", ENG_LOWAT },
         { "trunc", ENG_TRUNC }, { "sendfile", ENG_SENDFILE }, { "rcvbuf", ENG_RCVBUF },
+        { "pktinfo", ENG_PKTINFO },
     };
     unsigned off = 0;
     if (!list)

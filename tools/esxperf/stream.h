@@ -22,6 +22,7 @@
 #define ENG_TRUNC    0x10u    /* --skip-rx-copy MSG_TRUNC */
 #define ENG_SENDFILE 0x20u    /* -Z sendfile */
 #define ENG_RCVBUF   0x40u    /* larger UDP receive buffer */
+#define ENG_PKTINFO  0x80u    /* UDP server: answer from the hello's destination */
 /* comma-separated names -> ENG_* bits; unknown names are ignored */
 unsigned stream_engine_off(const char *list);
 
