@@ -9,6 +9,7 @@
 #include "udp_dest.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,14 +87,23 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
     return 0;
 }
 
+static int is_wildcard(const union sockaddr_any *a)
+{
+    return a->sa.sa_family == AF_INET ? a->in4.sin_addr.s_addr == htonl(INADDR_ANY)
+                                      : IN6_IS_ADDR_UNSPECIFIED(&a->in6.sin6_addr);
+}
+
 int server_open_udp_listener(struct server *sv)
 {
     sv->ufd = net_opts_listen(sv->o, SOCK_DGRAM, &sv->laddr, 0);
     if (sv->ufd < 0)
         return -1;
-    /* a host without it (VMkernel may lack IP_PKTINFO) answers as iperf3 does;
-     * ESXPERF_ENGINE_OFF=pktinfo does the same here (the test of that path) */
-    if (!(stream_engine_off(getenv("ESXPERF_ENGINE_OFF")) & ENG_PKTINFO))
+    /* a wildcard listener learns each hello's destination; one on a single address
+     * (-B) answers from it anyway. A host without IP_PKTINFO (VMkernel may lack it)
+     * answers as iperf3 does, and so does ESXPERF_ENGINE_OFF=pktinfo (the test of
+     * that path) */
+    if (is_wildcard(&sv->laddr) &&
+        !(stream_engine_off(getenv("ESXPERF_ENGINE_OFF")) & ENG_PKTINFO))
         udp_dest_enable(sv->ufd, sv->laddr.sa.sa_family);
     return 0;
 }
