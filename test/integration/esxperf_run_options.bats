@@ -177,7 +177,12 @@ EOF
         server_done
         printf '%s\n' "$output" >"$TMP/c.json"
         run python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]["sum_sent"]; print(e["end"], e["bytes"])' "$TMP/c.json"
-        [[ "$output" =~ ^0\.(4[5-9]|[5-9])[0-9]*\ 1048576$ ]] ||
+        # iperf3's main thread sees the sender's end of file when its select()
+        # returns: at the next tick, or at once when it was awake anyway (seen
+        # here once, 0.004 s, with other jobs running); esxperf ends at the tick
+        local want='^0\.(4[5-9]|[5-9])[0-9]*\ 1048576$'
+        [ "$kind" = iperf3 ] && want='^0\.[0-5][0-9]*\ 1048576$'
+        [[ "$output" =~ $want ]] ||
             flunk "$kind -c -F: the test ended at ${output% *} s, sent ${output#* } bytes (want the 0.5 s tick, 1048576)"
         cmp -s "$TMP/src" "$TMP/dst.$kind" || flunk "$kind -c -F: the server's file differs"
     done
