@@ -11,6 +11,27 @@
 
 #define UDP_RCVBUF (4 * 1024 * 1024)    /* asked for; the kernel caps it at rmem_max */
 
+/* The end of a UDP loop, sending (tx) or receiving (rb; the other is NULL): when
+ * the batch path changed while it ran (a technique refused at run time), the
+ * path text adds what it fell back to ("how" is the path as it started); then
+ * the final call count is published and the batch freed. */
+static void udp_loop_done(struct stream *s, const char *how, struct udp_tx *tx,
+                          struct udp_rxb *rb)
+{
+    char now[96];
+    if (tx)
+        udp_tx_describe(tx, now, sizeof now);
+    else
+        udp_rxb_describe(rb, now, sizeof now);
+    if (strcmp(how, now))
+        stream_path_add(s, "; fell back to %s", now);
+    atomic_store(&s->calls, tx ? tx->calls : rb->calls);
+    if (tx)
+        udp_tx_free(tx);
+    else
+        udp_rxb_free(rb);
+}
+
 void stream_udp_send(struct stream *s)
 {
     struct udp_tx tx;
@@ -63,12 +84,7 @@ void stream_udp_send(struct stream *s)
         atomic_fetch_add_explicit(&s->blocks, (unsigned long long)k, memory_order_relaxed);
         atomic_store_explicit(&s->calls, tx.calls, memory_order_relaxed);
     }
-    char now_how[96];
-    udp_tx_describe(&tx, now_how, sizeof now_how);
-    if (strcmp(how, now_how))
-        stream_path_add(s, "; fell back to %s", now_how);
-    atomic_store(&s->calls, tx.calls);
-    udp_tx_free(&tx);
+    udp_loop_done(s, how, &tx, NULL);
 }
 
 /* count the datagrams of m received messages; GRO ones hold several, each with
@@ -154,10 +170,5 @@ void stream_udp_recv(struct stream *s)
             flags = MSG_DONTWAIT;
         }
     }
-    char now_how[96];
-    udp_rxb_describe(&rb, now_how, sizeof now_how);
-    if (strcmp(how, now_how))
-        stream_path_add(s, "; fell back to %s", now_how);
-    atomic_store(&s->calls, rb.calls);
-    udp_rxb_free(&rb);
+    udp_loop_done(s, how, NULL, &rb);
 }
