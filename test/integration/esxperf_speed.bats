@@ -260,6 +260,81 @@ udp_counts_iperf3_receiver() {
     udp_counts_exact "$sent" "${row#*/}" "${row%/*}" "$(udp_drops_since "$base")"
 }
 
+# --skip-rx-copy over UDP (issue 12): the receiver copies only each datagram's
+# iperf3 header. In strace file $1 (the receiver's recvmmsg and setsockopt calls):
+# recvmmsg with MSG_TRUNC every time, every message buffer $2 bytes (12, or 16 with
+# 64-bit counters), the kernel reporting the true length $3 (MSG_TRUNC's promise),
+# and GRO never asked for (one datagram per message, so every header is seen)
+udp_heads_only() {
+    local flags
+    # the flags argument of every recvmmsg call (the one with MSG_WAITFORONE)
+    flags=$(grep 'recvmmsg' "$1" | grep -oE ', [0-9]+, [A-Z_|]*MSG_WAITFORONE' | sort | uniq -c)
+    [[ "$flags" == *MSG_TRUNC* ]] || flunk "no recvmmsg with MSG_TRUNC: $(grep -m2 'recvmmsg(' "$1" | cut -c1-300)"
+    ! grep -v MSG_TRUNC <<<"$flags" | grep -q . || flunk "a recvmmsg without MSG_TRUNC: $flags"
+    ! grep 'recvmmsg' "$1" | grep -o 'iov_len=[0-9]*' | grep -vqx "iov_len=$2" ||
+        flunk "a message buffer other than $2 bytes: $(grep recvmmsg "$1" | grep -o 'iov_len=[0-9]*' | sort | uniq -c | head -n3)"
+    grep 'recvmmsg' "$1" | grep -q "msg_len=$3[,}]" || flunk "no true length $3 in the trace"
+    ! grep -q 'UDP_GRO' "$1" || flunk "GRO was turned on: $(grep -m1 UDP_GRO "$1")"
+}
+UDP_TRACE="-f -qq -e trace=recvmmsg,recvmsg,recvfrom,setsockopt -o"
+
+@test "speed: UDP --skip-rx-copy: each receiver reads only the datagrams' headers (recvmmsg MSG_TRUNC, no GRO), both ways; counts agree" {
+    lo_ns_up
+    server strace $UDP_TRACE "$TMP/srv.trace"
+    client -t 2 -u -b 200M -l 1448 --skip-rx-copy
+    assert_status 0
+    udp_counts_agree
+    server_says "engine: UDP receive: recvmmsg up to 64, MSG_TRUNC: 12-byte headers, no copy, no GRO"
+    udp_heads_only "$TMP/srv.trace" 12 1448
+    # -R, jumbo datagrams with 64-bit counters: the client receives, 16-byte headers
+    local base
+    base=$(udp_drops "$LONS")
+    server
+    CLIENT_PRE="strace $UDP_TRACE $TMP/cli.trace" \
+        client -t 2 -u -b 500M -l 8972 --udp-counters-64bit -R --skip-rx-copy
+    assert_status 0
+    engine_is 'UDP receive: recvmmsg up to 64, MSG_TRUNC: 16-byte headers, no copy, no GRO*'
+    udp_counts_agree "$base"
+    udp_heads_only "$TMP/cli.trace" 16 8972
+    # turned off by name: whole datagrams again (GRO)
+    server env ESXPERF_ENGINE_OFF=trunc
+    client -t 1 -u -b 100M -l 1448 --skip-rx-copy
+    assert_status 0
+    server_says "engine: UDP receive: recvmmsg up to 16, GRO"
+}
+
+# iperf3 sends skip_rx_copy in the parameters (3.19+): a 3.22 client's --skip-rx-copy
+# makes esxperf -s read headers only; under -R esxperf's client does, from a 3.22
+# server. (iperf3 3.22's own UDP receiver with --skip-rx-copy counts 16 bytes and no
+# datagram for each one: against itself it is no reference, so none is taken.)
+@test "speed: UDP --skip-rx-copy against iperf3 3.22: esxperf reads headers only, as the server and under -R; counts agree" {
+    source "$ESXDIAG_ROOT/test/lib/iperf3-peers.sh"
+    iperf3_peers_fetch 2>/dev/null || skip "$IPERF3_PEERS_ERROR"
+    local bin sent base
+    bin=$(iperf3_peer 3.22) || skip "iperf3 3.22 not available"
+    lo_ns_up
+    server strace $UDP_TRACE "$TMP/srv.trace"
+    run "${IN[@]}" timeout 30 "$bin" -c 127.0.0.1 -p "$PORT" -t 2 -u -b 200M -l 1448 --skip-rx-copy -J
+    assert_status 0
+    printf '%s\n' "$output" >"$TMP/c.json"
+    sent=$(jq_c '.end.sum_sent.packets')
+    [ "$sent" -gt 100 ] || flunk "only $sent datagrams sent"
+    udp_counts_exact "$sent" "$(jq_c '.end.sum_received.packets')" "$(jq_c '.end.sum_received.lost_packets')" \
+        "$(udp_drops_since)"
+    server_says "engine: UDP receive: recvmmsg up to 64, MSG_TRUNC: 12-byte headers, no copy, no GRO"
+    udp_heads_only "$TMP/srv.trace" 12 1448
+    base=$(udp_drops "$LONS")
+    "${IN[@]}" "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT" "$LONS"
+    CLIENT_PRE="strace $UDP_TRACE $TMP/cli.trace" client -t 2 -u -b 200M -l 1448 -R --skip-rx-copy
+    assert_status 0
+    engine_is 'UDP receive: recvmmsg up to 64, MSG_TRUNC: 12-byte headers, no copy, no GRO*'
+    udp_counts_exact "$(jq_c '.end.sum_sent.packets')" "$(jq_c '.end.sum_received.packets')" \
+        "$(jq_c '.end.sum_received.lost_packets')" "$(udp_drops_since "$base")"
+    udp_heads_only "$TMP/cli.trace" 12 1448
+}
+
 # -O: the pacer measures from the end of the omitted seconds, as iperf3 does. strace
 # holds four of the sender's first writes for 250 ms each (a sender that fell
 # behind during -O); before, the measured seconds paid that debt back in a burst

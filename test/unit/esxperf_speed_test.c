@@ -431,6 +431,72 @@ static void batch_round_trips(void **state)
     round_trip(1, 1, 1, 8972, 200);    /* jumbo: GSO 7 per send */
 }
 
+/* --skip-rx-copy: only the header of each datagram is copied out (MSG_TRUNC),
+ * yet every datagram arrives as a message of its own with its true length and
+ * its own sequence number, also from a GSO sender (no GRO on this socket) */
+static void heads_round_trip(int mmsg, size_t blk, int c64, int total)
+{
+    int tx, rx;
+    udp_pair(&tx, &rx);
+    unsigned char payload[9000];
+    memset(payload, 0x5a, sizeof payload);
+    struct udp_tx t;
+    struct udp_rxb r;
+    udp_tx_init(&t, tx, blk, c64, payload, 1, 1);
+    udp_rxb_init_heads(&r, rx, blk, udp_header_size(c64), mmsg);
+    assert_int_equal(r.gro, 0);
+    assert_int_equal(r.slot, udp_header_size(c64));
+    assert_int_equal(r.room, blk);
+    assert_int_equal(r.max, mmsg ? BATCH_MAX : 1);
+    int sent = 0, got = 0, batched = 0;
+    uint64_t next = 1;
+    while (sent < total) {
+        int k = udp_tx_send(&t, total - sent < 37 ? total - sent : 37, (uint64_t)sent + 1);
+        assert_true(k >= 1);
+        sent += k;
+        while (got < sent) {
+            int m = udp_rxb_recv(&r, 0);
+            assert_true(m >= 1);
+            if (m > 1)
+                batched = 1;
+            for (int i = 0; i < m; i++) {
+                const unsigned char *d;
+                size_t len, seg;
+                uint32_t sec, us;
+                uint64_t seq;
+                udp_rxb_msg(&r, i, &d, &len, &seg);
+                assert_int_equal(len, blk);
+                assert_int_equal(seg, blk);
+                if (mmsg)
+                    assert_true(r.msgs[i].msg_hdr.msg_flags & MSG_TRUNC);
+                assert_int_equal(udp_header_get(d, len, c64, &sec, &us, &seq), 0);
+                assert_int_equal(seq, next);
+                next++;
+                got++;
+            }
+        }
+    }
+    assert_int_equal(got, total);
+    if (mmsg)
+        assert_true(batched);
+    char how[96];
+    udp_rxb_describe(&r, how, sizeof how);
+    assert_non_null(strstr(how, "MSG_TRUNC"));
+    udp_tx_free(&t);
+    udp_rxb_free(&r);
+    close(tx);
+    close(rx);
+}
+
+static void batch_heads_only(void **state)
+{
+    (void)state;
+    heads_round_trip(1, 1448, 0, 1000);
+    heads_round_trip(0, 1448, 0, 300);
+    heads_round_trip(1, 8972, 1, 200);
+    heads_round_trip(1, 100, 1, 700);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -449,6 +515,7 @@ int main(void)
         cmocka_unit_test(engine_off_names),
         cmocka_unit_test(affinity_parse),
         cmocka_unit_test(batch_round_trips),
+        cmocka_unit_test(batch_heads_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,6 +196,16 @@ void udp_tx_describe(const struct udp_tx *t, char *buf, size_t len)
         snprintf(buf, len, "send, one datagram per call");
 }
 
+/* the buffers for max messages of r->slot bytes each */
+static void rxb_alloc(struct udp_rxb *r)
+{
+    r->slab = xmalloc((size_t)r->max * r->slot);
+    r->msgs = xcalloc((size_t)r->max, sizeof *r->msgs);
+    r->iov = xcalloc((size_t)r->max, sizeof *r->iov);
+    r->ctl_len = CMSG_SPACE(sizeof(int));
+    r->ctl = xcalloc((size_t)r->max, r->ctl_len);
+}
+
 void udp_rxb_init(struct udp_rxb *r, int fd, size_t blk, int use_mmsg, int use_gro)
 {
     memset(r, 0, sizeof *r);
@@ -205,16 +215,31 @@ void udp_rxb_init(struct udp_rxb *r, int fd, size_t blk, int use_mmsg, int use_g
     size_t slot = r->gro ? GRO_SLOT : ((blk + 64 + 63) & ~(size_t)63);
     if (slot > GRO_SLOT)
         slot = GRO_SLOT;
-    r->slot = slot;
+    r->slot = r->room = slot;
     size_t m = RX_BYTES_MAX / slot;
     r->max = m < 1 ? 1 : m > BATCH_MAX ? BATCH_MAX : (int)m;
     if (!r->mmsg)
         r->max = 1;
-    r->slab = xmalloc((size_t)r->max * slot);
-    r->msgs = xcalloc((size_t)r->max, sizeof *r->msgs);
-    r->iov = xcalloc((size_t)r->max, sizeof *r->iov);
-    r->ctl_len = CMSG_SPACE(sizeof(int));
-    r->ctl = xcalloc((size_t)r->max, r->ctl_len);
+    rxb_alloc(r);
+}
+
+/* Heads only, and why without GRO: a GRO message is many datagrams laid end to
+ * end, and MSG_TRUNC stops the copy at the end of the buffer, so a buffer of
+ * one header would hold the first datagram's header only; the others' sequence
+ * numbers, so loss, order and jitter, would be guesses. Reading the whole GRO
+ * buffer to find them is the copy --skip-rx-copy is there to avoid. So every
+ * datagram is a message of its own and recvmmsg takes up to BATCH_MAX of them
+ * per call, copying head bytes of each; the kernel reports each true length. */
+void udp_rxb_init_heads(struct udp_rxb *r, int fd, size_t blk, size_t head, int use_mmsg)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = fd;
+    r->mmsg = use_mmsg;
+    r->heads = 1;
+    r->slot = head;
+    r->room = blk;
+    r->max = use_mmsg ? BATCH_MAX : 1;
+    rxb_alloc(r);
 }
 
 static void rx_prepare(struct udp_rxb *r, int n)
@@ -234,6 +259,8 @@ static void rx_prepare(struct udp_rxb *r, int n)
 
 int udp_rxb_recv(struct udp_rxb *r, int flags)
 {
+    if (r->heads)
+        flags |= MSG_TRUNC;      /* the true length, not the bytes copied */
     for (;;) {
         if (r->mmsg && r->max > 1) {
             rx_prepare(r, r->max);
@@ -322,7 +349,13 @@ void udp_rxb_free(struct udp_rxb *r)
 
 void udp_rxb_describe(const struct udp_rxb *r, char *buf, size_t len)
 {
-    if (r->mmsg && r->max > 1)
+    if (r->heads && r->mmsg && r->max > 1)
+        snprintf(buf, len, "recvmmsg up to %d, MSG_TRUNC: %zu-byte headers, no copy, no GRO",
+                 r->max, r->slot);
+    else if (r->heads)
+        snprintf(buf, len, "recv, one message per call, MSG_TRUNC: %zu-byte headers, no copy, "
+                 "no GRO", r->slot);
+    else if (r->mmsg && r->max > 1)
         snprintf(buf, len, "recvmmsg up to %d, %s", r->max, r->gro ? "GRO" : "no GRO");
     else
         snprintf(buf, len, "%s, one message per call, %s", r->gro ? "recvmsg" : "recv",

@@ -4,7 +4,9 @@
  * message when sendmmsg is missing (ENOSYS), one datagram per message when GSO
  * is refused (setsockopt ENOPROTOOPT, or EINVAL/EIO at send time). Receive:
  * recvmmsg, with UDP_GRO (coalesced datagrams cut back by the segment size the
- * kernel reports); fallbacks: recv()/recvmsg() one at a time, no GRO. */
+ * kernel reports); fallbacks: recv()/recvmsg() one at a time, no GRO. Or, for
+ * --skip-rx-copy, heads only: recvmmsg with MSG_TRUNC into header-sized slots,
+ * one datagram per message (no GRO), the true lengths counted. */
 #ifndef ESXPERF_BATCH_H
 #define ESXPERF_BATCH_H
 #include <stddef.h>
@@ -42,9 +44,11 @@ void udp_tx_describe(const struct udp_tx *t, char *buf, size_t len);
 struct udp_rxb {
     int fd;
     size_t slot;              /* bytes per message buffer */
+    size_t room;              /* bytes of the socket's queue one message can take */
     int max;                  /* messages per call */
     int gro;                  /* UDP_GRO enabled */
     int mmsg;                 /* recvmmsg usable */
+    int heads;                /* MSG_TRUNC: only the first slot bytes are copied */
     unsigned char *slab;
     struct mmsghdr *msgs;
     struct iovec *iov;
@@ -54,10 +58,14 @@ struct udp_rxb {
 };
 
 void udp_rxb_init(struct udp_rxb *r, int fd, size_t blk, int use_mmsg, int use_gro);
+/* --skip-rx-copy: datagrams of blk bytes, of which only the first head bytes
+ * (the iperf3 header) are copied out; GRO stays off (see batch.c) */
+void udp_rxb_init_heads(struct udp_rxb *r, int fd, size_t blk, size_t head, int use_mmsg);
 /* receive 1..max messages (flags: 0 or MSG_DONTWAIT); count or -1 with errno */
 int udp_rxb_recv(struct udp_rxb *r, int flags);
 /* message i of the last call: its bytes and the datagram size inside it
- * (GRO coalesces several; seg == len when it did not) */
+ * (GRO coalesces several; seg == len when it did not). With heads only, len
+ * is the datagram's true length but data holds only its first slot bytes. */
 void udp_rxb_msg(const struct udp_rxb *r, int i, const unsigned char **data, size_t *len,
                  size_t *seg);
 void udp_rxb_free(struct udp_rxb *r);

@@ -58,7 +58,7 @@ struct stream {
     int64_t window;              /* -w, 0 = kernel autotuning */
     unsigned eng_off;            /* ENG_* bits turned off */
     int cpu;                     /* -A: CPU to pin this thread to, -1 = none */
-    char path[160];              /* the I/O path that ran (for -V and JSON); written
+    char path[224];              /* the I/O path that ran (for -V and JSON); written
                                   * by the stream thread, read after the join */
     struct stream_shared *sh;
 

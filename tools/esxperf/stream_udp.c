@@ -1,7 +1,8 @@
 /* The UDP loops of a data stream (thread bodies): send whole datagrams in
  * batches (batch.c: sendmmsg, GSO) under the pacer and the -n/-k budgets, and
- * receive them (recvmmsg, GRO; at high rates napping between calls instead of
- * blocking, batch.h rx_nap), counting loss, jitter and order (udp.c). */
+ * receive them (recvmmsg, GRO; with --skip-rx-copy each datagram's header only,
+ * MSG_TRUNC, no GRO; at high rates napping between calls instead of blocking,
+ * batch.h rx_nap), counting loss, jitter and order (udp.c). */
 #include "stream_loop.h"
 #include "pace.h"
 
@@ -116,7 +117,10 @@ static uint64_t udp_consume(struct stream *s, const struct udp_rxb *rb, int m)
     return bytes;
 }
 
-void stream_udp_recv(struct stream *s)
+/* a receiver's socket and batch: the receive buffer (returned: its size, 0 if
+ * unknown) and whole datagrams (GRO) or, for --skip-rx-copy, their headers
+ * only; the path text says which, and "how" keeps it for udp_loop_done */
+static int udp_recv_setup(struct stream *s, struct udp_rxb *rb, char *how, size_t how_len)
 {
     int rcvbuf = 0, asked = 0;
     if (!(s->eng_off & ENG_RCVBUF) && s->window <= 0) {
@@ -127,15 +131,25 @@ void stream_udp_recv(struct stream *s)
     socklen_t l = sizeof rcvbuf;
     if (getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l) < 0)
         rcvbuf = 0;
-    struct udp_rxb rb;
-    udp_rxb_init(&rb, s->fd, s->blksize, !(s->eng_off & ENG_MMSG), !(s->eng_off & ENG_GRO));
-    char how[96];
-    udp_rxb_describe(&rb, how, sizeof how);
+    if (s->skip_rx_copy && !(s->eng_off & ENG_TRUNC))
+        udp_rxb_init_heads(rb, s->fd, s->blksize, udp_header_size(s->counters64),
+                           !(s->eng_off & ENG_MMSG));
+    else
+        udp_rxb_init(rb, s->fd, s->blksize, !(s->eng_off & ENG_MMSG), !(s->eng_off & ENG_GRO));
+    udp_rxb_describe(rb, how, how_len);
     stream_path_add(s, "UDP receive: %s", how);
     if (asked && rcvbuf)
         stream_path_add(s, ", SO_RCVBUF %d", rcvbuf);
+    return rcvbuf;
+}
+
+void stream_udp_recv(struct stream *s)
+{
+    struct udp_rxb rb;
+    char how[96];
+    int rcvbuf = udp_recv_setup(s, &rb, how, sizeof how);
     struct rx_nap nap;
-    rx_nap_init(&nap, (size_t)rb.max * rb.slot, rcvbuf);
+    rx_nap_init(&nap, (size_t)rb.max * rb.room, rcvbuf);
     int flags = 0;            /* MSG_DONTWAIT right after a nap */
     for (;;) {
         if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
