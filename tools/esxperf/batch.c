@@ -229,7 +229,10 @@ void udp_rxb_init(struct udp_rxb *r, int fd, size_t blk, int use_mmsg, int use_g
  * numbers, so loss, order and jitter, would be guesses. Reading the whole GRO
  * buffer to find them is the copy --skip-rx-copy is there to avoid. So every
  * datagram is a message of its own and recvmmsg takes up to BATCH_MAX of them
- * per call, copying head bytes of each; the kernel reports each true length. */
+ * per call, copying head bytes of each; the kernel reports each true length.
+ * The price is GRO's: on loopback, where a GSO send reaches a GRO socket whole,
+ * the kernel now cuts it into datagrams, and the GRO copy is the faster path
+ * there (measured: ~0.8x its packets/s at 8972 bytes, ~1.5x a copy without GRO). */
 void udp_rxb_init_heads(struct udp_rxb *r, int fd, size_t blk, size_t head, int use_mmsg)
 {
     memset(r, 0, sizeof *r);
