@@ -303,6 +303,20 @@ UDP_TRACE="-f -qq -e trace=recvmmsg,recvmsg,recvfrom,setsockopt -o"
     server_says "engine: UDP receive: recvmmsg up to 16, GRO"
 }
 
+@test "speed: UDP --skip-rx-copy with recvmmsg failing ENOSYS: recv(MSG_TRUNC) one at a time, headers only, counts agree" {
+    lo_ns_up
+    server strace -f -qq --seccomp-bpf -o "$TMP/srv.trace" -e trace=recvmmsg,recvfrom -e inject=recvmmsg:error=ENOSYS
+    client -t 2 -u -b 100M -l 1448 --skip-rx-copy
+    assert_status 0
+    udp_counts_agree
+    server_says "UDP receive: recvmmsg up to 64, MSG_TRUNC: 12-byte headers, no copy, no GRO, SO_RCVBUF 8388608; fell back to recv, one message per call, MSG_TRUNC: 12-byte headers, no copy, no GRO"
+    # the data socket's reads: 12 bytes asked, MSG_TRUNC, the true length returned
+    grep -Eq ', 12, MSG_TRUNC[|A-Z_]*, NULL, NULL\) = 1448$' "$TMP/srv.trace" ||
+        flunk "no 12-byte recvfrom with MSG_TRUNC: $(grep -m3 recvfrom "$TMP/srv.trace")"
+    ! grep 'recvfrom' "$TMP/srv.trace" | grep '= 1448$' | grep -v MSG_TRUNC | grep -q . ||
+        flunk "a datagram read whole: $(grep 'recvfrom' "$TMP/srv.trace" | grep '= 1448$' | grep -v MSG_TRUNC | head -n1)"
+}
+
 # iperf3 sends skip_rx_copy in the parameters (3.19+): a 3.22 client's --skip-rx-copy
 # makes esxperf -s read headers only; under -R esxperf's client does, from a 3.22
 # server. (iperf3 3.22's own UDP receiver with --skip-rx-copy counts 16 bytes and no
