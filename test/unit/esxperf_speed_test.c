@@ -351,17 +351,24 @@ static void udp_pair(int *tx, int *rx)
     setsockopt(*rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 
+/* a connected loopback pair and a sender of blk-byte datagrams (payload 0x5a) */
+static void sender_pair(int *tx, int *rx, struct udp_tx *t, size_t blk, int c64, int mmsg,
+                        int gso)
+{
+    udp_pair(tx, rx);
+    unsigned char payload[9000];
+    memset(payload, 0x5a, sizeof payload);
+    udp_tx_init(t, *tx, blk, c64, payload, mmsg, gso);
+}
+
 /* send `total` datagrams in batches; every one must arrive once, in order,
  * with its own header and size, however the kernel coalesced them */
 static void round_trip(int mmsg, int gso, int gro, size_t blk, int total)
 {
     int tx, rx;
-    udp_pair(&tx, &rx);
-    unsigned char payload[9000];
-    memset(payload, 0x5a, sizeof payload);
     struct udp_tx t;
     struct udp_rxb r;
-    udp_tx_init(&t, tx, blk, 0, payload, mmsg, gso);
+    sender_pair(&tx, &rx, &t, blk, 0, mmsg, gso);
     udp_rxb_init(&r, rx, blk, mmsg, gro);
     if (!gso)
         assert_int_equal(t.gso, 1);
@@ -437,12 +444,9 @@ static void batch_round_trips(void **state)
 static void heads_round_trip(int mmsg, size_t blk, int c64, int total)
 {
     int tx, rx;
-    udp_pair(&tx, &rx);
-    unsigned char payload[9000];
-    memset(payload, 0x5a, sizeof payload);
     struct udp_tx t;
     struct udp_rxb r;
-    udp_tx_init(&t, tx, blk, c64, payload, 1, 1);
+    sender_pair(&tx, &rx, &t, blk, c64, 1, 1);
     udp_rxb_init_heads(&r, rx, blk, udp_header_size(c64), mmsg);
     assert_int_equal(r.gro, 0);
     assert_int_equal(r.slot, udp_header_size(c64));
