@@ -420,6 +420,8 @@ ESX="e['start']['test_start']"
 @test "-J test_start gso/gro --bidir" { interop --expect "($ESX['gso'],$ESX['gro'])==(1,1)" -- -u -b 50M -l 1400 --bidir; }
 @test "-J test_start gso/gro -l 32K (no GSO)" { interop --expect "$ESX['gso']==0" -- -u -b 100M -l 32K; }
 @test "-J test_start gso/gro --gsro (3.22 says 1, 1)" { interop --na "3.12,3.18 both: --gsro is new in iperf3 3.22" --expect "(i['start']['test_start']['gso'],i['start']['test_start']['gro'])==(1,1) and ($ESX['gso'],$ESX['gro'])==((1,0) if e is c else (0,1))" -- -u -b 100M -l 1400 --gsro; }
+# --skip-rx-copy: an esxperf receiver reads headers only, without GRO, and says so
+@test "-J test_start gso/gro --skip-rx-copy -R (the receiver no GRO)" { interop --na "3.12,3.18 i2e: iperf3 before 3.19 has no --skip-rx-copy" --expect "($ESX['gso'],$ESX['gro'])==((0,0) if e is c else (1,0))" -- -u -b 100M -l 1400 -R --skip-rx-copy; }
 @test "-J test_start gso/gro TCP (0, 0)" { interop --quick --expect "($ESX['gso'],$ESX['gro'])==(0,0)" -- -P 2; }
 @test "TCP --version4"           { interop --quick --expect "c['start']['connected'][0]['local_host']=='127.0.0.1'" -- --version4; }
 @test "TCP --version6 (::1)"     { interop --quick --host ::1 --expect "c['start']['connected'][0]['remote_host']=='::1'" -- --version6; }

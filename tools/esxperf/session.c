@@ -534,7 +534,7 @@ static void udp_offloads(const struct session *s, struct start_info *si)
         const struct stream *st = &s->st[i];
         if (st->sender && !(st->eng_off & ENG_GSO) && !si->gso)
             si->gso = udp_gso_on(st->fd, st->blksize) > 1;
-        if (!st->sender && !(st->eng_off & ENG_GRO) && !si->gro)
+        if (!st->sender && !(st->eng_off & ENG_GRO) && !stream_udp_heads(st) && !si->gro)
             si->gro = udp_gro_on(st->fd);
     }
 }

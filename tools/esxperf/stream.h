@@ -98,6 +98,9 @@ void stream_tcp_send(struct stream *s);
 void stream_tcp_recv(struct stream *s);
 void stream_udp_send(struct stream *s);
 void stream_udp_recv(struct stream *s);
+/* a UDP receiver that reads each datagram's header only (--skip-rx-copy, not
+ * turned off): it never receives with GRO (batch.c udp_rxb_init_heads) */
+int stream_udp_heads(const struct stream *s);
 
 /* copy of the UDP receive statistics */
 void stream_rx_snapshot(struct stream *s, struct udp_rx *out);

@@ -117,6 +117,11 @@ static uint64_t udp_consume(struct stream *s, const struct udp_rxb *rb, int m)
     return bytes;
 }
 
+int stream_udp_heads(const struct stream *s)
+{
+    return s->udp && !s->sender && s->skip_rx_copy && !(s->eng_off & ENG_TRUNC);
+}
+
 /* a receiver's socket and batch: the receive buffer (returned: its size, 0 if
  * unknown) and whole datagrams (GRO) or, for --skip-rx-copy, their headers
  * only; the path text says which, and "how" keeps it for udp_loop_done */
@@ -131,7 +136,7 @@ static int udp_recv_setup(struct stream *s, struct udp_rxb *rb, char *how, size_
     socklen_t l = sizeof rcvbuf;
     if (getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l) < 0)
         rcvbuf = 0;
-    if (s->skip_rx_copy && !(s->eng_off & ENG_TRUNC))
+    if (stream_udp_heads(s))
         udp_rxb_init_heads(rb, s->fd, s->blksize, udp_header_size(s->counters64),
                            !(s->eng_off & ENG_MMSG));
     else
