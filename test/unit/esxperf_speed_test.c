@@ -267,8 +267,11 @@ static void lowat_from_rate(void **state)
     assert_int_equal(tcp_lowat_for_rate(2500000, ms10, TCP_LOWAT_MAX), 131072);
     /* 100 Mbit/s: 12.5 kB per ms, under 16 KiB: each segment */
     assert_int_equal(tcp_lowat_for_rate(125000, ms10, TCP_LOWAT_MAX), 1);
-    /* a -w cap that is no power of two gives the power of two below it */
-    assert_int_equal(tcp_lowat_for_rate(50000000, ms10, 100000), 65536);
+    /* a cap that is no power of two is taken as it is (96 KiB at -P 3 and more) */
+    assert_int_equal(tcp_lowat_for_rate(50000000, ms10, 100000), 100000);
+    assert_int_equal(tcp_lowat_cap(1), TCP_LOWAT_MAX);
+    assert_int_equal(tcp_lowat_cap(2), TCP_LOWAT_MAX);
+    assert_int_equal(tcp_lowat_cap(4), 98304);
     assert_int_equal(tcp_lowat_for_rate(50000000, 0, TCP_LOWAT_MAX), 1);
     assert_int_equal(tcp_lowat_for_rate(50000000, ms10, 0), 1);
     /* a huge count in a long window does not overflow */

@@ -6,6 +6,7 @@
  * may send stream_budget.c's, the socket options and kernel queries
  * stream_sockopt.c's. */
 #include "stream_loop.h"
+#include "tcp_lowat.h"
 #include "bytes.h"
 #include "fail.h"
 
@@ -18,9 +19,7 @@
 #include <unistd.h>
 
 #define LOOP_TIMEOUT_MS 100
-#define TCP_READ_MIN (128 * 1024)      /* receive reads at least this much per call, */
-#define TCP_READ_MAX (512 * 1024)      /* up to this (TCP_LOWAT_MAX) while */
-#define TCP_READ_TOTAL (8 << 20)       /* all streams' read buffers stay within 8 MiB */
+#define TCP_READ_MIN (128 * 1024)      /* receive reads at least this much per call */
 
 unsigned stream_engine_off(const char *list)
 {
@@ -114,11 +113,12 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     s->cpu = -1;
     /* TCP receive: bigger reads than the block size cost nothing (a byte stream
      * has no blocks) and mean fewer calls; as big as the largest wake-up
-     * (tcp_lowat.h) while -P leaves room */
+     * (tcp_lowat.h) */
+    s->lowat_max = tcp_lowat_cap(p->parallel);
     if (!s->udp && !sender) {
-        int64_t n = p->parallel > 0 ? p->parallel : 1;
-        size_t want = TCP_READ_TOTAL / (size_t)n;
-        want = want > TCP_READ_MAX ? TCP_READ_MAX : want < TCP_READ_MIN ? TCP_READ_MIN : want;
+        size_t want = (size_t)s->lowat_max;
+        if (want < TCP_READ_MIN)
+            want = TCP_READ_MIN;
         if (s->bufsize < want)
             s->bufsize = want;
     }

@@ -56,6 +56,7 @@ struct stream {
     int64_t burst;
     uint64_t pacing_ns;          /* sleep granularity (iperf3's pacing_timer) */
     int64_t window;              /* -w, 0 = kernel autotuning */
+    int lowat_max;               /* TCP receive: the largest SO_RCVLOWAT (tcp_lowat_cap) */
     unsigned eng_off;            /* ENG_* bits turned off */
     int cpu;                     /* -A: CPU to pin this thread to, -1 = none */
     char path[224];              /* the I/O path that ran (for -V and JSON); written

@@ -233,10 +233,11 @@ static int set_lowat(int fd, int l)
     return l;
 }
 
-/* the largest lowat for this stream: its read size, a quarter of a -w window */
+/* the largest lowat for this stream: the test's (tcp_lowat_cap), its read size,
+ * a quarter of a -w window */
 static int lowat_cap(const struct stream *s)
 {
-    int cap = TCP_LOWAT_MAX;
+    int cap = s->lowat_max;
     if (s->window > 0 && cap > s->window / 4)
         cap = (int)(s->window / 4);
     if (cap > (int)s->bufsize)

@@ -9,6 +9,11 @@ static int floor_pow2(uint64_t v)
     return p;
 }
 
+int tcp_lowat_cap(int64_t streams)
+{
+    return streams <= 2 ? TCP_LOWAT_MAX : TCP_LOWAT_MANY;
+}
+
 int tcp_lowat_for_rate(uint64_t bytes, uint64_t ns, int cap)
 {
     if (ns == 0 || cap <= 1)
@@ -20,7 +25,7 @@ int tcp_lowat_for_rate(uint64_t bytes, uint64_t ns, int cap)
     if (per_ms < TCP_LOWAT_MIN)
         return 1;
     int l = floor_pow2(per_ms);
-    return l > cap ? floor_pow2((uint64_t)cap) : l;
+    return l > cap ? cap : l;
 }
 
 void tcp_lowat_init(struct tcp_lowat *t, int cap, uint64_t now)

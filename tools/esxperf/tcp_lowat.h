@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #define TCP_LOWAT_START (96 * 1024)      /* before the rate is known */
-#define TCP_LOWAT_MAX (512 * 1024)       /* measured: 384-512 KiB, not 256, cut the CPU per byte */
+#define TCP_LOWAT_MAX (512 * 1024)       /* at -P 1 and 2 (see tcp_lowat_cap) */
+#define TCP_LOWAT_MANY (96 * 1024)       /* at -P 3 and more */
 #define TCP_LOWAT_MIN (16 * 1024)        /* below this, wake for each segment (1) */
 #define TCP_LOWAT_WINDOW_NS 10000000ull  /* the rate is re-measured every 10 ms */
 
@@ -20,7 +21,12 @@ struct tcp_lowat {
     uint64_t from_ns, bytes;    /* the rate's window: since when, and bytes read in it */
 };
 
-/* the lowat for a stream receiving bytes in ns (a power of two, or 1), at most cap */
+/* the largest lowat for a test of n streams. Measured on loopback in alternating
+ * pairs: 384-512 KiB (not 256) cut the CPU per byte 1.27x for one stream and
+ * 1.24x at -P 2; at -P 4 and 8 anything above 96 KiB was the same or up to 1.23x
+ * worse (more bytes wait per stream than the caches hold) */
+int tcp_lowat_cap(int64_t streams);
+/* the lowat for a stream receiving bytes in ns: a power of two, 1, or cap itself */
 int tcp_lowat_for_rate(uint64_t bytes, uint64_t ns, int cap);
 /* start: cur = min(TCP_LOWAT_START, cap) */
 void tcp_lowat_init(struct tcp_lowat *t, int cap, uint64_t now);
