@@ -54,7 +54,8 @@ static int tcp_send_path(struct stream *s)
     else if (!msgzc && s->zfd >= 0)
         stream_path_add(s, "TCP send: sendfile() %zu bytes per call (-Z, no copy)", s->blksize);
     else if (!msgzc)
-        stream_path_add(s, "TCP send: send() %zu-byte writes", s->blksize);
+        stream_path_add(s, "TCP send: send() %zu-byte writes%s", s->wsize,
+                        s->wsize > s->blksize ? " (whole blocks)" : "");
     return msgzc;
 }
 
@@ -130,10 +131,11 @@ void stream_tcp_send(struct stream *s)
     int msgzc = tcp_send_path(s);
     /* paced: smaller writes at low rates, so no rate overshoots by a whole
      * block (-k counts whole blocks, so it keeps them) */
-    size_t want = s->rate_bps && !s->sh->has_budget_blocks ? pace_chunk(s->rate_bps, s->wsize)
-                                                           : s->wsize;
+    size_t want = s->sh->has_budget_blocks ? s->blksize          /* -k: a block a call */
+                : s->rate_bps ? pace_chunk(s->rate_bps, s->wsize) : s->wsize;
     if (want < s->wsize)
-        stream_path_add(s, ", paced in %zu-byte writes", want);
+        stream_path_add(s, s->rate_bps && !s->sh->has_budget_blocks ? ", paced in %zu-byte writes"
+                                                                     : ", %zu-byte writes for -k", want);
     const uint64_t burst = stream_burst_bytes(s);
     size_t chunk = 0, pending = 0;    /* the chunk being written, and what is left of it */
     while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
