@@ -56,11 +56,14 @@ void stream_path_add(struct stream *s, const char *fmt, ...)
     va_end(ap);
 }
 
-static void fill_payload(unsigned char *buf, size_t n, int repeating)
+/* the payload: random bytes, or --repeating-payload's 0123456789 pattern started
+ * again at every block (iperf3 fills one block; a write of several whole blocks
+ * must put the same bytes on the wire) */
+static void fill_payload(unsigned char *buf, size_t n, size_t blk, int repeating)
 {
     if (repeating) {
         for (size_t i = 0; i < n; i++)
-            buf[i] = (unsigned char)('0' + i % 10);
+            buf[i] = (unsigned char)('0' + i % blk % 10);
         return;
     }
     uint64_t x = mono_ns() | 1;
@@ -134,7 +137,7 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     if (s->bufsize < s->blksize)
         s->bufsize = s->blksize;
     s->buf = xmalloc(s->bufsize);
-    fill_payload(s->buf, s->bufsize, p->repeating_payload);
+    fill_payload(s->buf, s->bufsize, s->blksize ? s->blksize : 1, p->repeating_payload);
     s->rate_bps = p->bandwidth > 0 ? (uint64_t)p->bandwidth : 0;
     s->burst = p->burst;
     s->pacing_ns = p->pacing_timer > 0 ? (uint64_t)p->pacing_timer * NS_PER_US : NS_PER_MS;
