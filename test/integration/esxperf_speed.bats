@@ -109,6 +109,46 @@ udp_counts_iperf3_receiver() {
     ! grep -q 'SO_RCVLOWAT, \[524288\]' "$TMP/srv2.trace" || flunk "a 20 Mbit/s stream waited for 512 KiB"
 }
 
+# Several TCP streams on loopback (smallest RTT a few microseconds) hold their
+# send buffers at 512 KiB (tcp_sndbuf.h) instead of the kernel's 4 MiB each; one
+# stream, -w and ESXPERF_ENGINE_OFF=sndbuf keep the kernel's. Before, no sender
+# ever set SO_SNDBUF without -w.
+sndbuf_asks() { grep -c 'SO_SNDBUF, \[262144\]' "$1" || true; }
+@test "speed: TCP -P 4 senders hold their send buffers at 512 KiB on loopback, each saying so" {
+    server
+    CLIENT_PRE="strace -f -qq --seccomp-bpf -o $TMP/c.trace -e trace=setsockopt" client -t 1 -P 4
+    assert_status 0
+    [ "$(sndbuf_asks "$TMP/c.trace")" = 4 ] || flunk "$(grep SNDBUF "$TMP/c.trace")"
+    [ "$(jq_c '[.end.esxperf.engine[] | select(test("send buffer held at 512 KiB \\(4 streams, smallest RTT [0-9]+ us\\)"))] | length')" = 4 ] ||
+        flunk "$(jq_c '.end.esxperf.engine')"
+    server_done
+    # -R: the server's senders do the same
+    PORT=$(free_port)
+    server strace -f -qq --seccomp-bpf -o "$TMP/srv.trace" -e trace=setsockopt
+    client -t 1 -P 2 -R
+    assert_status 0
+    [ "$(sndbuf_asks "$TMP/srv.trace")" = 2 ] || flunk "$(grep SNDBUF "$TMP/srv.trace")"
+    server_says "send buffer held at 512 KiB (2 streams"
+}
+
+@test "speed: a lone TCP stream, -w and ESXPERF_ENGINE_OFF=sndbuf keep the kernel's send buffer" {
+    local args
+    for args in "-P 1" "-P 4 -w 1M" "-P 4 OFF"; do
+        PORT=$(free_port)
+        server
+        if [ "${args#* OFF}" != "$args" ]; then
+            CLIENT_PRE="env ESXPERF_ENGINE_OFF=sndbuf strace -f -qq --seccomp-bpf -o $TMP/c.trace -e trace=setsockopt" \
+                client -t 1 ${args% OFF}
+        else
+            CLIENT_PRE="strace -f -qq --seccomp-bpf -o $TMP/c.trace -e trace=setsockopt" client -t 1 $args
+        fi
+        assert_status 0
+        [ "$(sndbuf_asks "$TMP/c.trace")" = 0 ] || flunk "$args: $(grep SNDBUF "$TMP/c.trace")"
+        [[ "$(jq_c '.end.esxperf.engine | join(" ")')" != *"send buffer held"* ]] || flunk "$args: $(jq_c '.end.esxperf.engine')"
+        server_done
+    done
+}
+
 @test "speed: --skip-rx-copy: the server receives with MSG_TRUNC and counts what was sent" {
     server strace -f -qq -o "$TMP/srv.trace" -e trace=recvfrom
     client -t 2 --skip-rx-copy

@@ -19,6 +19,7 @@
 #include "../../tools/esxperf/pace.h"
 #include "../../tools/esxperf/stream.h"
 #include "../../tools/esxperf/tcp_lowat.h"
+#include "../../tools/esxperf/tcp_sndbuf.h"
 #include "../../tools/esxperf/udp.h"
 #include "bytes.h"
 #include "clock.h"
@@ -254,6 +255,29 @@ static void gro_split(void **state)
     assert_int_equal(gso_segments(1000), 64);                 /* kernel maximum */
     assert_int_equal(gso_segments(40000), 1);                 /* two do not fit */
     assert_int_equal(gso_segments(0), 1);
+}
+
+/* tcp_sndbuf.h: several streams on a short path hold 512 KiB; one stream, an
+ * unknown RTT, or a path whose bandwidth-delay product at 100 Gbit/s the held
+ * buffers would not cover twice keep the kernel's autotuning */
+static void sndbuf_hold(void **state)
+{
+    (void)state;
+    assert_int_equal(tcp_sndbuf_hold(4, 6), TCP_SNDBUF_ASK);      /* loopback */
+    assert_int_equal(tcp_sndbuf_hold(2, 0), TCP_SNDBUF_ASK);
+    assert_int_equal(tcp_sndbuf_hold(1, 6), 0);                   /* alone: never */
+    assert_int_equal(tcp_sndbuf_hold(0, 6), 0);
+    assert_int_equal(tcp_sndbuf_hold(4, -1), 0);                  /* no TCP_INFO field */
+    assert_int_equal(tcp_sndbuf_hold(4, 4294967295LL), 0);        /* no sample yet (~0U) */
+    /* 4 x 416 KiB = 1703936 bytes cover 2 x 12.5 GB/s x 68 us, not 69 us */
+    assert_int_equal(tcp_sndbuf_hold(4, 68), TCP_SNDBUF_ASK);
+    assert_int_equal(tcp_sndbuf_hold(4, 69), 0);
+    /* 2 streams: 34 us; 8 streams: 136 us; a WAN's milliseconds: never */
+    assert_int_equal(tcp_sndbuf_hold(2, 34), TCP_SNDBUF_ASK);
+    assert_int_equal(tcp_sndbuf_hold(2, 35), 0);
+    assert_int_equal(tcp_sndbuf_hold(8, 136), TCP_SNDBUF_ASK);
+    assert_int_equal(tcp_sndbuf_hold(128, 5000), 0);
+    assert_int_equal(tcp_sndbuf_hold(1000000, 2000), TCP_SNDBUF_ASK);  /* counted as 128 */
 }
 
 /* tcp_lowat.h: about a millisecond of data per wake-up, powers of two, capped */
@@ -514,6 +538,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pace_allowed_is_rate_times_time),
         cmocka_unit_test(lowat_from_rate),
+        cmocka_unit_test(sndbuf_hold),
         cmocka_unit_test(pace_batch_counts_whole_blocks),
         cmocka_unit_test(pace_first_block_goes_at_once),
         cmocka_unit_test(pace_chunk_is_ten_ms_of_rate),

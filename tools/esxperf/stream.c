@@ -28,7 +28,7 @@ unsigned stream_engine_off(const char *list)
     static const struct { const char *name; unsigned bit; } names[] = {
         { "mmsg", ENG_MMSG }, { "gso", ENG_GSO }, { "gro", ENG_GRO }, { "lowat", ENG_LOWAT },
         { "trunc", ENG_TRUNC }, { "sendfile", ENG_SENDFILE }, { "rcvbuf", ENG_RCVBUF },
-        { "pktinfo", ENG_PKTINFO },
+        { "pktinfo", ENG_PKTINFO }, { "sndbuf", ENG_SNDBUF },
     };
     unsigned off = 0;
     if (!list)
@@ -123,6 +123,10 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
         s->bufsize = s->wsize;
     s->eng_off = stream_engine_off(getenv("ESXPERF_ENGINE_OFF"));
     s->cpu = -1;
+    /* TCP send: several streams may hold their buffers (tcp_sndbuf.h); not with
+     * -w, which sets the buffer itself */
+    if (!s->udp && sender && p->window <= 0 && !(s->eng_off & ENG_SNDBUF))
+        s->hold_streams = p->parallel;
     /* TCP receive: bigger reads than the block size cost nothing (a byte stream
      * has no blocks) and mean fewer calls; as big as the largest wake-up
      * (tcp_lowat.h) */

@@ -23,6 +23,7 @@
 #define ENG_SENDFILE 0x20u    /* -Z sendfile */
 #define ENG_RCVBUF   0x40u    /* larger UDP receive buffer */
 #define ENG_PKTINFO  0x80u    /* UDP server: answer from the hello's destination */
+#define ENG_SNDBUF   0x100u   /* TCP send buffer held at several streams (tcp_sndbuf.h) */
 /* comma-separated names -> ENG_* bits; unknown names are ignored */
 unsigned stream_engine_off(const char *list);
 
@@ -57,6 +58,8 @@ struct stream {
     uint64_t pacing_ns;          /* sleep granularity (iperf3's pacing_timer) */
     int64_t window;              /* -w, 0 = kernel autotuning */
     int lowat_max;               /* TCP receive: the largest SO_RCVLOWAT (tcp_lowat_cap) */
+    int64_t hold_streams;        /* TCP send: the streams sending with this one, when its
+                                  * buffer may be held (tcp_sndbuf.h); 0 = never */
     unsigned eng_off;            /* ENG_* bits turned off */
     int cpu;                     /* -A: CPU to pin this thread to, -1 = none */
     char path[224];              /* the I/O path that ran (for -V and JSON); written
@@ -114,6 +117,7 @@ struct tcp_sample {
     int64_t pmtu;
     int64_t snd_wnd;     /* bytes the peer's window lets out; -1: kernel before 5.4 */
     int64_t reorder;     /* reordering events seen so far; -1: kernel before 4.19 */
+    int64_t min_rtt;     /* the smallest RTT seen, microseconds; -1: kernel before 4.6 */
 };
 int stream_tcp_info(int fd, struct tcp_sample *t);
 /* bytes this TCP socket has sent that the peer has not acknowledged yet (they

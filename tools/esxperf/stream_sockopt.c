@@ -91,9 +91,10 @@ long long stream_tcp_unacked(int fd)
     return n;
 }
 
-/* Two u32 fields of Linux's struct tcp_info by their offsets in its ABI (the same on
+/* Three u32 fields of Linux's struct tcp_info by their offsets in its ABI (the same on
  * x86_64 and aarch64): older C libraries' headers end before them. A kernel fills
  * as much of the struct as it knows, so the length it returns says which it has. */
+#define TCPI_MIN_RTT_AT 148         /* tcpi_min_rtt, Linux 4.6 */
 #define TCPI_REORD_SEEN_AT 220      /* tcpi_reord_seen, Linux 4.19 */
 #define TCPI_SND_WND_AT 228         /* tcpi_snd_wnd, Linux 5.4 */
 static int64_t tcpi_u32(const unsigned char *raw, socklen_t len, size_t at)
@@ -112,12 +113,14 @@ int stream_tcp_info(int fd, struct tcp_sample *t)
     memset(&u, 0, sizeof u);
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &u, &len) < 0 || len < 104) {
         t->retrans = t->cwnd = t->rtt = t->rttvar = t->pmtu = t->snd_wnd = t->reorder = -1;
+        t->min_rtt = -1;
         return -1;
     }
     const struct tcp_info ti = u.ti;
     /* what iperf3 3.20+ reports as snd_wnd and reorder, where this kernel has them */
     t->snd_wnd = tcpi_u32(u.raw, len, TCPI_SND_WND_AT);
     t->reorder = tcpi_u32(u.raw, len, TCPI_REORD_SEEN_AT);
+    t->min_rtt = tcpi_u32(u.raw, len, TCPI_MIN_RTT_AT);
     t->retrans = ti.tcpi_total_retrans;
     t->cwnd = (int64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss;
     t->rtt = ti.tcpi_rtt;

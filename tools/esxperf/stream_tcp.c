@@ -1,10 +1,12 @@
 /* The TCP loops of a data stream (thread bodies): send (send(), -Z sendfile or
- * MSG_ZEROCOPY, -F's file, paced writes, -n/-k budgets) and receive (SO_RCVLOWAT,
+ * MSG_ZEROCOPY, -F's file, paced writes, -n/-k budgets, the send buffer held at
+ * several streams) and receive (SO_RCVLOWAT,
  * MSG_TRUNC for --skip-rx-copy, -F's file written, the drain after stop). */
 #include "stream_loop.h"
 #include "fail.h"
 #include "pace.h"
 #include "tcp_lowat.h"
+#include "tcp_sndbuf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -57,6 +59,26 @@ static int tcp_send_path(struct stream *s)
         stream_path_add(s, "TCP send: send() %zu-byte writes%s", s->wsize,
                         s->wsize > s->blksize ? " (whole blocks)" : "");
     return msgzc;
+}
+
+/* several streams on a short path: the send buffer held (tcp_sndbuf.h), decided
+ * once from the smallest RTT the kernel has seen; where there is no TCP_INFO
+ * (ESXi) the kernel's own buffer stays. Returns the calls made. */
+static uint64_t sndbuf_decide(struct stream *s)
+{
+    struct tcp_sample t;
+    if (stream_tcp_info(s->fd, &t) < 0)
+        return 1;
+    int ask = tcp_sndbuf_hold(s->hold_streams, t.min_rtt);
+    if (!ask || setsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &ask, sizeof ask) < 0)
+        return 2;
+    int got = 0;
+    socklen_t len = sizeof got;
+    if (getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &got, &len) < 0)
+        got = 2 * ask;
+    stream_path_add(s, ", send buffer held at %d KiB (%lld streams, smallest RTT %lld us)",
+                    got / 1024, (long long)s->hold_streams, (long long)t.min_rtt);
+    return 4;
 }
 
 /* one write of chunk bytes the way the stream sends; counts the extra calls it
@@ -138,6 +160,7 @@ void stream_tcp_send(struct stream *s)
                                                                      : ", %zu-byte writes for -k", want);
     const uint64_t burst = stream_burst_bytes(s);
     size_t chunk = 0, pending = 0;    /* the chunk being written, and what is left of it */
+    uint64_t hold_at = s->hold_streams > 1 ? mono_ns() + TCP_SNDBUF_AFTER_NS : UINT64_MAX;
     while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
         if (!pending) {
             chunk = pending = budget ? budget_take(s, want) : want;
@@ -172,6 +195,10 @@ void stream_tcp_send(struct stream *s)
         }
         pending -= (size_t)n;
         pc.sent += (uint64_t)n;
+        if ((calls & 15) == 0 && hold_at != UINT64_MAX && mono_ns() >= hold_at) {
+            calls += sndbuf_decide(s);
+            hold_at = UINT64_MAX;
+        }
         /* one relaxed add each: the main thread reads them at interval ticks */
         atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
         if (!pending)
