@@ -308,10 +308,22 @@ static void lowat_from_rate(void **state)
     assert_int_equal(tcp_lowat_step(&t, 1 << 20, 1000 + 5 * NS_PER_MS), 0);
     /* at its end: 41 MB in 10 ms -> the cap */
     assert_int_equal(tcp_lowat_step(&t, 40 << 20, 1000 + 10 * NS_PER_MS), 524288);
+    /* the socket took less (its receive buffer is still small): asked again at
+     * the next window, until it takes it all */
+    t.cur = 262144;
+    assert_int_equal(tcp_lowat_step(&t, 41 << 20, 1000 + 20 * NS_PER_MS), 524288);
+    t.cur = 524288;
     /* the same rate again: no change to set */
-    assert_int_equal(tcp_lowat_step(&t, 41 << 20, 1000 + 20 * NS_PER_MS), 0);
+    assert_int_equal(tcp_lowat_step(&t, 41 << 20, 1000 + 30 * NS_PER_MS), 0);
     /* a read that waited 100 ms for 64 KiB: slow, each segment */
-    assert_int_equal(tcp_lowat_step(&t, 65536, 1000 + 120 * NS_PER_MS), 1);
+    assert_int_equal(tcp_lowat_step(&t, 65536, 1000 + 130 * NS_PER_MS), 1);
+    /* what fits in half a receive buffer: all of it, the power of two below, or 1 */
+    assert_int_equal(tcp_lowat_fit(524288, 3000000), 524288);
+    assert_int_equal(tcp_lowat_fit(524288, 300000), 262144);
+    assert_int_equal(tcp_lowat_fit(98304, 98304), 98304);
+    assert_int_equal(tcp_lowat_fit(98304, 65536), 65536);
+    assert_int_equal(tcp_lowat_fit(524288, 10000), 1);
+    assert_int_equal(tcp_lowat_fit(1, 0), 1);
     /* a small cap starts at the cap */
     tcp_lowat_init(&t, 32768, 0);
     assert_int_equal(t.cur, 32768);

@@ -130,8 +130,8 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     /* TCP receive: bigger reads than the block size cost nothing (a byte stream
      * has no blocks) and mean fewer calls; as big as the largest wake-up
      * (tcp_lowat.h) */
-    s->lowat_max = tcp_lowat_cap(p->parallel);
     if (!s->udp && !sender) {
+        s->lowat_max = tcp_lowat_cap(p->parallel);
         size_t want = (size_t)s->lowat_max;
         if (want < TCP_READ_MIN)
             want = TCP_READ_MIN;

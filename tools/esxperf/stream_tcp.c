@@ -255,8 +255,8 @@ static int set_lowat(int fd, int l)
 {
     int rcvbuf = 0;
     socklen_t len = sizeof rcvbuf;
-    if (l > 1 && getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len) == 0 && rcvbuf / 2 < l)
-        l = tcp_lowat_for_rate((uint64_t)rcvbuf / 2, 1000000u, l);
+    if (l > 1 && getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len) == 0 && rcvbuf > 0)
+        l = tcp_lowat_fit(l, (uint64_t)rcvbuf / 2);
     if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &l, sizeof l) < 0)
         return 0;
     return l;
@@ -325,6 +325,8 @@ void stream_tcp_recv(struct stream *s)
         atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
         atomic_fetch_add_explicit(&s->blocks, 1, memory_order_relaxed);
         atomic_store_explicit(&s->calls, calls, memory_order_relaxed);
+        /* cur is what the socket took: when it refused, or a receive buffer still
+         * small took less, the next 10 ms window asks again */
         int l = lowat ? tcp_lowat_step(&lw, (size_t)n, mono_ns()) : 0;
         if (l) {
             calls += 2;

@@ -28,6 +28,15 @@ int tcp_lowat_for_rate(uint64_t bytes, uint64_t ns, int cap)
     return l > cap ? cap : l;
 }
 
+int tcp_lowat_fit(int want, uint64_t room)
+{
+    if (want <= 1 || room >= (uint64_t)want)
+        return want > 1 ? want : 1;
+    if (room < TCP_LOWAT_MIN)
+        return 1;
+    return floor_pow2(room);
+}
+
 void tcp_lowat_init(struct tcp_lowat *t, int cap, uint64_t now)
 {
     t->cap = cap > TCP_LOWAT_MAX ? TCP_LOWAT_MAX : cap;
@@ -47,8 +56,5 @@ int tcp_lowat_step(struct tcp_lowat *t, size_t n, uint64_t now)
     int want = tcp_lowat_for_rate(t->bytes, ns, t->cap);
     t->from_ns = now;
     t->bytes = 0;
-    if (want == t->cur)
-        return 0;
-    t->cur = want;
-    return want;
+    return want == t->cur ? 0 : want;
 }

@@ -28,8 +28,14 @@ struct tcp_lowat {
 int tcp_lowat_cap(int64_t streams);
 /* the lowat for a stream receiving bytes in ns: a power of two, 1, or cap itself */
 int tcp_lowat_for_rate(uint64_t bytes, uint64_t ns, int cap);
+/* the largest lowat up to want that fits in room bytes (half the socket's receive
+ * buffer): want itself, or the power of two at or below room, or 1 when room is
+ * under TCP_LOWAT_MIN */
+int tcp_lowat_fit(int want, uint64_t room);
 /* start: cur = min(TCP_LOWAT_START, cap) */
 void tcp_lowat_init(struct tcp_lowat *t, int cap, uint64_t now);
-/* n bytes were read at now; returns the lowat to set when it changes, else 0 */
+/* n bytes were read at now; returns the lowat to set when it changes, else 0.
+ * The caller stores in cur what the socket took: less (a receive buffer still
+ * small) makes the next window ask again, so the lowat grows with the buffer */
 int tcp_lowat_step(struct tcp_lowat *t, size_t n, uint64_t now);
 #endif
