@@ -407,17 +407,42 @@ wait_pid() {        # wait for a background server (-1) to finish, bounded
         [ $((SECONDS - t0)) -le 3 ] || flunk "$kind: the client took $((SECONDS - t0)) s to stop"
         grep -q "interrupted (SIGINT): the client has terminated; the server was told" "$TMP/c.out" ||
             flunk "$(cat "$TMP/c.out")"
+        # and the summary of what it sent until then, as iperf3's client prints one
+        grep -qE '^\[ *[0-9]+\] +0\.00-[0-9.]+ +sec .* sender$' "$TMP/c.out" ||
+            flunk "$kind: no summary row before the error: $(cat "$TMP/c.out")"
         # the server took it as CLIENT_TERMINATE (not a dropped connection) and serves again
         if [ "$kind" = esxperf ]; then
             local i
             for i in $(seq 1 50); do grep -q "the client terminated the test" "$TMP/esxs.out" && break; sleep 0.1; done
             grep -q "the client terminated the test" "$TMP/esxs.out" || flunk "$(cat "$TMP/esxs.out")"
+            # with the summary of what the server received, as iperf3's server prints
+            grep -qE '^\[ *[0-9]+\] +0\.00-[0-9.]+ +sec .* receiver$' "$TMP/esxs.out" ||
+                flunk "no server summary row: $(cat "$TMP/esxs.out")"
         fi
         run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
         assert_status 0
         kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
         PORT=$((PORT + 1))
     done
+}
+
+# -J: the document has the summary so far in "end" beside the error, both sides
+# (iperf3 writes its "end" there too); before, "end" was {} on both
+@test "client -J: ^C during a test: \"end\" holds what was measured, \"error\" says why" {
+    esxperf_server -J
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 30 -J >"$TMP/c.json" 2>/dev/null &
+    local c=$! rc=0 i
+    wait_established "$PORT"
+    sleep 1.2
+    kill -INT "$c"
+    wait "$c" || rc=$?
+    [ "$rc" = 1 ] || flunk "client exit $rc"
+    [ "$(jget "$TMP/c.json" "d['end']['sum_sent']['bytes'] > 0")" = True ] || flunk "$(cat "$TMP/c.json")"
+    [ "$(jget "$TMP/c.json" "d['error']")" = "interrupted (SIGINT): the client has terminated; the server was told" ]
+    for i in $(seq 1 50); do grep -q '"error"' "$TMP/esxs.out" && break; sleep 0.1; done
+    sed -n '/^{/,/^}/p' "$TMP/esxs.out" >"$TMP/s.json"
+    [ "$(jget "$TMP/s.json" "d['end']['sum_received']['bytes'] > 0")" = True ] || flunk "$(cat "$TMP/esxs.out")"
+    [ "$(jget "$TMP/s.json" "d['error']")" = "the client terminated the test" ]
 }
 
 @test "server: a killed client does not wedge it, the next test works" {

@@ -370,6 +370,10 @@ stop_mid_test() {
     output=$(cat "$TMP/c.out")
     assert_contains "the server has terminated"
     assert_not_contains "closed unexpectedly"
+    # the summary of what the client measured until then comes first, as iperf3's
+    # client prints one (esxperf: this side's rows only; iperf3 adds the other's as 0)
+    grep -qE '^\[ *[0-9]+\] +0\.00-[0-9.]+ +sec .* (sender|receiver)$' "$TMP/c.out" ||
+        flunk "$kind client: no summary row before the error: $output"
 }
 
 # wait (bounded, 10 s) until process $1 is gone, and nothing listens on $PORT
@@ -416,6 +420,9 @@ server_gone() {
         rc=0
         wait "$spid" || rc=$?
         [ "$rc" -eq 0 ] || flunk "the server exited $rc after SIG$sig (iperf3: 0)"
+        # the server's summary of what it received until the signal, as iperf3's
+        grep -qE '^\[ *[0-9]+\] +0\.00-[0-9.]+ +sec .* receiver$' "$TMP/s.out" ||
+            flunk "no server summary row after SIG$sig: $(cat "$TMP/s.out")"
         output=$(cat "$TMP/s.err")
         assert_contains "the server was stopped (SIG$sig); ended with SERVER_TERMINATE"
         assert_contains "interrupted (SIG$sig): the server has terminated"

@@ -213,11 +213,16 @@ static int create_streams(struct client *c, const struct test_params *p)
     return 0;
 }
 
-/* a state the server sent when `want` was due (0: during the test) */
+/* a state the server sent when `want` was due (0: during the test). SERVER_TERMINATE
+ * during the test (the server was stopped) first gets the summary of what this side
+ * measured until then, as iperf3's client prints one: the server's figures never
+ * come, so it has this side's rows only (and -J its end object beside the error) */
 static int server_state_fail(struct client *c, const struct server_state *ss, int want)
 {
     char msg[400];
     server_state_text(ss, want, msg, sizeof msg);
+    if (want == 0 && ss->st == ST_SERVER_TERMINATE && c->have_session)
+        session_summary_so_far(&c->s);
     return cfail(c, EXIT_CHECK, "%s", msg);
 }
 
@@ -261,7 +266,8 @@ static int send_stalled(struct client *c, uint64_t now)
 }
 
 /* ^C or kill during the test: tell the server (CLIENT_TERMINATE, as iperf3 does) so it
- * ends the test at once instead of waiting for the control connection to drop */
+ * ends the test at once instead of waiting for the control connection to drop; then
+ * the summary of what this side measured so far, as iperf3 prints one */
 static int interrupted(struct client *c, const sigset_t *stop)
 {
     static const struct timespec zero = { 0, 0 };
@@ -269,6 +275,7 @@ static int interrupted(struct client *c, const sigset_t *stop)
     if (sig <= 0)
         return 0;
     ctl_send_state(c->ctl, ST_CLIENT_TERMINATE, mono_ns() + NS_PER_SEC);
+    session_summary_so_far(&c->s);
     return cfail(c, EXIT_CHECK, "interrupted (%s): the client has terminated; the server was told",
                  sig == SIGINT ? "SIGINT" : "SIGTERM");
 }

@@ -35,6 +35,7 @@ struct report {
     int verbose;         /* -V: the engine line of each stream */
     int intervals_open;  /* JSON: the "intervals" array is open */
     int json_done;       /* JSON: the document is complete */
+    int end_done;        /* JSON: "end" is written (a summary came before an error) */
     char *json_title;    /* JSON: the test's title (-T, or the client's), until written */
 };
 void rep_init(struct report *r, FILE *out, int json, char format, int capture);

@@ -314,6 +314,7 @@ void report_json_summary(struct report *r, const struct totals *t)
         r->intervals_open = 0;
     }
     json_end_obj(w, "end", t);
+    r->end_done = 1;
     if (r->json_stream) {
         /* iperf3 writes the "end" event last, after any error and server output */
         struct jsonw e;
@@ -375,7 +376,7 @@ void report_json_error(struct report *r, const char *msg)
     struct jsonw *w = &r->jw;
     if (r->json_done)
         return;
-    if (r->intervals_open) {
+    if (r->intervals_open || r->end_done) {
         report_json_finish(r, msg);
         return;
     }

@@ -86,6 +86,8 @@ static int ctl_during_test(struct server *sv, uint64_t now, const char **why)
     if (st == ST_TEST_END)
         return 0;
     if (st == ST_CLIENT_TERMINATE) {
+        /* the summary of what this side measured so far, as iperf3's server prints */
+        session_summary_so_far(&sv->s);
         *why = "the client terminated the test";
         return -1;
     }
@@ -142,8 +144,12 @@ static int run_until_end(struct server *sv, const char **why)
             if (crc <= 0)
                 return crc;
         }
-        if (pf[1].revents && stop_guard_signal(&sv->stop))
-            return stopped(sv, why);
+        if (pf[1].revents && stop_guard_signal(&sv->stop)) {
+            /* stopped while the test runs: its summary so far, as iperf3 prints */
+            int src = stopped(sv, why);
+            session_summary_so_far(s);
+            return src;
+        }
         if (listen_ok && (pf[2].revents & POLLIN))
             deny_pending(sv);
     }

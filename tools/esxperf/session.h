@@ -90,6 +90,10 @@ void session_totals(const struct session *s, struct totals *t);
 /* session_totals on the report (text rows, or the JSON "end"); keeps the run's
  * headline in fig */
 void session_summary(struct session *s);
+/* a test ended early (SERVER_TERMINATE, CLIENT_TERMINATE, a stop signal): the streams
+ * stopped and the summary of what this side measured until then; the peer's figures
+ * never come, so its rows are left out (JSON: its side 0, as iperf3 writes) */
+void session_summary_so_far(struct session *s);
 /* any stream ended with an error: its errno, else 0 */
 int session_stream_error(const struct session *s);
 

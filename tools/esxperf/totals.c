@@ -229,6 +229,12 @@ void session_totals(const struct session *s, struct totals *t)
              s->have_remote ? s->remote.congestion_used : "");
 }
 
+void session_summary_so_far(struct session *s)
+{
+    session_stop_all(s);
+    session_summary(s);
+}
+
 void session_summary(struct session *s)
 {
     struct totals *t = xmalloc(sizeof *t);
