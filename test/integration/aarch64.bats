@@ -80,7 +80,8 @@ same_as_x86() { # TOOL ARGS...
 # the shape of a JSON document, one line per value: its path (array indexes dropped),
 # its type, and for strings, booleans and null the value itself; numbers are masked
 # (rates, times, ports), and so are times inside strings ("0.123 ms", "0.92 s"); so is
-# every value of the KEYs given (those that differ run to run or by machine)
+# every value of the KEYs given (those that differ run to run or by machine); an engine
+# line's held send buffer is dropped: it is decided from TCP_INFO (see tcp_info below)
 json_shape() { # FILE [KEY...]
     python3 - "$@" <<'PY'
 import json, re, sys
@@ -99,6 +100,7 @@ def walk(v, path, key):
     elif isinstance(v, (int, float)):
         out.add(path + " number")
     else:
+        v = re.sub(r", send buffer held at [0-9]+ KiB \([0-9]+ streams, smallest RTT [0-9]+ us\)", "", v)
         out.add(path + " string " + json.dumps(re.sub(r"[0-9]+\.[0-9]+(/[0-9]+\.[0-9]+)* (ms|s)\b", r"T \2", v)))
 walk(json.load(open(sys.argv[1])), "", "")
 print("\n".join(sorted(out)))
