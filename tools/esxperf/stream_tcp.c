@@ -161,6 +161,7 @@ void stream_tcp_send(struct stream *s)
     const uint64_t burst = stream_burst_bytes(s);
     size_t chunk = 0, pending = 0;    /* the chunk being written, and what is left of it */
     uint64_t hold_at = s->hold_streams > 1 ? mono_ns() + TCP_SNDBUF_AFTER_NS : UINT64_MAX;
+    unsigned writes = 0;              /* the clock is read for that every 16th write */
     while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
         if (!pending) {
             chunk = pending = budget ? budget_take(s, want) : want;
@@ -195,7 +196,7 @@ void stream_tcp_send(struct stream *s)
         }
         pending -= (size_t)n;
         pc.sent += (uint64_t)n;
-        if ((calls & 15) == 0 && hold_at != UINT64_MAX && mono_ns() >= hold_at) {
+        if (hold_at != UINT64_MAX && (++writes & 15) == 0 && mono_ns() >= hold_at) {
             calls += sndbuf_decide(s);
             hold_at = UINT64_MAX;
         }
