@@ -18,8 +18,9 @@
  * in the same direction) whose path's smallest RTT so far is min_rtt_us: 0 = leave
  * the kernel's autotuning (one stream, RTT unknown (< 0), or a path long enough
  * that streams x TCP_SNDBUF_HELD_MIN < 2 x 100 Gbit/s x min_rtt). Measured on
- * loopback in alternating pairs (-n 8G): -P 4 1.45x less time and CPU, -P 4 -R
- * 1.36x, -P 2 1.16x; one stream 1.07x slower, so never alone. 384-512 KiB held
- * were best; 256 KiB and 1 MiB and more gave up most of the gain. */
+ * loopback in alternating pairs (-n 8G) against ESXPERF_ENGINE_OFF=sndbuf: -P 4
+ * 1.42x less time, -P 8 1.31x, -P 2 1.16x, -P 4 -R 1.35x (noise about 8 %); one
+ * stream held showed no gain (1.07x slower, within the noise), so never alone.
+ * 384-512 KiB held were best; 256 KiB and 1 MiB and more gave up most of it. */
 int tcp_sndbuf_hold(int64_t streams, int64_t min_rtt_us);
 #endif
