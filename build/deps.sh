@@ -6,6 +6,9 @@
 #   .cache/mbedtls/host  gcc, for unit tests under the sanitizers and fuzz targets
 # The result is cached under .cache/ (git-ignored): later builds run offline.
 #
+# It also builds the ESXi-shaped shell the host-script tests run under (build_esxi_shell
+# below): .cache/esxi-shell/busybox. `build/deps.sh esxi-shell` builds only that.
+#
 # build/deps.sh aarch64 (make ARCH=aarch64): the cross packages, then Debian's musl
 # source package (the same version as the installed musl-dev) built for aarch64 with
 # Debian's own flags into .cache/musl-aarch64, and libmbedcrypto cross-built with it:
@@ -16,8 +19,8 @@ ROOT=$(pwd)
 CACHE="$ROOT/.cache"
 ARCH=${1:-x86_64}
 case $ARCH in
-    x86_64 | aarch64) ;;
-    *) echo "deps: unknown architecture '$ARCH' (x86_64 or aarch64)" >&2; exit 2 ;;
+    x86_64 | aarch64 | esxi-shell) ;;
+    *) echo "deps: unknown architecture '$ARCH' (x86_64, aarch64, or esxi-shell)" >&2; exit 2 ;;
 esac
 
 # package -> what it is for (README "Dependencies" lists the same)
@@ -159,9 +162,54 @@ up_to_date() {
     [ -f "$1" ] && [ "$(cat "$1")" = "$2" ] && touch "$1"
 }
 
+# build_esxi_shell: busybox from Debian's source package (the version installed), built
+# as ESXi's /bin/sh is described publicly (test/lib/esxi-shell.list has the sources):
+# ash without the `command` builtin (ESXI_SH_OFF) and without `type` (not a config
+# option in 1.35: its line in ash's builtin table is deleted), and without the tr and
+# od applets. defconfig leaves FEATURE_SH_STANDALONE and FEATURE_PREFER_APPLETS off, so
+# the shell finds every other applet through PATH only: the tests give it a folder of
+# links to the applets the list allows and nothing else (test/lib/esxi-shell.bash).
+ESXI_SH_OFF="ASH_CMDCMD TR OD"
+build_esxi_shell() {
+    dst="$CACHE/esxi-shell"
+    sver=$(dpkg-query -W -f='${source:Version}' busybox | sed 's/^[0-9]*://')
+    want_sh="rev$BUILD_REV-$sver-$(printf '%s type' "$ESXI_SH_OFF" | sha256sum | cut -c1-16)"
+    up_to_date "$dst/built.stamp" "$want_sh" && return 0
+    source_pkg "busybox=$(dpkg-query -W -f='${source:Version}' busybox)" "busybox-${sver%%-*}"
+    echo "deps: building the ESXi-shaped shell (busybox $sver: no command, type, tr, od)"
+    work="$CACHE/esxi-shell.work"
+    rm -rf "$dst" "$work" && cp -r "$src" "$work"
+    (
+        cd "$work"
+        grep -q '^	{ BUILTIN_REGULAR *"type" *, typecmd *},$' shell/ash.c ||
+            { echo "deps: busybox's ash has no 'type' table line to remove (in $work)" >&2; exit 2; }
+        sed -i '/^	{ BUILTIN_REGULAR *"type" *, typecmd *},$/d' shell/ash.c
+        make -s defconfig >/dev/null
+        for o in $ESXI_SH_OFF; do
+            sed -i "s/^CONFIG_$o=y\$/# CONFIG_$o is not set/" .config
+        done
+        make -s oldconfig < /dev/null > /dev/null
+        for o in $ESXI_SH_OFF FEATURE_SH_STANDALONE FEATURE_PREFER_APPLETS; do
+            ! grep -q "^CONFIG_$o=y" .config || { echo "deps: busybox CONFIG_$o is still on (in $work)" >&2; exit 2; }
+        done
+        make -s -j2 busybox > build.log 2>&1 || { echo "deps: busybox build failed (see $work/build.log)" >&2; exit 2; }
+    ) || exit 2
+    mkdir -p "$dst"
+    cp "$work/busybox" "$dst/busybox"
+    cp "$src/LICENSE" "$dst/LICENSE"
+    echo "$sver" > "$dst/version"
+    rm -rf "$work"
+    echo "$want_sh" > "$dst/built.stamp"
+}
+
 config_sum=$(sha256sum build/mbedtls_config.h | cut -c1-16)
 case $ARCH in
+esxi-shell)
+    build_esxi_shell
+    exit 0
+    ;;
 x86_64)
+    build_esxi_shell
     stamp="$CACHE/mbedtls/built.stamp"
     want="rev$BUILD_REV-$config_sum"
     up_to_date "$stamp" "$want" && exit 0
