@@ -32,7 +32,8 @@ Examples:
 
 Exit codes:
   0  restored (or nothing to restore) and the kit removed (or kept, if asked)
-  1  settings restored, but the folder does not look like the kit: not deleted
+  1  settings restored (the state file removed), but the folder does not look
+     like the kit: not deleted
   2  usage error, a bad state file, a restore command failed (the state
      file is kept: fix the cause and run cleanup.sh again), or prepare.sh
      is still running on this kit
@@ -105,7 +106,7 @@ fi
 failed=0
 fail() { err "$1"; failed=$((failed + 1)); }
 if [ -f "$state" ]; then
-    cli_find
+    cli_find must
     if [ -n "$rs_ips$rs_en_prev$rs_aa_prev$rs_file" ]; then
         say ""
         say "== firewall ruleset $rsid"
@@ -116,12 +117,15 @@ if [ -f "$state" ]; then
         else
             rs_en_cur=$rs_loaded
             query network firewall ruleset allowedip list --ruleset-id "$rsid"
-            have=$(allowed_ips "$rsid")
-            if [ "$have" = All ]; then rs_aa_cur=true; else rs_aa_cur=false; fi
+            listed=$(allowed_ips "$rsid")
+            if [ "$listed" = All ]; then rs_aa_cur=true; else rs_aa_cur=false; fi
+            # compared in canonical form, removed as the host spells it
+            listed=$(canon_lines "$listed")
             for ip in $rs_ips; do
-                if in_lines "$have" "$ip"; then
-                    act "$CLI" network firewall ruleset allowedip remove --ruleset-id "$rsid" --ip-address "$ip" ||
-                        fail "removing $ip from ruleset $rsid failed"
+                hf=$(host_form "$listed" "$(cidr_canon "$ip")")
+                if [ -n "$hf" ]; then
+                    act "$CLI" network firewall ruleset allowedip remove --ruleset-id "$rsid" --ip-address "$hf" ||
+                        fail "removing $hf from ruleset $rsid failed"
                 else
                     note "$ip is no longer in the ruleset"
                 fi
@@ -177,6 +181,15 @@ fi
 [ -f "$state" ] && say "settings restored"
 
 # ---- remove the kit, only if it looks like one
+# entries DIR PREFIX: every entry under DIR (hidden ones too), one PREFIXname a line,
+# folders before what they hold (a glob walk: find is not known on ESXi)
+entries() {
+    for e in "$1"/* "$1"/.[!.]* "$1"/..?*; do
+        [ -e "$e" ] || [ -L "$e" ] || continue
+        printf '%s\n' "$2${e##*/}"
+        if [ -d "$e" ] && [ ! -L "$e" ]; then entries "$e" "$2${e##*/}/"; fi
+    done
+}
 # why_not_kit: prints the reason the folder is not an unpacked kit, or nothing
 why_not_kit() {
     case $(basename "$kit") in esxdiag-*) ;; *) echo "its name is not esxdiag-<version>"; return ;; esac
@@ -186,7 +199,7 @@ why_not_kit() {
     [ -d "$kit/bin" ] || { echo "it has no bin/"; return; }
     # every entry must be a kit folder, a file listed in SHA256SUMS, or ours
     listed=$(sed -n 's/^[0-9a-f]\{64\}  \(.*\)$/\1/p' "$kit/SHA256SUMS")
-    (cd "$kit" && find . ! -name . -print) | sed 's|^\./||' | while IFS= read -r e; do
+    entries "$kit" '' | while IFS= read -r e; do
         case $e in
             bin | esxi | licenses) [ -d "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
             SHA256SUMS | esxdiag.state | esxdiag.state.new) [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
@@ -199,12 +212,17 @@ why_not_kit() {
         break
     done
 }
-if [ "$keep_kit" = 1 ]; then
+# the settings are back: the state file has done its job, also when the folder is
+# not removed (a later prepare.sh would otherwise refuse, seeing it)
+why=''
+[ "$keep_kit" = 1 ] || why=$(why_not_kit)
+if [ "$keep_kit" = 1 ] || [ -n "$why" ]; then
     if [ -f "$state" ]; then act rm -f "$state" || { err "cannot remove $state"; exit 2; }; fi
+fi
+if [ "$keep_kit" = 1 ]; then
     say "kit kept: $kit"
     exit 0
 fi
-why=$(why_not_kit)
 if [ -n "$why" ]; then
     err "not removing $kit: $why. Remove it yourself if you are sure."
     exit 1

@@ -29,21 +29,42 @@ say() { printf '%s\n' "$*"; }
 note() { printf '   %s\n' "$*"; }
 err() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
-cli_find() {
-    if command -v esxcli >/dev/null 2>&1; then
-        CLI=esxcli
-    elif command -v localcli >/dev/null 2>&1; then
-        CLI=localcli
-    else
-        err "neither esxcli nor localcli found (run this in the ESXi shell, as root)"
-        exit 2
-    fi
+# have NAME: NAME is an executable file in a folder of PATH (sets HAVE to its path).
+# ESXi's shell has no `command -v` and no `type`: the PATH is walked here.
+have() {
+    HAVE='' want=$1
+    set -f; oldifs=$IFS; IFS=:
+    # shellcheck disable=SC2086  # split PATH on its colons on purpose (globbing is off)
+    set -- $PATH
+    IFS=$oldifs; set +f
+    for d in "$@"; do
+        if [ -n "$d" ] && [ -f "$d/$want" ] && [ -x "$d/$want" ]; then HAVE=$d/$want; return 0; fi
+    done
+    return 1
 }
 
-# query: a read-only esxcli call. Printed, and run even under --dry-run,
-# because it changes nothing. Sets QOUT and QRC.
+# cli_find must|quiet: esxcli, or localcli when esxcli is absent. Looked up in PATH first (so the
+# command printed is the one an administrator types), then in /bin and /sbin for a
+# PATH that lacks them (a stripped ssh or Ansible environment); CLI_AT says where.
+# Not found: "must" exits 2 with a message, "quiet" returns 1.
+cli_find() {
+    CLI='' CLI_AT=''
+    for c in esxcli localcli; do
+        if have "$c"; then CLI=$c CLI_AT=$HAVE; return 0; fi
+        for d in /bin /sbin; do
+            if [ -f "$d/$c" ] && [ -x "$d/$c" ]; then CLI=$d/$c CLI_AT=$d/$c; return 0; fi
+        done
+    done
+    [ "$1" = quiet ] && return 1
+    err "neither esxcli nor localcli found (run this in the ESXi shell, as root)"
+    exit 2
+}
+
+# query: a read-only esxcli call. Printed (on stdout, or on QUERY_FD), and run even
+# under --dry-run, because it changes nothing. Sets QOUT and QRC.
+QUERY_FD=1
 query() {
-    say "+ $CLI $*"
+    say "+ $CLI $*" >&"$QUERY_FD"
     QOUT=$("$CLI" "$@" 2>&1)
     QRC=$?
 }
@@ -71,8 +92,10 @@ row() {
 
 # allowed IPs of a ruleset after "allowedip list": "All" or "a, b, c" -> one a line
 allowed_ips() {
-    printf '%s\n' "$QOUT" | awk -v k="$1" '$1 == k { $1 = ""; print; exit }' |
-        tr ',' '\n' | sed 's/^ *//; s/ *$//; /^$/d'
+    printf '%s\n' "$QOUT" | awk -v k="$1" '$1 == k {
+        $1 = ""; n = split($0, a, ",")
+        for (i = 1; i <= n; i++) { gsub(/^ +| +$/, "", a[i]); if (a[i] != "") print a[i] }
+        exit }'
 }
 
 # in_lines LIST WORD: WORD is one whole line of LIST (e.g. of allowed_ips)
@@ -96,13 +119,21 @@ valid_ipv4() {
     done
 }
 
+# words_of TEXT SEP: TEXT split at each SEP, the pieces as words (empty ones dropped)
+words_of() {
+    set -f; oldifs=$IFS; IFS=$2
+    # shellcheck disable=SC2086  # split on SEP on purpose (globbing is off)
+    set -- $1
+    IFS=$oldifs; set +f
+    echo "$@"
+}
+
 # valid_ipv6 ADDR: hex groups of 1-4 digits, 8 of them or fewer with one "::"
 valid_ipv6() {
     case $1 in '' | *[!0-9a-fA-F:]* | *:::* | *::*::*) return 1 ;; esac
     case $1 in :[!:]* | *[!:]:) return 1 ;; esac   # a lone colon at either end
-    groups=$(printf '%s\n' "$1" | sed 's/::/:/; s/^://; s/:$//' | tr ':' '\n')
     n=0
-    for g in $groups; do
+    for g in $(words_of "$1" :); do
         case $g in ?????*) return 1 ;; esac
         n=$((n + 1))
     done
@@ -127,6 +158,195 @@ cidr_is_everything() {
     return 1
 }
 
+# ---- canonical forms of --allow-ip values. The form in which ESXi stores an allowed
+# address is not public, so prepare.sh adds each value in one canonical form and both
+# scripts compare canonical forms: IPv6 as RFC 5952 writes it (lower case, no leading
+# zeros, the longest run of two or more zero groups as ::), a prefix with its host
+# bits cleared (10.20.0.5/24 is 10.20.0.0/24), and /32 or /128 as the bare address.
+
+# cidr_canon CIDR: the canonical form of a value valid_cidr accepts
+cidr_canon() {
+    addr=${1%/*} len=''
+    case $1 in */*) len=${1#*/} ;; esac
+    if valid_ipv4 "$addr"; then
+        [ "$len" = 32 ] && len=''
+        [ -n "$len" ] || { echo "$addr"; return; }
+        # shellcheck disable=SC2046  # the four octets, one word each
+        set -- $(words_of "$addr" .)
+        v=$((($1 << 24) + ($2 << 16) + ($3 << 8) + $4))
+        v=$((v - v % (1 << (32 - len))))
+        echo "$((v >> 24)).$(((v >> 16) & 255)).$(((v >> 8) & 255)).$((v & 255))/$len"
+        return
+    fi
+    [ "$len" = 128 ] && len=''
+    # shellcheck disable=SC2046  # the eight groups, one word each
+    set -- $(ipv6_groups "$addr" "${len:-128}")
+    echo "$(ipv6_text "$@")${len:+/$len}"
+}
+
+# ipv6_groups ADDR LEN: the eight groups as decimal numbers, bits past LEN cleared
+ipv6_groups() {
+    case $1 in
+        *::*) l=$(words_of "${1%%::*}" :) r=$(words_of "${1#*::}" :) ;;
+        *) l=$(words_of "$1" :) r='' ;;
+    esac
+    n=0
+    for g in $l $r; do n=$((n + 1)); done
+    out='' i=0
+    for g in $l; do out="$out $((0x$g))"; done
+    while [ $((n + i)) -lt 8 ]; do out="$out 0"; i=$((i + 1)); done
+    for g in $r; do out="$out $((0x$g))"; done
+    i=0
+    for g in $out; do
+        lo=$((i * 16)) i=$((i + 1))
+        if [ "$2" -le "$lo" ]; then g=0
+        elif [ "$2" -lt $((lo + 16)) ]; then g=$((g - g % (1 << (lo + 16 - $2)))); fi
+        printf '%s ' "$g"
+    done
+}
+
+# ipv6_text G1..G8: RFC 5952 text (the first longest run of two or more zeros is ::)
+ipv6_text() {
+    best=0 at=0 run=0 from=0 i=0 out=''
+    for g in "$@"; do
+        i=$((i + 1))
+        if [ "$g" != 0 ]; then run=0; continue; fi
+        [ "$run" = 0 ] && from=$i
+        run=$((run + 1))
+        [ "$run" -gt "$best" ] && best=$run at=$from
+    done
+    [ "$best" -ge 2 ] || at=0
+    i=0
+    for g in "$@"; do
+        i=$((i + 1))
+        if [ "$at" -gt 0 ] && [ "$i" -ge "$at" ] && [ "$i" -lt $((at + best)) ]; then
+            [ "$i" = "$at" ] && out="$out::"
+            continue
+        fi
+        case $out in '' | *:) ;; *) out="$out:" ;; esac
+        out="$out$(printf '%x' "$g")"
+    done
+    echo "$out"
+}
+
+# canon_lines LIST: each line of LIST as "CANONICAL HOST-FORM" (lines that are no
+# address at all are kept as they are, on both sides)
+canon_lines() {
+    printf '%s\n' "$1" | while IFS= read -r a; do
+        [ -n "$a" ] || continue
+        if valid_cidr "$a"; then printf '%s %s\n' "$(cidr_canon "$a")" "$a"; else printf '%s %s\n' "$a" "$a"; fi
+    done
+}
+
+# host_form CANON_LINES CANONICAL: how the host lists CANONICAL (its spelling), or nothing
+host_form() {
+    printf '%s\n' "$1" | awk -v k="$2" '$1 == k { print $2; exit }'
+}
+
+# ---- what the host allows: read only, nothing here changes it
+
+# locks_read: the three locks of execInstalledOnly, each on, off, absent (this ESXi
+# has no such setting) or unknown (the query failed; LK_*_WHY says how):
+#   LK_TPM   TPM enforcement: esxcli system settings encryption get, "Require
+#            Executables Only From Installed VIBs" (7.0 U2+); LK_TPM_MODE, LK_TPM_SB
+#   LK_BOOT  the boot option: esxcli system settings kernel list -o execinstalledonly,
+#            Runtime column (this boot); next-boot when only Configured is TRUE;
+#            LK_BOOT_CFG, LK_BOOT_RUN. When it holds it overrides the runtime option.
+#   LK_RT    the runtime option /User/execInstalledOnly (ESXi 8: 1 by default); LK_RT_VAL
+locks_read() {
+    query system settings encryption get
+    LK_TPM=unknown LK_TPM_WHY=$QOUT LK_TPM_MODE='' LK_TPM_REQ='' LK_TPM_SB=''
+    if [ "$QRC" = 0 ]; then
+        LK_TPM_MODE=$(field Mode) LK_TPM_SB=$(field 'Require Secure Boot')
+        LK_TPM_REQ=$(field 'Require Executables Only From Installed VIBs')
+        case $LK_TPM_REQ in true) LK_TPM=on ;; false) LK_TPM=off ;; esac
+    else
+        case $QOUT in *"Unknown command or namespace"*) LK_TPM=absent ;; esac
+    fi
+    query system settings kernel list -o execinstalledonly
+    LK_BOOT=unknown LK_BOOT_WHY=$QOUT LK_BOOT_CFG='' LK_BOOT_RUN=''
+    if [ "$QRC" = 0 ]; then
+        # shellcheck disable=SC2046  # two words: Configured and Runtime
+        set -- $(printf '%s\n' "$QOUT" | awk 'tolower($1) == "execinstalledonly" { print toupper($3), toupper($4); exit }')
+        LK_BOOT_CFG=${1:-} LK_BOOT_RUN=${2:-}
+        case $LK_BOOT_CFG/$LK_BOOT_RUN in
+            */TRUE) LK_BOOT=on ;;
+            TRUE/FALSE) LK_BOOT=next-boot ;;
+            FALSE/FALSE) LK_BOOT=off ;;
+            /) LK_BOOT=absent ;;
+        esac
+    fi
+    query system settings advanced list -o /User/execInstalledOnly
+    LK_RT=unknown LK_RT_WHY=$QOUT LK_RT_VAL=''
+    if [ "$QRC" = 0 ]; then
+        LK_RT_VAL=$(field 'Int Value')
+        case $LK_RT_VAL in 1) LK_RT=on ;; 0) LK_RT=off ;; esac
+    else
+        case $QOUT in *"Unable to find option"*) LK_RT=absent ;; esac
+    fi
+}
+
+# elf_machine FILE: x86_64, aarch64 or "ELF for another CPU" from the ELF header (bytes
+# 0-3 the magic, 18-19 e_machine little-endian: 62 is x86_64, 183 aarch64); nothing
+# for a file that is no ELF. Read with dd, one byte at a time, compared as characters
+# (62 is '>'): ESXi's shell has no od.
+elf_machine() {
+    [ "$(dd if="$1" bs=1 count=4 2>/dev/null)" = "$(printf '\177ELF')" ] || return 0
+    m=$(dd if="$1" bs=1 skip=18 count=1 2>/dev/null)
+    [ -z "$(dd if="$1" bs=1 skip=19 count=1 2>/dev/null)" ] || m=''   # the high byte: 0
+    case $m in
+        '>') echo x86_64 ;;
+        "$(printf '\267')") echo aarch64 ;;
+        *) echo "ELF for another CPU" ;;
+    esac
+}
+
+# kit_arch_read: ARCH_HOST (uname -m; arm64 read as aarch64), and for the programs in
+# bin/: ARCH_KIT and ARCH_FILE (the first whose CPU is not the host's, else the last
+# one read); ARCH_STATE is match, mismatch or unchecked (ARCH_WHY says why)
+kit_arch_read() {
+    ARCH_HOST='' ARCH_KIT='' ARCH_FILE='' ARCH_STATE=unchecked ARCH_WHY=''
+    have uname && ARCH_HOST=$(uname -m)
+    [ "$ARCH_HOST" = arm64 ] && ARCH_HOST=aarch64
+    [ -n "$ARCH_HOST" ] || { ARCH_WHY="uname -m gave nothing"; return 0; }
+    have dd || { ARCH_WHY="no dd here to read the programs' headers"; return 0; }
+    for b in "$kit"/bin/*; do
+        [ -f "$b" ] || continue
+        a=$(elf_machine "$b")
+        [ -n "$a" ] || continue
+        ARCH_KIT=$a ARCH_FILE=bin/${b##*/} ARCH_STATE=match
+        [ "$a" = "$ARCH_HOST" ] || { ARCH_STATE=mismatch; return 0; }
+    done
+    [ -n "$ARCH_KIT" ] || ARCH_WHY="no program in bin/ has an ELF header"
+}
+
+# free_kib DIR: the KiB free where DIR is (df -k; the figure before the Use% column,
+# which also holds when df wraps a long device name onto its own line), or nothing
+free_kib() {
+    have df || return 0
+    df -k "$1" 2>/dev/null | awk 'END { for (i = NF; i > 1; i--) if ($i ~ /%$/) { print $(i - 1); exit } }'
+}
+
+# SH_NEED: the commands prepare.sh and cleanup.sh run (test/lib/esxi-shell.list says
+# why each is believed to be on an ESXi host); SH_OPTIONAL: what the kit's own steps
+# around them use when the host has it (sha256sum -c SHA256SUMS). shell_missing LIST:
+# the ones of LIST not on PATH.
+SH_NEED="awk basename cat date dd df dirname grep head mkdir mv rm sed uname"
+SH_OPTIONAL="sha256sum tar"
+shell_missing() {
+    out=''
+    for c in $1; do have "$c" || out="$out${out:+ }$c"; done
+    echo "$out"
+}
+
+# json_str TEXT: TEXT as a JSON string (backslash, quote and control characters escaped)
+json_str() {
+    printf '%s' "$1" | awk 'BEGIN { ORS = ""; print "\"" }
+        { if (NR > 1) print "\\n"; gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t")
+          gsub(/[\001-\037]/, "?"); print }
+        END { print "\"" }'
+}
+
 # ---- one prepare or cleanup at a time (a folder: mkdir is atomic, also in busybox)
 
 LOCKED=0
@@ -140,7 +360,7 @@ lock_drop() {
 # (TAKEOVER=1) takes it over, since undoing an interrupted prepare is its job.
 lock_take() {
     if mkdir "$lock" 2>/dev/null; then
-        printf '%s\n' "$$" > "$lock/pid" || { rmdir "$lock"; err "cannot write $lock/pid"; exit 2; }
+        printf '%s\n' "$$" > "$lock/pid" || { rm -rf -- "$lock"; err "cannot write $lock/pid"; exit 2; }
         LOCKED=1
         trap lock_drop EXIT
         trap 'exit 130' INT; trap 'exit 143' TERM; trap 'exit 129' HUP
@@ -171,22 +391,33 @@ lock_take() {
 
 # ---- the state file: previous values, written ahead of each change
 #
-# Lines KEY=VALUE after a comment header, and a last line sum=SHA256 of all the
-# lines before it: a file cut short (it loses its sum line, or lines under it) or
-# edited by hand is recognised and not acted on. Every write replaces the whole
-# file (written beside it, then renamed over it), so a kill at any moment leaves
-# either the old or the new complete file.
+# Lines KEY=VALUE after a comment header, and a last line sum=awk:A:B:N over all the
+# lines before it (state_sum): a file cut short (it loses its sum line, or lines under
+# it) or edited by hand is recognised and not acted on. The sum needs awk only, which
+# every ESXi shell has, rather than a sha256 tool that a host may lack; it guards
+# against damage and slips, not against someone who means to forge the file. Every
+# write replaces the whole file (written beside it, then renamed over it), so a kill
+# at any moment leaves either the old or the new complete file.
+
+# state_sum < TEXT: "awk:A:B:N", two polynomial sums of TEXT's bytes (mod 2^31-1 and
+# mod 10^9+7, exact in awk's doubles) and its length in bytes (a newline ends each line)
+state_sum() {
+    LC_ALL=C awk 'BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
+        { s = $0 "\n"; k = length(s)
+          for (i = 1; i <= k; i++) { c = ord[substr(s, i, 1)] + 0; a = (a * 31 + c) % 2147483647; b = (b * 131 + c) % 1000000007 }
+          n += k }
+        END { printf "awk:%d:%d:%d\n", a, b, n }'
+}
 
 STATE_BODY=''
 state_write() {
-    sum=$(printf '%s' "$STATE_BODY" | sha256sum) || return 1
-    { printf '%s' "$STATE_BODY" && printf 'sum=%s\n' "${sum%% *}"; } > "$state.new" &&
+    sum=$(printf '%s' "$STATE_BODY" | state_sum) || return 1
+    { printf '%s' "$STATE_BODY" && printf 'sum=%s\n' "$sum"; } > "$state.new" &&
         mv -f "$state.new" "$state"
 }
 
 # state_begin: the header, before the first change
 state_begin() {
-    command -v sha256sum >/dev/null 2>&1 || { err "sha256sum not found: the state file cannot be sealed, nothing changed"; return 1; }
     STATE_BODY="# esxdiag prepare.sh state ($(date -u '+%Y-%m-%d %H:%M:%S UTC')): previous values, read by cleanup.sh
 kit=$kit
 "
@@ -200,12 +431,14 @@ state_add() {
     state_write
 }
 
-# state_check: why the state file cannot be trusted (printed), or nothing
+# state_check: why the state file cannot be trusted (printed), or nothing. A last
+# line without its newline is what read leaves in l after the loop.
 state_check() {
     [ -s "$state" ] || { echo "it is empty (prepare.sh always writes a header and a sum line)"; return; }
-    [ -z "$(tail -c 1 "$state")" ] || { echo "its last line is cut short"; return; }
-    last=$(tail -n 1 "$state")
+    last='' l=''
+    while IFS= read -r l; do last=$l; done < "$state"
+    [ -z "$l" ] || { echo "its last line is cut short"; return; }
     case $last in sum=*) ;; *) echo "it has no sum line at the end: cut short, or not written by prepare.sh"; return ;; esac
-    want=$(sed '$d' "$state" | sha256sum)
-    [ "${last#sum=}" = "${want%% *}" ] || echo "its sum does not match its lines: edited or damaged"
+    want=$(sed '$d' "$state" | state_sum)
+    [ "${last#sum=}" = "$want" ] || echo "its sum does not match its lines: edited or damaged"
 }

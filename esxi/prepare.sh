@@ -9,6 +9,7 @@ usage() {
     cat <<'TXT'
 usage: sh esxi/prepare.sh [--allow-exec] [--allow-ip CIDR]... [--allow-any]
                           [--port N[-M]] [--disable-firewall] [--dry-run] [-h|--help]
+       sh esxi/prepare.sh --check [--json] [--port N[-M]]
 
 Shows whether this ESXi host lets the copied esxdiag binaries run and lets
 esxperf traffic through, and changes a setting only when asked. Every command
@@ -16,14 +17,17 @@ is printed before it runs. Each previous value goes into <kit>/esxdiag.state;
 sh esxi/cleanup.sh puts them all back.
 
   --allow-exec        set /User/execInstalledOnly to 0 (ESXi 8 sets it to 1,
-                      which refuses any binary not installed from a VIB)
-  --allow-ip CIDR     open the esxperf port, TCP and UDP, inbound and outbound,
-                      for CIDR only (repeat for more, at most 64; an IPv4 or
-                      IPv6 address, or one with /LEN). Uses a custom firewall
-                      ruleset "esxdiag" (a file in /etc/vmware/firewall, then
-                      esxcli network firewall refresh). UNVERIFIED on ESXi 8,
-                      which may refuse custom rulesets: prepare checks that the
-                      ruleset loaded and says so if not.
+                      which refuses any binary not installed from a VIB), then
+                      prove it: run bin/esxpart --version (put back if refused)
+  --allow-ip CIDR     open the esxperf port, TCP and UDP, inbound (an esxperf
+                      server here) and outbound (an esxperf client here), for
+                      CIDR only (repeat for more, at most 64; an IPv4 or IPv6
+                      address, or one with /LEN, added in canonical form: see
+                      esxi/README). Uses a custom firewall ruleset "esxdiag" (a
+                      file in /etc/vmware/firewall, then esxcli network firewall
+                      refresh). UNVERIFIED on ESXi 8, which may refuse custom
+                      rulesets: prepare checks that the ruleset loaded with both
+                      directions and says so if not.
   --allow-any         let --allow-ip take a /0 (0.0.0.0/0, ::/0: any address),
                       refused without it
   --port N[-M]        the port, or a range of at most 64, for --allow-ip
@@ -32,13 +36,25 @@ sh esxi/cleanup.sh puts them all back.
                       port to everyone: use only if the ruleset is refused)
   --dry-run           print the commands that would change something, run
                       none (read-only queries still run)
+  --check             change nothing: one line each for the shell, esxcli, the
+                      three execInstalledOnly locks, the firewall, the kit's
+                      architecture against the host's, and the free space where
+                      the kit is (the queries it runs go to stderr)
+  --json              with --check: the same as one JSON object
   -h, --help          this text
 
 Examples:
+  sh esxi/prepare.sh --check            what stands in the way, one line each
   sh esxi/prepare.sh                    show the settings, change nothing
   sh esxi/prepare.sh --allow-exec --allow-ip 10.20.0.0/24 --dry-run
   sh esxi/prepare.sh --allow-exec --allow-ip 10.20.0.0/24
   sh esxi/cleanup.sh                    undo it and remove the kit
+
+execInstalledOnly has three locks: the runtime option /User/execInstalledOnly
+(the only one --allow-exec changes), the boot option execInstalledOnly and TPM
+enforcement. With either of the last two on, prepare changes nothing and says
+which holds and what an administrator can do; both need a reboot, so prepare
+never touches them.
 
 Interrupted (^C, a lost SSH session, kill -9): each previous value is in the
 state file before the change is made, so sh esxi/cleanup.sh undoes whatever
@@ -46,9 +62,12 @@ was done. One prepare.sh or cleanup.sh at a time runs on a kit; another one
 says who holds the lock and stops.
 
 Exit codes:
-  0  done (or nothing asked)
-  1  this host cannot run copied binaries (TPM-enforced execInstalledOnly),
-     or it refused a change (see the message)
+  0  done (or nothing asked); --check: nothing stands in the way
+  1  this host cannot run copied binaries (the boot option or TPM enforcement
+     holds execInstalledOnly, or bin/esxpart was still refused after the
+     change, which was then put back), or it refused a change, or the ruleset
+     did not load with both directions (see the message); --check: something
+     stands in the way (the line says what)
   2  usage error, the kit is for another CPU architecture than this
      host's (uname -m), a command failed, another prepare.sh or cleanup.sh
      holds the kit, or an earlier prepare was not undone
@@ -60,28 +79,32 @@ here=$(cd "$(dirname "$0")" && pwd -P) || exit 2
 # shellcheck source=hostcli.sh
 . "$here/hostcli.sh" || exit 2
 
-allow_exec=0 disable_fw=0 port=5201 ips=''
+allow_exec=0 disable_fw=0 port=5201 ips='' check=0 json=0
 allow_any=0 nips=0 everything='' IPS_MAX=64
-# add_ip CIDR: checked, lower-cased (IPv6), counted, each one once
+# add_ip CIDR: checked, put in canonical form (cidr_canon), counted, each one once
 add_ip() {
     if ! valid_cidr "$1"; then   # shown on one line, control characters as ?
-        err "--allow-ip '$(printf '%s' "$1" | tr -c ' -~' '?')': not an IPv4 or IPv6 address or CIDR"
+        err "--allow-ip '$(printf '%s' "$1" | awk '{ gsub(/[^ -~]/, "?"); printf "%s%s", (NR > 1 ? "?" : ""), $0 }')': not an IPv4 or IPv6 address or CIDR"
         exit 2
     fi
-    ip=$(printf '%s' "$1" | tr 'A-F' 'a-f')
+    ip=$(cidr_canon "$1")
+    [ "$ip" = "$(printf '%s' "$1" | sed 'y/ABCDEF/abcdef/')" ] || CANON_NOTES="$CANON_NOTES $1=$ip"
     case " $ips " in *" $ip "*) return 0 ;; esac
     nips=$((nips + 1))
     [ "$nips" -le "$IPS_MAX" ] ||
         { err "more than $IPS_MAX --allow-ip values: give a wider CIDR (e.g. 198.18.0.0/15) instead"; exit 2; }
-    cidr_is_everything "$ip" && everything=$ip
+    cidr_is_everything "$ip" && everything=$1
     ips="$ips $ip"
 }
+CANON_NOTES=''
 while [ $# -gt 0 ]; do
     case $1 in
         --allow-exec) allow_exec=1 ;;
         --disable-firewall) disable_fw=1 ;;
         --allow-any) allow_any=1 ;;
         --dry-run) DRY=1 ;;
+        --check) check=1 ;;
+        --json) json=1 ;;
         --allow-ip)
             [ $# -ge 2 ] || { err "--allow-ip needs an address or CIDR"; exit 2; }
             add_ip "$2"; shift ;;
@@ -124,35 +147,125 @@ if [ -n "$everything" ] && [ "$allow_any" = 0 ]; then
 fi
 want_change=0
 [ "$allow_exec" = 1 ] || [ -n "$ips" ] || [ "$disable_fw" = 1 ] && want_change=1
+if [ "$check" = 1 ] && { [ "$want_change" = 1 ] || [ "$DRY" = 1 ]; }; then
+    err "--check changes nothing: give it alone (with --json or --port)"; exit 2
+fi
+[ "$json" = 0 ] || [ "$check" = 1 ] || { err "--json goes with --check"; exit 2; }
 
-# ---- 0. is this kit built for this host's CPU? The x86_64 and aarch64 (ESXi-Arm) kits
-# look alike; the ELF header of each program in bin/ says which it is: bytes 0-3 the
-# magic, 18-19 e_machine (62 x86_64, 183 aarch64). Read with od, as busybox has it.
-# Refused before anything is queried or changed. Files that are not ELF are not judged.
-kit_arch_check() {
-    host_arch=$(uname -m)
-    [ "$host_arch" = arm64 ] && host_arch=aarch64
-    command -v od >/dev/null 2>&1 || { say "note: no od here: the kit's architecture is not checked"; return 0; }
-    for b in "$kit"/bin/*; do
-        [ -f "$b" ] || continue
-        # shellcheck disable=SC2046  # the 20 numbers od prints, one word each
-        set -- $(od -An -tu1 -N20 "$b" 2>/dev/null)
-        if [ $# -ne 20 ] || [ "$1 $2 $3 $4" != "127 69 76 70" ]; then continue; fi
-        case "${19} ${20}" in
-            '62 0') bin_arch=x86_64 ;;
-            '183 0') bin_arch=aarch64 ;;
-            *) bin_arch="ELF machine $((${19} + 256 * ${20}))" ;;
-        esac
-        [ "$bin_arch" = "$host_arch" ] && continue
-        err "this kit is built for $bin_arch (bin/${b##*/}), this host is $host_arch: unpack $(basename "$kit")-$host_arch.tar.gz instead (nothing was changed)"
-        exit 2
+# rules_read: does the loaded ruleset open the port range both ways, TCP and UDP?
+# RULES_MISSING lists what it does not cover ("tcp outbound, udp outbound"); RULES_READ
+# is 0 when the host's rule list has no row for it (that layout is UNVERIFIED: then
+# nothing is judged)
+rules_read() {
+    query network firewall ruleset rule list --ruleset-id "$rsid"
+    RULES_READ=0 RULES_MISSING=''
+    [ "$QRC" = 0 ] || return 0
+    rows=$(printf '%s\n' "$QOUT" | awk -v k="$rsid" '$1 == k { print tolower($2), tolower($3), tolower($4), $5, $6 }')
+    [ -n "$rows" ] || return 0
+    RULES_READ=1
+    for proto in tcp udp; do
+        for dir in inbound outbound; do
+            printf '%s\n' "$rows" | awk -v d="$dir" -v p="$proto" -v lo="$port_lo" -v hi="$port_hi" '
+                $1 == d && $2 == p && $3 == "dst" && $4 + 0 <= lo + 0 && $5 + 0 >= hi + 0 { f = 1 }
+                END { exit !f }' || RULES_MISSING="$RULES_MISSING${RULES_MISSING:+, }$proto $dir"
+        done
     done
 }
-kit_arch_check
 
-cli_find
+# ---- the pre-flight report (--check): what stands in the way, changing nothing. The
+# queries it runs are printed on stderr; stdout holds the report alone (or its JSON).
+jarr() { # WORDS: a JSON array of strings
+    out='' sep=''
+    for w in $1; do out="$out$sep$(json_str "$w")"; sep=,; done
+    printf '[%s]' "$out"
+}
+jstr() { if [ -n "$1" ]; then json_str "$1"; else printf null; fi; }   # "" is null
+jnum() { case $1 in '' | *[!0-9]*) printf null ;; *) printf '%s' "$1" ;; esac; }
+jbool() { case $1 in true | TRUE) printf true ;; false | FALSE) printf false ;; *) printf null ;; esac; }
+preflight_read() {
+    PF_MISSING=$(shell_missing "$SH_NEED") PF_OPTIONAL=$(shell_missing "$SH_OPTIONAL")
+    kit_arch_read
+    PF_DIR=$(dirname "$kit") PF_KIB=$(free_kib "$(dirname "$kit")")
+    QUERY_FD=2 PF_FW='' PF_RS='' PF_RULES='' RULES_READ=0
+    LK_TPM=unknown LK_BOOT=unknown LK_RT=unknown
+    if cli_find quiet; then
+        locks_read
+        query network firewall get
+        PF_FW=$(field Enabled)
+        query network firewall ruleset list
+        PF_RS=$(row "$rsid")
+        [ -z "$PF_RS" ] || { rules_read; PF_RULES=$RULES_MISSING; }
+    fi
+    PF_BLOCKED=''
+    [ -n "$CLI" ] || PF_BLOCKED="$PF_BLOCKED esxcli"
+    [ -z "$PF_MISSING" ] || PF_BLOCKED="$PF_BLOCKED shell"
+    [ "$LK_TPM" != on ] || PF_BLOCKED="$PF_BLOCKED tpm"
+    [ "$LK_BOOT" != on ] || PF_BLOCKED="$PF_BLOCKED boot"
+    [ "$ARCH_STATE" != mismatch ] || PF_BLOCKED="$PF_BLOCKED arch"
+}
+preflight_text() {
+    line() { printf '  %-13s %s\n' "$1" "$2"; }
+    say "esxdiag prepare --check: kit $kit (nothing is changed)"
+    # shellcheck disable=SC2086  # one word per command, to count them
+    set -- $SH_NEED
+    if [ -z "$PF_MISSING" ]; then sh_have="the $# commands the scripts use are here"; else sh_have="MISSING: $PF_MISSING"; fi
+    line shell "$sh_have (no command or type builtin needed); optional ($SH_OPTIONAL): ${PF_OPTIONAL:+missing }${PF_OPTIONAL:-all here}"
+    if [ -n "$CLI" ]; then line esxcli "$CLI ($CLI_AT)"; else line esxcli "MISSING: neither esxcli nor localcli found"; fi
+    line "runtime lock" "$LK_RT${LK_RT_VAL:+ (/User/execInstalledOnly = $LK_RT_VAL)}$([ "$LK_RT" = on ] && echo ': --allow-exec sets it to 0')"
+    line "boot lock" "$LK_BOOT${LK_BOOT_RUN:+ (Configured $LK_BOOT_CFG, Runtime $LK_BOOT_RUN)}$([ "$LK_BOOT" = on ] && echo ': esxcli system settings kernel set -s execInstalledOnly -v FALSE, then reboot')"
+    line "TPM lock" "$LK_TPM${LK_TPM_REQ:+ (Require Executables Only From Installed VIBs: $LK_TPM_REQ, Mode $LK_TPM_MODE)}"
+    if [ -z "$PF_RS" ]; then rs="ruleset $rsid not loaded (--allow-ip writes it: port $port, inbound and outbound)"
+    elif [ "$RULES_READ" = 0 ]; then rs="ruleset $rsid loaded (enabled: $PF_RS), its rules not read"
+    else rs="ruleset $rsid loaded (enabled: $PF_RS), port $port ${PF_RULES:+NOT open for $PF_RULES}${PF_RULES:-open both ways}"; fi
+    line firewall "enabled: ${PF_FW:-unknown}; $rs"
+    case $ARCH_STATE in
+        match) line architecture "kit $ARCH_KIT ($ARCH_FILE), host $ARCH_HOST: match" ;;
+        mismatch) line architecture "MISMATCH: kit $ARCH_KIT ($ARCH_FILE), host $ARCH_HOST (unpack $(basename "$kit")-$ARCH_HOST.tar.gz)" ;;
+        *) line architecture "not checked: $ARCH_WHY" ;;
+    esac
+    line "free space" "$(if [ -n "$PF_KIB" ]; then echo "$((PF_KIB / 1024)) MiB free in $PF_DIR (df -k)"; else echo "unknown for $PF_DIR (df -k gave no figure)"; fi)"
+    if [ -z "$PF_BLOCKED" ]; then line verdict "nothing stands in the way"
+    else line verdict "BLOCKED by:$PF_BLOCKED (see the lines above)"; fi
+}
+preflight_json() {
+    printf '{"tool": "esxdiag prepare --check", "kit": %s, "ready": %s, "blocked_by": %s,\n' \
+        "$(json_str "$kit")" "$([ -z "$PF_BLOCKED" ] && echo true || echo false)" "$(jarr "$PF_BLOCKED")"
+    printf ' "shell": {"missing": %s, "optional_missing": %s},\n' "$(jarr "$PF_MISSING")" "$(jarr "$PF_OPTIONAL")"
+    printf ' "esxcli": {"found": %s, "command": %s, "path": %s},\n' \
+        "$([ -n "$CLI" ] && echo true || echo false)" "$(jstr "$CLI")" "$(jstr "$CLI_AT")"
+    printf ' "locks": {"runtime": {"state": "%s", "value": %s},\n' "$LK_RT" "$(jnum "$LK_RT_VAL")"
+    printf '           "boot": {"state": "%s", "configured": %s, "runtime": %s},\n' \
+        "$LK_BOOT" "$(jbool "$LK_BOOT_CFG")" "$(jbool "$LK_BOOT_RUN")"
+    printf '           "tpm": {"state": "%s", "mode": %s, "require_exec_installed_only": %s, "require_secure_boot": %s}},\n' \
+        "$LK_TPM" "$(jstr "$LK_TPM_MODE")" "$(jbool "$LK_TPM_REQ")" "$(jbool "$LK_TPM_SB")"
+    printf ' "firewall": {"enabled": %s, "port": "%s", "ruleset": "%s", "ruleset_loaded": %s, "ruleset_enabled": %s, "rules_read": %s, "rules_missing": %s},\n' \
+        "$(jbool "$PF_FW")" "$port" "$rsid" "$([ -n "$PF_RS" ] && echo true || echo false)" "$(jbool "$PF_RS")" \
+        "$([ "$RULES_READ" = 1 ] && echo true || echo false)" "$(jarr "$(echo "$PF_RULES" | sed 's/ /-/g; s/,-/ /g')")"
+    printf ' "arch": {"state": "%s", "kit": %s, "host": %s, "file": %s, "why": %s},\n' \
+        "$ARCH_STATE" "$(jstr "$ARCH_KIT")" "$(jstr "$ARCH_HOST")" "$(jstr "$ARCH_FILE")" "$(jstr "$ARCH_WHY")"
+    printf ' "free_space": {"dir": %s, "kib": %s}}\n' "$(json_str "$PF_DIR")" "$(jnum "$PF_KIB")"
+}
+if [ "$check" = 1 ]; then
+    preflight_read
+    if [ "$json" = 1 ]; then preflight_json; else preflight_text; fi
+    [ -z "$PF_BLOCKED" ] || exit 1
+    exit 0
+fi
+
+# ---- 0. is this kit built for this host's CPU? The x86_64 and aarch64 (ESXi-Arm) kits
+# look alike; the ELF header of each program in bin/ says which it is (elf_machine).
+# Refused before anything is queried or changed.
+kit_arch_read
+if [ "$ARCH_STATE" = mismatch ]; then
+    err "this kit is built for $ARCH_KIT ($ARCH_FILE), this host is $ARCH_HOST: unpack $(basename "$kit")-$ARCH_HOST.tar.gz instead (nothing was changed)"
+    exit 2
+fi
+
+cli_find must
 say "esxdiag prepare: kit $kit"
+[ "$ARCH_STATE" = unchecked ] && note "the kit's architecture was not checked: $ARCH_WHY"
 [ "$DRY" = 1 ] && say "dry run: commands that change the host are printed, not run"
+for c in $CANON_NOTES; do note "--allow-ip ${c%%=*} is added as ${c#*=} (its canonical form)"; done
 # one prepare or cleanup at a time on this kit, from the state check to the end
 [ "$want_change" = 1 ] && [ "$DRY" = 0 ] && lock_take 0
 
@@ -184,44 +297,92 @@ if [ "$want_change" = 1 ] && [ "$DRY" = 0 ]; then
         { err "cannot write $state (is the kit on a read-only place? unpack it in /tmp or a datastore)"; rm -f "$state.new"; exit 2; }
 fi
 
-# ---- 1. may copied binaries run here?
+# ---- 1. may copied binaries run here? All three locks are read before anything changes.
 say ""
-say "== executables (execInstalledOnly)"
-query system settings encryption get
-tpm=no
-if [ "$QRC" = 0 ]; then
-    [ "$(field 'Require Executables Only From Installed VIBs')" = true ] && tpm=yes
-    note "enforced by the TPM: $tpm"
-else
-    note "no encryption settings on this host (older ESXi): no TPM enforcement"
-fi
-query system settings advanced list -o /User/execInstalledOnly
-exec_cur=
-if [ "$QRC" = 0 ]; then
-    exec_cur=$(field 'Int Value')
-    note "/User/execInstalledOnly = $exec_cur (1: only binaries installed from VIBs may run)"
-else
-    note "/User/execInstalledOnly does not exist here (before ESXi 8): copied binaries may run"
-fi
+say "== executables (execInstalledOnly: TPM enforcement, boot option, runtime option)"
+locks_read
+case $LK_TPM in
+    on | off) note "TPM enforcement: $LK_TPM (Require Executables Only From Installed VIBs: $LK_TPM_REQ, Mode: $LK_TPM_MODE)" ;;
+    absent) note "TPM enforcement: none on this host (no encryption settings: before ESXi 7.0 U2)" ;;
+    *) note "TPM enforcement: unknown (encryption get failed: $(printf '%s\n' "$LK_TPM_WHY" | head -n 1))" ;;
+esac
+case $LK_BOOT in
+    on | off | next-boot) note "boot option execInstalledOnly: $LK_BOOT (Configured $LK_BOOT_CFG, Runtime $LK_BOOT_RUN)" ;;
+    absent) note "boot option execInstalledOnly: not listed by this host" ;;
+    *) note "boot option execInstalledOnly: unknown (kernel list failed: $(printf '%s\n' "$LK_BOOT_WHY" | head -n 1))" ;;
+esac
+exec_cur=$LK_RT_VAL
+case $LK_RT in
+    on | off) note "/User/execInstalledOnly = $exec_cur (1: only binaries installed from VIBs may run)" ;;
+    absent) note "/User/execInstalledOnly does not exist here (before ESXi 8): copied binaries may run" ;;
+    *) note "/User/execInstalledOnly: unknown ($(printf '%s\n' "$LK_RT_WHY" | head -n 1))" ;;
+esac
 
-tpm_message() {
-    say ""
-    say "THIS HOST CANNOT RUN COPIED BINARIES."
-    say "  execInstalledOnly is enforced by the TPM (esxcli system settings encryption"
-    say "  get: Require Executables Only From Installed VIBs: true). No setting that"
-    say "  prepare.sh may change lifts it, so the esxdiag tools cannot run on this host."
-    say "  Run them from another machine or VM, or ask who set this host's"
-    say "  encryption policy."
-}
-if [ "$tpm" = yes ] && [ "$exec_cur" != 0 ]; then
-    tpm_message
+cannot_run() { say ""; say "THIS HOST CANNOT RUN COPIED BINARIES."; }
+if [ "$LK_TPM" = on ]; then
+    cannot_run
+    say "  Lock: execInstalledOnly is enforced by the TPM (esxcli system settings"
+    say "  encryption get: Require Executables Only From Installed VIBs: true). It holds"
+    say "  whatever /User/execInstalledOnly says, so prepare.sh changes nothing. Lifting it takes"
+    say "      esxcli system settings encryption set --require-exec-installed-only=F"
+    say "  and a reboot: part of the host's encryption configuration, which cleanup.sh"
+    say "  could not undo, so prepare.sh never does it. Run the tools from another"
+    say "  machine or VM, or ask who set this host's encryption policy."
     finish 1
 fi
+if [ "$LK_BOOT" = on ]; then
+    cannot_run
+    say "  Lock: the boot option execInstalledOnly (esxcli system settings kernel list"
+    say "  -o execinstalledonly: Runtime TRUE). It overrides /User/execInstalledOnly, so"
+    say "  prepare.sh changes nothing. Lifting it takes"
+    say "      esxcli system settings kernel set -s execInstalledOnly -v FALSE"
+    say "  and a reboot (the option is read at boot; hardened hosts set it on purpose):"
+    say "  prepare.sh changes no boot option and reboots nothing."
+    [ "$LK_BOOT_CFG" = FALSE ] && say "  It is configured FALSE already: it lifts at the next reboot."
+    finish 1
+fi
+[ "$LK_BOOT" = next-boot ] &&
+    note "the boot option is configured TRUE for the next boot: after a reboot copied binaries are refused again"
+
+# kit_runs: bin/esxpart --version, the proof that this host runs the kit's binaries
+# (execInstalledOnly refuses them with "Operation not permitted"). RUN_OUT: its answer.
+kit_runs() {
+    say "+ $kit/bin/esxpart --version"
+    RUN_OUT=$("$kit/bin/esxpart" --version 2>&1)
+    RUN_RC=$?
+    RUN_OUT=$(printf '%s\n' "$RUN_OUT" | head -n 1)
+    [ "$RUN_RC" = 0 ]
+}
+# prove_exec: after --allow-exec, the kit must run; if it does not, say so plainly and
+# put /User/execInstalledOnly back as it was (exit 1), or point to cleanup.sh (exit 2)
+prove_exec() {
+    if [ "$DRY" = 1 ]; then say "(dry run, not run) $kit/bin/esxpart --version"; return 0; fi
+    if [ ! -f "$kit/bin/esxpart" ]; then note "no bin/esxpart in the kit: whether its binaries run is not proven"; return 0; fi
+    if kit_runs; then note "the kit runs: $RUN_OUT"; return 0; fi
+    say ""
+    say "THE HOST STILL REFUSES THE KIT'S BINARIES: bin/esxpart --version exited $RUN_RC: $RUN_OUT"
+    case $RUN_OUT in
+        *"Operation not permitted"*)
+            say "  Operation not permitted: execInstalledOnly still holds, through a lock prepare.sh"
+            say "  could not read or lift (see the three lines above; one read as unknown may be it)." ;;
+    esac
+    if [ "$exec_set" = 1 ]; then
+        if act "$CLI" system settings advanced set -o /User/execInstalledOnly -i "$exec_cur"; then
+            made=0
+            note "/User/execInstalledOnly is $exec_cur again: nothing is left changed"
+        else
+            err "could not put /User/execInstalledOnly back to $exec_cur: run sh $here/cleanup.sh"
+            finish 2
+        fi
+    fi
+    finish 1
+}
+exec_set=0
 if [ "$exec_cur" = 1 ]; then
     if [ "$allow_exec" = 1 ]; then
         record exec_prev 1
         if act "$CLI" system settings advanced set -o /User/execInstalledOnly -i 0; then
-            made=1
+            made=1 exec_set=1
             note "execInstalledOnly is now 0 (cleanup.sh sets it back to 1)"
         else
             say "the host refused to change /User/execInstalledOnly."
@@ -235,6 +396,7 @@ if [ "$exec_cur" = 1 ]; then
 elif [ "$allow_exec" = 1 ]; then
     note "nothing to change for --allow-exec"
 fi
+[ "$allow_exec" = 1 ] && prove_exec
 
 # ---- 2. the firewall
 say ""
@@ -305,8 +467,18 @@ if [ -n "$ips" ]; then
                 say ""
                 say "THE HOST DID NOT LOAD THE CUSTOM RULESET '$rsid'."
                 say "  ESXi 8 may refuse custom rulesets (UNVERIFIED). Nothing is open."
-                say "  Undo with cleanup.sh, then either use --disable-firewall (opens"
-                say "  everything until cleanup) or run esxperf only as a client."
+                say "  Undo with cleanup.sh, then use --disable-firewall (opens"
+                say "  everything until cleanup): the host firewall filters an esxperf"
+                say "  client's outbound traffic too."
+                finish 1
+            fi
+            rules_read
+            if [ "$RULES_READ" = 0 ]; then
+                note "the host's rule list shows no rules for $rsid: both directions are in the file, not confirmed"
+            elif [ -n "$RULES_MISSING" ]; then
+                say ""
+                say "THE HOST LOADED RULESET '$rsid' WITHOUT PORT $port FOR: $RULES_MISSING."
+                say "  Undo with cleanup.sh, then use --disable-firewall."
                 finish 1
             fi
         else
@@ -314,6 +486,20 @@ if [ -n "$ips" ]; then
         fi
         rs_allall_prev=true
     else
+        # a ruleset of this name that prepare.sh did not write this time: it must open
+        # the port both ways (an esxperf server here needs inbound, a client outbound);
+        # prepare.sh does not rewrite a ruleset it did not write
+        rules_read
+        if [ "$RULES_READ" = 1 ] && [ -n "$RULES_MISSING" ]; then
+            say ""
+            say "THE HOST'S RULESET '$rsid' DOES NOT OPEN PORT $port FOR: $RULES_MISSING."
+            say "  (esxcli network firewall ruleset rule list --ruleset-id $rsid shows its rules.)"
+            say "  An esxperf server here needs the port inbound, an esxperf client outbound."
+            say "  prepare.sh changes nothing in a ruleset it did not write: remove that"
+            say "  ruleset (its file in $fwdir, then esxcli network firewall refresh) and"
+            say "  run prepare again, or use --disable-firewall."
+            finish 1
+        fi
         query network firewall ruleset allowedip list --ruleset-id "$rsid"
         if [ "$(allowed_ips "$rsid")" = All ]; then rs_allall_prev=true; else rs_allall_prev=false; fi
     fi
@@ -330,9 +516,9 @@ if [ -n "$ips" ]; then
         made=1
     fi
     query network firewall ruleset allowedip list --ruleset-id "$rsid"
-    have=$(allowed_ips "$rsid")
+    listed=$(canon_lines "$(allowed_ips "$rsid")")
     for ip in $ips; do
-        if in_lines "$have" "$ip"; then
+        if [ -n "$(host_form "$listed" "$ip")" ]; then
             note "$ip is already allowed: left as it is"
             continue
         fi
@@ -344,7 +530,8 @@ if [ -n "$ips" ]; then
     [ "$fw_cur" = false ] && note "the firewall is disabled anyway: the ruleset takes effect when it is enabled"
 fi
 if [ -z "$ips" ] && [ "$disable_fw" = 0 ] && [ "$fw_cur" != false ]; then
-    note "nothing opened: an esxperf server here needs --allow-ip CIDR (or --disable-firewall)"
+    note "nothing opened: an esxperf server here needs the port open inbound, an esxperf client"
+    note "outbound (the host firewall filters both ways): --allow-ip CIDR opens both (or --disable-firewall)"
 fi
 
 say ""

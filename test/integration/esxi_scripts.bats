@@ -1,32 +1,41 @@
 #!/usr/bin/env bats
-# esxi/prepare.sh and esxi/cleanup.sh, run under `busybox sh` with busybox's own
-# sed/awk/grep/find first on PATH (as in the ESXi shell) and a stand-in esxcli
-# (test/lib/fake-esxcli) that logs its arguments and keeps host state in files.
+# esxi/prepare.sh, esxi/cleanup.sh and esxi/hostcli.sh on an ESXi-shaped shell: busybox
+# ash built without `command` and `type`, no tr, no od (build/deps.sh), with a PATH of
+# links to the applets test/lib/esxi-shell.list allows and nothing of this machine's
+# (test/lib/esxi-shell.bash), and a stand-in esxcli (test/lib/fake-esxcli) that logs
+# its arguments, keeps the host's state in files and answers in ESXi's layouts.
 load ../lib/common
+load ../lib/esxi-shell
+bats_require_minimum_version 1.5.0
 
 FAKE=$ESXDIAG_ROOT/test/lib/fake-esxcli
 
-# an unpacked kit, as build/dist.sh lays it out
+# an unpacked kit, as build/dist.sh lays it out, with one real program (prepare.sh
+# proves with bin/esxpart --version that the host runs the kit)
 make_kit() {
     KIT=$T/esxdiag-0.1.0
     mkdir -p "$KIT/bin" "$KIT/esxi" "$KIT/licenses"
     # the host scripts only: esxi/fleet/ runs on the controller, it is not in the kit
     find "$ESXDIAG_ROOT/esxi" -maxdepth 1 -type f -exec cp -t "$KIT/esxi/" {} +
+    cp "$BIN/esxpart" "$KIT/bin/esxpart"
     printf 'not a real tool\n' > "$KIT/bin/esxtest"
     printf 'license text\n' > "$KIT/licenses/musl.copyright"
     (cd "$KIT" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
 }
 
-# the host: execInstalledOnly 1, no TPM enforcement, firewall on, one stock ruleset
+# the host: execInstalledOnly 1 (the boot option off, no TPM enforcement), firewall on,
+# one stock ruleset
 make_host() {
     export FAKE_ESXI=$T/host ESXDIAG_FIREWALL_DIR=$T/host/firewall
     mkdir -p "$FAKE_ESXI/rs/sshServer" "$ESXDIAG_FIREWALL_DIR"
     echo 1 > "$FAKE_ESXI/exec"
+    echo "FALSE FALSE" > "$FAKE_ESXI/boot"
     echo false > "$FAKE_ESXI/tpm"
     echo true > "$FAKE_ESXI/fw_enabled"
     echo true > "$FAKE_ESXI/rs/sshServer/enabled"
     echo true > "$FAKE_ESXI/rs/sshServer/allowed_all"
     : > "$FAKE_ESXI/rs/sshServer/ips"
+    echo "Inbound TCP Dst 22 22" > "$FAKE_ESXI/rs/sshServer/rules"
     : > "$FAKE_ESXI/log"
 }
 
@@ -34,14 +43,11 @@ setup() {
     T=$(mktemp -d)
     make_kit
     make_host
-    # PATH: esxcli stand-in, then busybox applets, then the system
-    mkdir -p "$T/fakebin" "$T/bb"
+    # PATH: the esxcli stand-in, then the listed applets; nothing else
+    mkdir -p "$T/fakebin"
     ln -s "$FAKE" "$T/fakebin/esxcli"
-    for a in awk basename cat cut date dirname find grep head mkdir mv paste printf pwd rm rmdir \
-             sed sha256sum sort tail tr wc; do
-        ln -s "$(command -v busybox)" "$T/bb/$a"
-    done
-    HOSTPATH=$T/fakebin:$T/bb:$PATH
+    esxi_shell_bin "$T/esxi-bin"
+    HOSTPATH=$T/fakebin:$T/esxi-bin
     INITIAL=$(host_state)
 }
 
@@ -49,16 +55,25 @@ teardown() {
     rm -rf "$T"
 }
 
+# host_sh [NAME=VALUE]... SCRIPT ARGS...: SCRIPT under the ESXi-shaped shell, in an
+# environment of the host's only (env -i), NAME=VALUE added
+host_sh() {
+    local vars=()
+    while [[ "${1:-}" == *=* ]]; do vars+=("$1"); shift; done
+    env -i PATH="$HOSTPATH" HOME=/ FAKE_ESXI="$FAKE_ESXI" ESXDIAG_FIREWALL_DIR="$ESXDIAG_FIREWALL_DIR" \
+        "${vars[@]}" "$T/esxi-bin/sh" "$@"
+}
+
 # everything the stand-in host keeps, one line per fact
 host_state() {
-    (cd "$FAKE_ESXI" && for f in exec tpm fw_enabled $(find rs -type f | LC_ALL=C sort); do
+    (cd "$FAKE_ESXI" && for f in exec boot tpm fw_enabled $(find rs -type f | LC_ALL=C sort); do
         [ -f "$f" ] && printf '%s: %s\n' "$f" "$(tr '\n' ' ' < "$f")"; done)
     ls -A "$ESXDIAG_FIREWALL_DIR"
 }
-prepare() { run env PATH="$HOSTPATH" busybox sh "$KIT/esxi/prepare.sh" "$@"; }
+prepare() { run host_sh "$KIT/esxi/prepare.sh" "$@"; }
 # the state file's records (no header, no kit= and sum= lines)
 records() { grep -vE '^(#|kit=|sum=)' "$KIT/esxdiag.state"; }
-cleanup() { run env PATH="$HOSTPATH" busybox sh "$KIT/esxi/cleanup.sh" "$@"; }
+cleanup() { run host_sh "$KIT/esxi/cleanup.sh" "$@"; }
 # commands that change the host, as the stand-in logged them
 changing_calls() { grep -E ' (set|add|remove|refresh)( |$)' "$FAKE_ESXI/log" || true; }
 # the host as setup left it: same state, no changing call logged, no state file
@@ -395,7 +410,7 @@ EOT
 # reseal STATE: recompute the sum line after an edit (as a careful admin could)
 reseal() {
     local body; body=$(sed '$d' "$1"; echo x); body=${body%x}
-    { printf '%s' "$body"; printf 'sum=%s\n' "$(printf '%s' "$body" | sha256sum | cut -d' ' -f1)"; } > "$1.tmp"
+    { printf '%s' "$body"; printf 'sum=%s\n' "$(printf '%s' "$body" | host_sh -c ". $KIT/esxi/hostcli.sh; state_sum")"; } > "$1.tmp"
     mv "$1.tmp" "$1"
 }
 
@@ -404,8 +419,8 @@ reseal() {
 # group (the script), not bats
 run_killed() {
     local k=$1 when=$2 script=$3; shift 3
-    run setsid -w env PATH="$HOSTPATH" FAKE_KILL_AT="$k" FAKE_KILL_WHEN="$when" \
-        busybox sh "$KIT/esxi/$script" "$@"
+    run setsid -w env -i PATH="$HOSTPATH" HOME=/ FAKE_ESXI="$FAKE_ESXI" ESXDIAG_FIREWALL_DIR="$ESXDIAG_FIREWALL_DIR" \
+        FAKE_KILL_AT="$k" FAKE_KILL_WHEN="$when" "$T/esxi-bin/sh" "$KIT/esxi/$script" "$@"
     [ "$(cat "$FAKE_ESXI/calls")" = "$k" ] || flunk "$script: call $k $when: not killed there: $output"
 }
 
@@ -467,7 +482,7 @@ kill_each_step() {
 }
 
 @test "esxi: after a killed prepare, prepare stops and points to cleanup; a half-written state is ignored" {
-    run_killed 3 after prepare.sh --allow-exec
+    run_killed 4 after prepare.sh --allow-exec   # three lock queries, then the set
     [ "$(cat "$FAKE_ESXI/exec")" = 0 ] || flunk "not killed after the change: $output"
     : > "$FAKE_ESXI/log"
     prepare --allow-exec
@@ -550,7 +565,7 @@ kill_each_step() {
 
 @test "esxi: two prepares at once: one holds the kit, the other (and a cleanup) says so and changes nothing" {
     # A stops inside its third esxcli call (two queries done), holding the lock
-    env PATH="$HOSTPATH" FAKE_PAUSE_AT=3 busybox sh "$KIT/esxi/prepare.sh" --allow-exec > "$T/a.out" 2>&1 &
+    host_sh FAKE_PAUSE_AT=3 "$KIT/esxi/prepare.sh" --allow-exec > "$T/a.out" 2>&1 &
     local a=$! i
     for i in $(seq 1 100); do [ -e "$FAKE_ESXI/paused" ] && break; sleep 0.05; done   # 5 s bound
     [ -e "$FAKE_ESXI/paused" ] || { kill "$a"; flunk "A did not start: $(cat "$T/a.out")"; }
@@ -572,8 +587,8 @@ kill_each_step() {
     cleanup --keep-kit
     assert_status 0
     for i in 1 2 3; do
-        env PATH="$HOSTPATH" busybox sh "$KIT/esxi/prepare.sh" --allow-exec > "$T/p1" 2>&1 & local p1=$!
-        env PATH="$HOSTPATH" busybox sh "$KIT/esxi/prepare.sh" --allow-exec > "$T/p2" 2>&1 & local p2=$!
+        host_sh "$KIT/esxi/prepare.sh" --allow-exec > "$T/p1" 2>&1 & local p1=$!
+        host_sh "$KIT/esxi/prepare.sh" --allow-exec > "$T/p2" 2>&1 & local p2=$!
         local r1=0 r2=0; wait "$p1" || r1=$?; wait "$p2" || r2=$?
         [ "$((r1 + r2))" = 2 ] && [ "$((r1 * r2))" = 0 ] || flunk "round $i: exits $r1 and $r2: $(cat "$T/p1" "$T/p2")"
         [ "$(records)" = exec_prev=1 ] || flunk "round $i: state: $(cat "$KIT/esxdiag.state")"
@@ -649,4 +664,287 @@ kill_each_step() {
             [ ! -e "$KIT/esxdiag.lock" ] && [ ! -e "$KIT/esxdiag.state" ] || flunk "left behind: $(ls -A "$KIT")"
         done
     done
+}
+
+# ---- the ESXi-shaped shell, and the scripts on it
+
+@test "esxi shell: no command or type builtin, no tr or od, nothing of this machine's on PATH" {
+    run -127 host_sh -c 'command -v sh'
+    run -127 host_sh -c 'type sh'
+    local c
+    for c in tr od sha256sum find rmdir which; do
+        run -127 host_sh -c "$c --help"
+    done
+    run host_sh -c 'printf "%s\n" "$(echo ABC | sed y/ABC/abc/)" | awk "{ print toupper(\$0) }"'
+    assert_status 0
+    [ "$output" = ABC ] || flunk "$output"
+}
+
+@test "esxi shell: the lint finds no command outside test/lib/esxi-shell.list in esxi/*.sh" {
+    run python3 "$ESXDIAG_ROOT/test/lib/esxi-shell-lint.py" "$ESXI_SH_LIST" "$ESXDIAG_ROOT"/esxi/*.sh
+    [ "$status" = 0 ] || flunk "commands outside the list: $output"
+    # and it sees them: one of each kind it must refuse
+    printf 'act() { "$@"; }\nx=$(command -v esxcli)\nf() { printf %%s "$1" | tr a b; }\nact od -An x\ntrap '"'"'sha256sum y'"'"' EXIT\ncase $a in b) find . ;; esac\n' > "$T/bad.sh"
+    run python3 "$ESXDIAG_ROOT/test/lib/esxi-shell-lint.py" "$ESXI_SH_LIST" "$T/bad.sh"
+    assert_status 1
+    [ "$output" = "$T/bad.sh:2: command
+$T/bad.sh:3: tr
+$T/bad.sh:4: od
+$T/bad.sh:5: sha256sum
+$T/bad.sh:6: find" ] || flunk "lint output: $output"
+}
+
+@test "esxi: esxcli, and localcli without esxcli, found on a shell without command (a PATH walk)" {
+    prepare
+    assert_status 0
+    assert_contains "+ esxcli system settings advanced list -o /User/execInstalledOnly"
+    rm "$T/fakebin/esxcli"
+    ln -s "$FAKE" "$T/fakebin/localcli"
+    prepare --check
+    assert_status 0
+    assert_contains "esxcli        localcli ($T/fakebin/localcli)"
+    rm "$T/fakebin/localcli"
+    prepare
+    assert_status 2
+    assert_contains "prepare.sh: neither esxcli nor localcli found"
+}
+
+@test "esxi: --allow-ip values kept without tr: upper case and other spellings folded, canonical forms added and removed" {
+    prepare --allow-ip 2001:DB8::1 --allow-ip 2001:db8:0::1 --allow-ip 10.20.0.5/24 --allow-ip 198.18.0.7/32 --port 5299
+    assert_status 0
+    assert_contains "--allow-ip 2001:db8:0::1 is added as 2001:db8::1 (its canonical form)"
+    assert_contains "--allow-ip 10.20.0.5/24 is added as 10.20.0.0/24"
+    [ "$(cat "$FAKE_ESXI/rs/esxdiag/ips")" = $'2001:db8::1\n10.20.0.0/24\n198.18.0.7' ] ||
+        flunk "ips: $(cat "$FAKE_ESXI/rs/esxdiag/ips")"
+    # a host that keeps an address in another spelling: still found, removed as it spells it
+    sed -i 's/^2001:db8::1$/2001:DB8:0:0:0:0:0:1/' "$FAKE_ESXI/rs/esxdiag/ips"
+    cleanup --keep-kit
+    assert_status 0
+    assert_contains "allowedip remove --ruleset-id esxdiag --ip-address 2001:DB8:0:0:0:0:0:1"
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+    # the list a host prints (a, b, c) is split without tr: an address already there is seen
+    mkdir -p "$FAKE_ESXI/rs/esxdiag"
+    echo true > "$FAKE_ESXI/rs/esxdiag/enabled"; echo false > "$FAKE_ESXI/rs/esxdiag/allowed_all"
+    printf '192.0.2.9\n2001:db8::5\n' > "$FAKE_ESXI/rs/esxdiag/ips"
+    printf 'Inbound TCP Dst 5201 5201\nOutbound TCP Dst 5201 5201\nInbound UDP Dst 5201 5201\nOutbound UDP Dst 5201 5201\n' > "$FAKE_ESXI/rs/esxdiag/rules"
+    : > "$FAKE_ESXI/log"
+    prepare --allow-ip 2001:db8:0:0::5
+    assert_status 0
+    assert_contains "2001:db8::5 is already allowed"
+    [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+}
+
+# an ELF header for another CPU (aarch64: e_machine 183) where the kit's programs are
+@test "esxi: a kit for another CPU is refused without od; a kit it cannot judge says it was not checked" {
+    printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\002\000\267\000' > "$KIT/bin/esxmtu"
+    prepare --allow-exec
+    assert_status 2
+    assert_contains "prepare.sh: this kit is built for aarch64 (bin/esxmtu), this host is x86_64: unpack esxdiag-0.1.0-x86_64.tar.gz instead (nothing was changed)"
+    [ ! -s "$FAKE_ESXI/log" ] || flunk "esxcli was called: $(cat "$FAKE_ESXI/log")"
+    prepare --check
+    assert_status 1
+    assert_contains "architecture  MISMATCH: kit aarch64 (bin/esxmtu), host x86_64"
+    # no dd on the host: said so, and prepare goes on
+    rm "$KIT/bin/esxmtu" "$T/esxi-bin/dd"
+    prepare
+    assert_status 0
+    assert_contains "the kit's architecture was not checked: no dd here to read the programs' headers"
+}
+
+@test "esxi: the state file is sealed with awk (no sha256sum on the host) and still refused when edited" {
+    prepare --allow-exec
+    assert_status 0
+    grep -qE '^sum=awk:[0-9]+:[0-9]+:[0-9]+$' "$KIT/esxdiag.state" || flunk "state: $(cat "$KIT/esxdiag.state")"
+    sed -i 's/^exec_prev=1$/exec_prev=0/' "$KIT/esxdiag.state"
+    cleanup --keep-kit
+    assert_status 2
+    assert_contains "its sum does not match its lines"
+    sed -i 's/^exec_prev=0$/exec_prev=1/' "$KIT/esxdiag.state"
+    cleanup --keep-kit
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+}
+
+# ---- the three locks of execInstalledOnly
+
+@test "esxi: the boot option on: prepare changes nothing, names the lock and the command; exit 1" {
+    echo "TRUE TRUE" > "$FAKE_ESXI/boot"
+    INITIAL=$(host_state)
+    prepare --allow-exec --allow-ip 198.18.0.0/15
+    assert_status 1
+    assert_contains "THIS HOST CANNOT RUN COPIED BINARIES."
+    assert_contains "Lock: the boot option execInstalledOnly"
+    assert_contains "esxcli system settings kernel set -s execInstalledOnly -v FALSE"
+    assert_contains "and a reboot"
+    assert_host_untouched
+    # already configured FALSE, still TRUE for this boot: says it lifts at the next reboot
+    echo "FALSE TRUE" > "$FAKE_ESXI/boot"
+    INITIAL=$(host_state)
+    prepare --allow-exec
+    assert_status 1
+    assert_contains "It is configured FALSE already: it lifts at the next reboot."
+    assert_host_untouched
+    # configured TRUE for the next boot only: prepare goes on and warns
+    echo "TRUE FALSE" > "$FAKE_ESXI/boot"
+    prepare --allow-exec
+    assert_status 0
+    assert_contains "after a reboot copied binaries are refused again"
+}
+
+@test "esxi: TPM enforcement holds even with /User/execInstalledOnly at 0: nothing changed, exit 1" {
+    echo true > "$FAKE_ESXI/tpm"
+    echo 0 > "$FAKE_ESXI/exec"
+    INITIAL=$(host_state)
+    prepare --allow-exec --allow-ip 198.18.0.0/15
+    assert_status 1
+    assert_contains "execInstalledOnly is enforced by the TPM"
+    assert_contains "esxcli system settings encryption set --require-exec-installed-only=F"
+    assert_contains "cleanup.sh"
+    assert_host_untouched
+}
+
+@test "esxi: after --allow-exec prepare proves the kit runs; refused (Operation not permitted): said plainly, put back, exit 1" {
+    prepare --allow-exec
+    assert_status 0
+    assert_contains "+ $KIT/bin/esxpart --version"
+    assert_contains "the kit runs: esxpart"
+    cleanup --keep-kit
+    assert_status 0
+    # a host that refuses the kit's binary whatever its settings say (a lock prepare
+    # cannot see): execve of bin/esxpart fails with EPERM, as on ESXi
+    run esxi_refusing_exec "$KIT/bin/esxpart" env -i PATH="$HOSTPATH" FAKE_ESXI="$FAKE_ESXI" \
+        ESXDIAG_FIREWALL_DIR="$ESXDIAG_FIREWALL_DIR" "$T/esxi-bin/sh" "$KIT/esxi/prepare.sh" --allow-exec
+    assert_status 1
+    assert_contains "THE HOST STILL REFUSES THE KIT'S BINARIES: bin/esxpart --version exited 126:"
+    assert_contains "Operation not permitted"
+    assert_contains "+ esxcli system settings advanced set -o /User/execInstalledOnly -i 1"
+    [ "$(cat "$FAKE_ESXI/exec")" = 1 ] || flunk "execInstalledOnly not put back"
+    [ ! -e "$KIT/esxdiag.state" ] && [ ! -e "$KIT/esxdiag.lock" ] || flunk "left behind: $(ls -A "$KIT")"
+}
+
+# ---- the firewall both ways
+
+@test "esxi: the ruleset opens the range inbound and outbound, TCP and UDP, for the allowed IPs; cleanup removes it" {
+    prepare --allow-ip 198.18.0.0/15 --port 5201-5203
+    assert_status 0
+    run "$T/fakebin/esxcli" network firewall ruleset rule list --ruleset-id esxdiag
+    assert_status 0
+    local rows; rows=$(awk '$1 == "esxdiag" { print $2, $3, $4, $5, $6 }' <<<"$output" | LC_ALL=C sort)
+    [ "$rows" = $'Inbound TCP Dst 5201 5203\nInbound UDP Dst 5201 5203\nOutbound TCP Dst 5201 5203\nOutbound UDP Dst 5201 5203' ] ||
+        flunk "rules: $output"
+    [ "$(cat "$FAKE_ESXI/rs/esxdiag/allowed_all")" = false ] || flunk "allowed all"
+    cleanup --keep-kit
+    assert_status 0
+    run "$T/fakebin/esxcli" network firewall ruleset rule list
+    assert_not_contains esxdiag
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+}
+
+@test "esxi: a ruleset esxdiag the host has that opens the port inbound only is refused, nothing changed" {
+    local rs=$FAKE_ESXI/rs/esxdiag
+    mkdir -p "$rs"
+    echo false > "$rs/enabled"; echo true > "$rs/allowed_all"; : > "$rs/ips"
+    printf 'Inbound TCP Dst 5201 5201\nInbound UDP Dst 5201 5201\n' > "$rs/rules"
+    INITIAL=$(host_state)
+    prepare --allow-ip 198.18.0.0/15
+    assert_status 1
+    assert_contains "THE HOST'S RULESET 'esxdiag' DOES NOT OPEN PORT 5201 FOR: tcp outbound, udp outbound."
+    assert_contains "an esxperf client outbound"
+    assert_host_untouched
+    # and without flags prepare says a client needs the outbound side too
+    rm -rf "$rs"
+    INITIAL=$(host_state)
+    prepare
+    assert_status 0
+    assert_contains "an esxperf client"
+    assert_contains "outbound (the host firewall filters both ways): --allow-ip CIDR opens both"
+}
+
+# ---- the pre-flight report
+
+@test "esxi: prepare --check: one line each, changes nothing; --json the same as JSON; a lock that holds exits 1" {
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check
+    assert_status 0
+    [[ "$stderr" == *"+ esxcli network firewall get"* ]] || flunk "queries not on stderr: $stderr"
+    local l
+    for l in "  shell         the 14 commands the scripts use are here" "optional (sha256sum tar): missing sha256sum" \
+             "  esxcli        esxcli ($T/fakebin/esxcli)" "  runtime lock  on (/User/execInstalledOnly = 1): --allow-exec sets it to 0" \
+             "  boot lock     off (Configured FALSE, Runtime FALSE)" \
+             "  TPM lock      off (Require Executables Only From Installed VIBs: false, Mode TPM)" \
+             "  firewall      enabled: true; ruleset esxdiag not loaded" "  architecture  kit x86_64 (bin/esxpart), host x86_64: match" \
+             "  free space    " "  verdict       nothing stands in the way"; do
+        assert_contains "$l"
+    done
+    assert_not_contains "+ esxcli"
+    assert_host_untouched
+    [ ! -e "$KIT/esxdiag.lock" ] || flunk "lock left"
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check --json
+    assert_status 0
+    jq -e --arg kit "$KIT" '.kit == $kit and .ready == true and .blocked_by == [] and .shell.missing == []
+        and .shell.optional_missing == ["sha256sum"] and .esxcli.command == "esxcli"
+        and .locks.runtime == {"state": "on", "value": 1}
+        and .locks.boot == {"state": "off", "configured": false, "runtime": false}
+        and .locks.tpm.state == "off" and .locks.tpm.require_exec_installed_only == false
+        and .firewall.enabled == true and .firewall.ruleset_loaded == false
+        and .arch == {"state": "match", "kit": "x86_64", "host": "x86_64", "file": "bin/esxpart", "why": null}
+        and (.free_space.kib | type) == "number" and .free_space.kib > 0' <<<"$output" >/dev/null ||
+        flunk "JSON: $output"
+    # the boot option on and a ruleset open inbound only: exit 1, each said
+    echo "TRUE TRUE" > "$FAKE_ESXI/boot"
+    mkdir -p "$FAKE_ESXI/rs/esxdiag"
+    echo true > "$FAKE_ESXI/rs/esxdiag/enabled"; echo true > "$FAKE_ESXI/rs/esxdiag/allowed_all"
+    echo 'Inbound TCP Dst 5201 5201' > "$FAKE_ESXI/rs/esxdiag/rules"
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check --json
+    assert_status 1
+    jq -e '.ready == false and .blocked_by == ["boot"] and .locks.boot.state == "on"
+        and .firewall.rules_missing == ["tcp-outbound", "udp-inbound", "udp-outbound"]' <<<"$output" >/dev/null ||
+        flunk "JSON: $output"
+    prepare --check --allow-exec
+    assert_status 2
+    assert_contains "--check changes nothing"
+}
+
+# ---- cleanup that keeps a folder that is not the kit any more
+
+@test "esxi: cleanup that restored everything but kept a folder with a foreign file removes the state file; prepare works again" {
+    prepare --allow-exec
+    assert_status 0
+    echo results > "$KIT/my-results.txt"
+    cleanup
+    assert_status 1
+    assert_contains "settings restored"
+    assert_contains "it holds 'my-results.txt'"
+    [ ! -e "$KIT/esxdiag.state" ] || flunk "state file kept: $(cat "$KIT/esxdiag.state")"
+    [ -f "$KIT/my-results.txt" ] || flunk "foreign file removed"
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+    prepare --allow-exec
+    assert_status 0
+    assert_contains "changes recorded in"
+}
+
+# ---- the stand-in's own answers (layouts and errors; sources in test/lib/fake-esxcli)
+
+@test "esxi stand-in: vmknics with their netstack, netstacks, locks and errors as esxcli prints them" {
+    printf 'vmk0 vSwitch0 Management_Network defaultTcpipStack 1500 00:50:56:00:00:01\nvmk1 vSwitch1 vMotion vmotion 9000 00:50:56:6a:1b:2c\n' > "$FAKE_ESXI/interfaces"
+    local cli=$T/fakebin/esxcli
+    run "$cli" network ip interface list
+    assert_status 0
+    assert_contains $'vmk1\n   Name: vmk1\n   MAC Address: 00:50:56:6a:1b:2c\n   Enabled: true\n   Portset: vSwitch1\n   Portgroup: vMotion\n   Netstack Instance: vmotion\n   VDS Name: N/A\n   MTU: 9000'
+    run "$cli" network ip netstack list
+    assert_contains $'vmotion\n   Key: vmotion\n   Name: vmotion'
+    run "$cli" system settings kernel list -o execinstalledonly
+    [ "${lines[0]}" = "Name               Type  Configured  Runtime  Default  Description" ] || flunk "$output"
+    [[ "${lines[2]}" == "execinstalledonly  Bool  FALSE       FALSE    FALSE    "* ]] || flunk "$output"
+    run "$cli" system settings encryption get
+    [ "$output" = $'   Mode: TPM\n   Require Executables Only From Installed VIBs: false\n   Require Secure Boot: true' ] || flunk "$output"
+    run "$cli" network nosuch list
+    assert_status 1
+    [ "$output" = "Error: Unknown command or namespace network nosuch list" ] || flunk "$output"
+    run "$cli" network firewall ruleset set --ruleset-id nosuch --enabled true
+    assert_status 1
+    assert_contains "nosuch"
+    echo true > "$FAKE_ESXI/tpm"
+    run "$cli" system settings advanced set -o /User/execInstalledOnly -i 0
+    assert_status 1
+    assert_contains "Unable to set option execInstalledOnly"
 }
