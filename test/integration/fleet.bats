@@ -4,7 +4,10 @@
 # and test key), the real kit tarball from `make dist`, real Ansible from a
 # controller namespace, real esxmtu/esxperf/esxpart on the hosts, headless Chromium
 # for the page. The one stand-in is esxcli (test/lib/fake-esxcli, first on each
-# host's PATH through esxdiag_host_env, with its own state per host).
+# host's PATH through esxdiag_host_env, with its own state per host). Each host's
+# login shell is the ESXi-shaped one (test/lib/esxi-shell.bash: busybox ash without
+# command and type, no tr, no od, a PATH of the listed applets and the stand-in only),
+# so prepare.sh, cleanup.sh and every command the playbook runs there run under it.
 #
 # Bench (test/lib/fleet-net.bash): management 198.18.0.0/24, vMotion bridge
 # 198.19.0.0/24 + 2001:db8:19::/64; h4's vMotion link goes through router R.
@@ -187,6 +190,30 @@ mtu_pairs() {
     # the ruleset opened the ports of all three rounds (5201-5203), not just the first
     jq -e '.hosts[0].steps.prepare.stdout | test("tcp\\+udp port 5201-5203")' "$R1" >/dev/null ||
         flunk "prepare did not open the rounds' ports: $(jq -r '.hosts[0].steps.prepare.stdout' "$R1")"
+}
+
+@test "fleet run 1: each host's pre-flight report is in report.json (hosts[].preflight), report.txt and report.html" {
+    run jq -r '.hosts[] | [.name, .preflight.ready, (.preflight.blocked_by | length), .preflight.locks.runtime.state,
+        .preflight.locks.boot.state, .preflight.locks.tpm.state, .preflight.firewall.enabled, .preflight.arch.state,
+        (.preflight.shell.missing | length), (.preflight.shell.optional_missing | join(",")),
+        (.preflight.free_space.kib > 0), .steps.deploy.sha256sum_skipped] | map(tostring) | join(" ")' "$R1"
+    local i
+    for i in 1 2 3 4; do
+        [ "${lines[$((i - 1))]}" = "h$i true 0 on off off true match 0 sha256sum true true" ] ||
+            flunk "h$i preflight: ${lines[$((i - 1))]}"
+    done
+    grep -qE '^  h1  locks: runtime on, boot off, TPM off; firewall on; kit x86_64 on x86_64; [0-9]+ MiB free; no sha256sum$' \
+        "$W/report1/report.txt" || flunk "report.txt: $(grep -A5 '^pre-flight' "$W/report1/report.txt")"
+    [ "$(grep -c '<tr class="preflight" data-host="h[1-4]" data-ready="True">' "$W/report1/report.html")" = 4 ] ||
+        flunk "report.html: $(grep -A6 'id="preflight"' "$W/report1/report.html")"
+}
+
+@test "fleet: each host's shell is the ESXi-shaped one: no command, no tr, nothing of this machine's on PATH" {
+    local out rc=0
+    out=$(ip netns exec "$FLEET_NS_CTL" ssh -F "$FLEET_DIR/ssh/config" "$(fleet_mgmt_ip 1)" \
+        'command -v ls 2>&1; echo "rc=$?"; tr a b </dev/null 2>&1; echo "rc=$?"; echo "PATH=$PATH"' 2>&1) || rc=$?
+    [[ "$out" == *"command: not found"*"rc=127"*"tr: not found"*"rc=127"*"PATH=$W/h1/fakebin:$W/esxi-bin" ]] ||
+        flunk "host shell (exit $rc): $out"
 }
 
 @test "fleet run 1: report.html in headless Chromium shows the failing pairs; screenshot in out/fleet/report.png" {

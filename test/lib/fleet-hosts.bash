@@ -1,9 +1,17 @@
 # Fleet test bench, the hosts (after fleet_net_up, test/lib/fleet-net.bash): Debian's
 # sshd in each host namespace with its own per-run host key and the run's test key,
-# a stand-in esxcli (test/lib/fake-esxcli) with its own state per host, busybox
-# applets for the host's shell tools, and the controller's Ansible configuration
-# (its own ansible.cfg, ssh config, known_hosts and key: nothing under ~/.ssh or
-# ~/.ansible is read or written).
+# a stand-in esxcli (test/lib/fake-esxcli) with its own state per host, the
+# ESXi-shaped shell (test/lib/esxi-shell.bash) as root's login shell there with a PATH
+# of the listed applets and the stand-in only, and the controller's Ansible
+# configuration (its own ansible.cfg, ssh config, known_hosts and key: nothing under
+# ~/.ssh or ~/.ansible is read or written).
+#
+# Root's login shell: `ip netns exec NS` bind-mounts each file of /etc/netns/NS/ over
+# the one in /etc for what runs in NS, so sshd there reads /etc/netns/NS/passwd, a
+# copy of /etc/passwd whose root has the built busybox sh as shell; sshd's SetEnv
+# gives the sessions the restricted PATH, and ansible_shell_executable is that sh too.
+# Every command Ansible or the playbook runs on a host (prepare.sh and cleanup.sh
+# included) runs under it, with nothing of this machine's on PATH.
 #
 #   fleet_hosts_up DIR            keys, per-host folders DIR/hI/, sshd in every host
 #   fleet_inventory DIR           DIR/inventory.yml: every host, group esxdiag (test
@@ -13,20 +21,21 @@
 #   fleet_sshd_stop I / fleet_sshd_start I
 #   fleet_host_state I            the stand-in esxcli's state of host I, one fact a line
 #   fleet_play OUT [ARGS...]      run the playbook (see below)
-#   fleet_hosts_down              stop every sshd (fleet_net_down kills the rest)
+#   fleet_hosts_down              stop every sshd, remove the /etc/netns/ files
+#                                 (fleet_net_down kills the rest)
 
-FLEET_APPLETS="awk basename cat cut date dirname find grep gzip head ls mkdir mv paste
-printf pwd rm rmdir sed sh sha256sum sort tail tar tr uname wc"
+# shellcheck source=test/lib/esxi-shell.bash
+. "$ESXDIAG_ROOT/test/lib/esxi-shell.bash"
 
 fleet_hosts_up() {
     FLEET_DIR=$1
     export FLEET_DIR
     local d=$FLEET_DIR i h
-    mkdir -p "$d/ssh" "$d/bb" "$d/cp" "$d/home" "$d/ansible/home" "$d/ansible/tmp" || return 1
+    mkdir -p "$d/ssh" "$d/cp" "$d/home" "$d/ansible/home" "$d/ansible/tmp" || return 1
     ssh-keygen -q -t ed25519 -N '' -C "esxfleet-$FLEET_TAG" -f "$d/ssh/id" || return 1
     cp "$d/ssh/id.pub" "$d/ssh/authorized_keys"
     : > "$d/ssh/known_hosts"
-    for a in $FLEET_APPLETS; do ln -sf "$(command -v busybox)" "$d/bb/$a"; done
+    esxi_shell_bin "$d/esxi-bin" || return 1
     # sshd refuses to start without its privilege separation folder (Debian's package
     # makes it when its service starts; it is left in place, as that service would)
     [ -d /run/sshd ] || install -d -m 0755 /run/sshd || return 1
@@ -36,12 +45,17 @@ fleet_hosts_up() {
         ln -sf "$ESXDIAG_ROOT/test/lib/fake-esxcli" "$h/fakebin/esxcli"
         # the host as a fresh ESXi 8 would be: execInstalledOnly 1, no TPM, firewall on
         echo 1 > "$h/host/exec"
+        echo "FALSE FALSE" > "$h/host/boot"
         echo false > "$h/host/tpm"
         echo true > "$h/host/fw_enabled"
         echo true > "$h/host/rs/sshServer/enabled"
         echo true > "$h/host/rs/sshServer/allowed_all"
         : > "$h/host/rs/sshServer/ips"
+        echo "Inbound TCP Dst 22 22" > "$h/host/rs/sshServer/rules"
         : > "$h/host/log"
+        mkdir -p "/etc/netns/$(fleet_ns "$i")" || return 1
+        awk -F: -v OFS=: -v sh="$d/esxi-bin/sh" '$1 == "root" { $7 = sh } { print }' /etc/passwd \
+            > "/etc/netns/$(fleet_ns "$i")/passwd" || return 1
         ssh-keygen -q -t ed25519 -N '' -C "esxfleet-$FLEET_TAG-h$i" -f "$h/hostkey" || return 1
         printf '%s %s\n' "$(fleet_mgmt_ip "$i")" "$(cut -d' ' -f1,2 "$h/hostkey.pub")" >> "$d/ssh/known_hosts"
         cat > "$h/sshd_config" <<CFG
@@ -54,6 +68,7 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
+SetEnv PATH=$h/fakebin:$d/esxi-bin
 # a session whose client is gone ends within 10 s (Ansible's ControlPersist masters)
 ClientAliveInterval 5
 ClientAliveCountMax 2
@@ -132,8 +147,9 @@ fleet_inventory() {
             [ -n "${FLEET_IPV6:-}" ] && echo "      esxdiag_test_ip6: \"$(fleet_test_ip6 "$i")\""
             echo "      esxdiag_remote_dir: $h/remote"
             echo "      ansible_remote_tmp: $h/remote-tmp"
+            echo "      ansible_shell_executable: $d/esxi-bin/sh"
             echo "      esxdiag_host_env:"
-            echo "        PATH: $h/fakebin:$d/bb:/usr/sbin:/usr/bin:/sbin:/bin"
+            echo "        PATH: $h/fakebin:$d/esxi-bin"
             echo "        FAKE_ESXI: $h/host"
             echo "        ESXDIAG_FIREWALL_DIR: $h/host/firewall"
         done
@@ -149,7 +165,7 @@ fleet_env() {
 
 fleet_host_state() { # I: what the stand-in host keeps (as esxi_scripts.bats compares it)
     local s=$FLEET_DIR/h$1/host f
-    (cd "$s" && for f in exec tpm fw_enabled $(find rs -type f | LC_ALL=C sort); do
+    (cd "$s" && for f in exec boot tpm fw_enabled $(find rs -type f | LC_ALL=C sort); do
         [ -f "$f" ] && printf '%s: %s\n' "$f" "$(tr '\n' ' ' < "$f")"; done)
     ls -A "$s/firewall"
 }
@@ -157,7 +173,10 @@ fleet_host_state() { # I: what the stand-in host keeps (as esxi_scripts.bats com
 fleet_hosts_down() {
     [ -n "${FLEET_DIR:-}" ] || return 0
     local i
-    for i in $(seq 1 "${FLEET_N:-0}"); do fleet_sshd_stop "$i"; done
+    for i in $(seq 1 "${FLEET_N:-0}"); do
+        fleet_sshd_stop "$i"
+        rm -rf "/etc/netns/$(fleet_ns "$i")"
+    done
     return 0
 }
 

@@ -161,6 +161,7 @@ fleet_net_down() {
     for ns in $(ip netns list | awk '{print $1}' | grep -E "^esxfleet-$FLEET_TAG-(sw|ctl|r|h[0-9]+)\$"); do
         _fleet_ns_kill "$ns"
         ip netns del "$ns" 2>/dev/null
+        rm -rf "/etc/netns/$ns"     # fleet-hosts.bash's passwd for the namespace
     done
     return 0
 }

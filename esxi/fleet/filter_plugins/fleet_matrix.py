@@ -167,6 +167,39 @@ def _grid_text(grid):
     return lines
 
 
+def preflight_line(pf):
+    """One line of a host's pre-flight report (prepare.sh --check --json) for people."""
+    if not pf:
+        return 'no pre-flight report'
+    locks = pf.get('locks') or {}
+    fw, arch, free = pf.get('firewall') or {}, pf.get('arch') or {}, pf.get('free_space') or {}
+    parts = ['locks: runtime %s, boot %s, TPM %s' % tuple(
+        (locks.get(k) or {}).get('state', '?') for k in ('runtime', 'boot', 'tpm'))]
+    parts.append('firewall %s' % {True: 'on', False: 'off'}.get(fw.get('enabled'), 'unknown'))
+    if arch.get('state') == 'unchecked':
+        parts.append('architecture not checked')
+    else:
+        parts.append('kit %s on %s' % (arch.get('kit'), arch.get('host')))
+    if free.get('kib') is not None:
+        parts.append('%d MiB free' % (free['kib'] // 1024))
+    missing = (pf.get('shell') or {}).get('missing', []) + (pf.get('shell') or {}).get('optional_missing', [])
+    if missing:
+        parts.append('no %s' % ', '.join(missing))
+    if pf.get('blocked_by'):
+        parts.append('BLOCKED by %s' % ', '.join(pf['blocked_by']))
+    return '; '.join(parts)
+
+
+def _preflight_text(report):
+    """The report.txt section of every host's pre-flight line (none if no host has one)."""
+    hosts = [h for h in report['hosts'] if h.get('preflight')]
+    if not hosts:
+        return []
+    width = max(len(h['name']) for h in hosts)
+    return ['', 'pre-flight (esxi/prepare.sh --check on each host)'] + [
+        '  %s  %s' % (h['name'].ljust(width), preflight_line(h['preflight'])) for h in hosts]
+
+
 def text_report(report, report_dir=''):
     s, kit = report['summary'], report.get('kit') or {}
     secs = report.get('seconds') or {}
@@ -191,6 +224,7 @@ def text_report(report, report_dir=''):
             lines.append('  %s  OSDATA %s; bootbanks %s; VMFS %s' % (
                 ''.ljust(width), ', '.join(part['osdata']) or 'none', ', '.join(part['bootbanks']) or 'none',
                 ', '.join(part['vmfs']) or 'none'))
+    lines += _preflight_text(report)
     bad = failing(report)
     if bad:
         lines += ['', 'failing pairs (%d of %d directed checks)' % (len(bad), s['pairs'])]
@@ -210,4 +244,4 @@ def text_report(report, report_dir=''):
 class FilterModule(object):
     def filters(self):
         return {'esxdiag_matrices': matrices, 'esxdiag_text': text_report, 'esxdiag_failing': failing,
-                'esxdiag_suspects': suspects}
+                'esxdiag_suspects': suspects, 'esxdiag_preflight_line': preflight_line}

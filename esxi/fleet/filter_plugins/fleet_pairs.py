@@ -1,7 +1,7 @@
 # esxdiag fleet: from each host's record (tasks/record.yml: its state and the raw
 # output of esxmtu, esxperf, esxpart) to report.json's content: `pairs`, one object
 # per directed pair and check (from, to, check, verdict, evidence), `hosts`, each
-# host's state with its raw tool JSON, and a `summary`. Pure functions of the records.
+# host's state with its raw tool JSON and its pre-flight report, and a `summary`. Pure functions of the records.
 
 import json
 
@@ -161,6 +161,12 @@ def _part_summary(doc):
     return found
 
 
+def _preflight(rec):
+    """The host's pre-flight report (esxi/prepare.sh --check --json, run after the kit
+    was unpacked), or None when it did not run or gave no JSON."""
+    return parse_json(rec.get('preflight'))
+
+
 def _host(rec):
     raw = {}
     mtu = rec.get('mtu') or {}
@@ -177,6 +183,7 @@ def _host(rec):
                                           'vmk', 'arch', 'remote_dir', 'steps'))
     host['tested'] = rec.get('tested') in (True, 'True', 'true')
     host['part'] = _part_summary(raw.get('esxpart')) if part else None
+    host['preflight'] = _preflight(rec)
     host['raw'] = raw
     return host
 
