@@ -209,7 +209,7 @@ preflight_text() {
     # shellcheck disable=SC2086  # one word per command, to count them
     set -- $SH_NEED
     if [ -z "$PF_MISSING" ]; then sh_have="the $# commands the scripts use are here"; else sh_have="MISSING: $PF_MISSING"; fi
-    line shell "$sh_have (no command or type builtin needed); optional ($SH_OPTIONAL): ${PF_OPTIONAL:+missing }${PF_OPTIONAL:-all here}"
+    line shell "$sh_have${PF_OPTIONAL:+; optional, not here: $PF_OPTIONAL}"
     if [ -n "$CLI" ]; then line esxcli "$CLI ($CLI_AT)"; else line esxcli "MISSING: neither esxcli nor localcli found"; fi
     line "runtime lock" "$LK_RT${LK_RT_VAL:+ (/User/execInstalledOnly = $LK_RT_VAL)}$([ "$LK_RT" = on ] && echo ': --allow-exec sets it to 0')"
     line "boot lock" "$LK_BOOT${LK_BOOT_RUN:+ (Configured $LK_BOOT_CFG, Runtime $LK_BOOT_RUN)}$([ "$LK_BOOT" = on ] && echo ': esxcli system settings kernel set -s execInstalledOnly -v FALSE, then reboot')"

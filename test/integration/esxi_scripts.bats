@@ -767,16 +767,22 @@ $T/bad.sh:6: find" ] || flunk "lint output: $output"
 
 # ---- the three locks of execInstalledOnly
 
-@test "esxi: the boot option on: prepare changes nothing, names the lock and the command; exit 1" {
-    echo "TRUE TRUE" > "$FAKE_ESXI/boot"
+# refused_by_lock LOCK COMMAND: a lock prepare may not lift holds: exit 1, the lock and
+# the administrator's command (with its reboot) named, nothing changed
+refused_by_lock() {
     INITIAL=$(host_state)
     prepare --allow-exec --allow-ip 198.18.0.0/15
     assert_status 1
     assert_contains "THIS HOST CANNOT RUN COPIED BINARIES."
-    assert_contains "Lock: the boot option execInstalledOnly"
-    assert_contains "esxcli system settings kernel set -s execInstalledOnly -v FALSE"
+    assert_contains "$1"
+    assert_contains "$2"
     assert_contains "and a reboot"
     assert_host_untouched
+}
+
+@test "esxi: the boot option on: prepare changes nothing, names the lock and the command; exit 1" {
+    echo "TRUE TRUE" > "$FAKE_ESXI/boot"
+    refused_by_lock "Lock: the boot option execInstalledOnly" "esxcli system settings kernel set -s execInstalledOnly -v FALSE"
     # already configured FALSE, still TRUE for this boot: says it lifts at the next reboot
     echo "FALSE TRUE" > "$FAKE_ESXI/boot"
     INITIAL=$(host_state)
@@ -794,13 +800,8 @@ $T/bad.sh:6: find" ] || flunk "lint output: $output"
 @test "esxi: TPM enforcement holds even with /User/execInstalledOnly at 0: nothing changed, exit 1" {
     echo true > "$FAKE_ESXI/tpm"
     echo 0 > "$FAKE_ESXI/exec"
-    INITIAL=$(host_state)
-    prepare --allow-exec --allow-ip 198.18.0.0/15
-    assert_status 1
-    assert_contains "execInstalledOnly is enforced by the TPM"
-    assert_contains "esxcli system settings encryption set --require-exec-installed-only=F"
+    refused_by_lock "execInstalledOnly is enforced by the TPM" "esxcli system settings encryption set --require-exec-installed-only=F"
     assert_contains "cleanup.sh"
-    assert_host_untouched
 }
 
 @test "esxi: after --allow-exec prepare proves the kit runs; refused (Operation not permitted): said plainly, put back, exit 1" {
@@ -867,7 +868,7 @@ $T/bad.sh:6: find" ] || flunk "lint output: $output"
     assert_status 0
     [[ "$stderr" == *"+ esxcli network firewall get"* ]] || flunk "queries not on stderr: $stderr"
     local l
-    for l in "  shell         the 14 commands the scripts use are here" "optional (sha256sum tar): missing sha256sum" \
+    for l in "  shell         the 14 commands the scripts use are here; optional, not here: sha256sum" \
              "  esxcli        esxcli ($T/fakebin/esxcli)" "  runtime lock  on (/User/execInstalledOnly = 1): --allow-exec sets it to 0" \
              "  boot lock     off (Configured FALSE, Runtime FALSE)" \
              "  TPM lock      off (Require Executables Only From Installed VIBs: false, Mode TPM)" \
