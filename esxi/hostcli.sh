@@ -1,7 +1,10 @@
 # shellcheck shell=sh disable=SC2034  # QRC, PROG, state, fwdir, rsid: shared with the scripts that source this file
-# hostcli.sh: sourced by prepare.sh and cleanup.sh. How they call esxcli, print
-# every command, honour --dry-run and read esxcli's answers. POSIX sh: it runs
-# under the ESXi shell (busybox ash).
+# hostcli.sh: sourced by prepare.sh and cleanup.sh. How they find and call esxcli,
+# print every command, honour --dry-run and read esxcli's answers; what the host
+# allows (the three execInstalledOnly locks, the kit's CPU, free space); --allow-ip
+# values and their canonical form; the lock and the sealed state file. POSIX sh for
+# the ESXi shell (busybox ash), using only the commands test/lib/esxi-shell.list
+# names: no command, type, tr, od, find or sha256 tool.
 #
 # The sourcing script sets PROG and here (its own folder) first.
 # Globals set here (the two scripts have no other shared state):
@@ -43,10 +46,10 @@ have() {
     return 1
 }
 
-# cli_find must|quiet: esxcli, or localcli when esxcli is absent. Looked up in PATH first (so the
-# command printed is the one an administrator types), then in /bin and /sbin for a
-# PATH that lacks them (a stripped ssh or Ansible environment); CLI_AT says where.
-# Not found: "must" exits 2 with a message, "quiet" returns 1.
+# cli_find must|quiet: esxcli, or localcli when esxcli is absent. Looked up in PATH
+# first (so the command printed is the one an administrator types), then in /bin and
+# /sbin for a PATH that lacks them (a stripped ssh or Ansible environment); CLI_AT
+# says where. Not found: "must" exits 2 with a message, "quiet" returns 1.
 cli_find() {
     CLI='' CLI_AT=''
     for c in esxcli localcli; do

@@ -1,9 +1,11 @@
 #!/bin/sh
 # shellcheck source-path=SCRIPTDIR
 # prepare.sh: make an ESXi host ready to run the esxdiag binaries of this kit.
-# Shows the settings that decide it; changes one only when asked; prints every
-# command; records each previous value in <kit>/esxdiag.state for cleanup.sh.
-# POSIX sh for the ESXi shell (busybox ash).
+# Shows the settings that decide it (all three execInstalledOnly locks, the firewall
+# both ways); changes one only when asked; prints every command; records each
+# previous value in <kit>/esxdiag.state for cleanup.sh. --check reports, one line
+# each (or as JSON), what stands in the way, changing nothing. POSIX sh for the ESXi
+# shell (busybox ash), with the commands test/lib/esxi-shell.list names only.
 
 usage() {
     cat <<'TXT'
