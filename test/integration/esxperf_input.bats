@@ -276,3 +276,17 @@ EOF
     run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
     assert_status 0
 }
+
+# ---- what a second round of hostile input found
+
+@test "input: with -i 0 the retransmits TCP_INFO counted are known (no n/a line, tcp_info true)" {
+    esxperf_server
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0
+    assert_status 0
+    assert_not_contains "Retransmits: n/a"
+    [[ "$output" =~ \]\ +0\.00-[0-9.]+\ +sec\ .*\ [0-9]+\ +sender ]] || flunk "no Retr count: $output"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0 -J
+    assert_status 0
+    python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; assert e["esxperf"]["tcp_info"] is True, e["esxperf"]; assert e["sum_sent"]["retransmits"] >= 0; assert e["streams"][0]["sender"]["max_snd_cwnd"] > 0' <<<"$output" ||
+        flunk "$output"
+}

@@ -133,12 +133,36 @@ static void book_snapshot(struct session *s, int i, uint64_t *bytes, uint64_t *b
         udp_rx_init(rx);
 }
 
+/* a TCP sender's sample into the end figures' extremes */
+static void book_tcp_fold(struct session *s, int i, const struct tcp_sample *t)
+{
+    struct stream_book *b = &s->bk[i];
+    if (t->snd_wnd > b->max_snd_wnd)
+        b->max_snd_wnd = t->snd_wnd;
+    b->reorder = t->reorder;
+    s->tcpinfo_ok = 1;
+    b->tcpinfo_ok = 1;
+    if (t->cwnd > b->max_cwnd)
+        b->max_cwnd = t->cwnd;
+    if (t->rtt > b->max_rtt)
+        b->max_rtt = t->rtt;
+    if (b->min_rtt < 0 || t->rtt < b->min_rtt)
+        b->min_rtt = t->rtt;
+    b->sum_rtt += t->rtt;
+    b->n_rtt++;
+}
+
 static void book_end(struct session *s, int i)
 {
     struct stream_book *b = &s->bk[i];
     if (b->ended)
         return;
     book_snapshot(s, i, &b->bytes_end, &b->blocks_end, &b->calls_end, &b->retr_end, &b->rx_end);
+    /* the end's TCP_INFO is a sample too: with -i 0 the only one, so that the
+     * retransmits it counted are not called unknown */
+    struct tcp_sample t;
+    if (!s->st[i].udp && s->st[i].sender && stream_tcp_info(s->st[i].fd, &t) == 0)
+        book_tcp_fold(s, i, &t);
     b->ended = 1;
 }
 
@@ -202,19 +226,7 @@ static void book_tcp_sample(struct session *s, int i, struct row *row)
     row->pmtu = t.pmtu;
     row->snd_wnd = t.snd_wnd;
     row->reorder = t.reorder;
-    if (t.snd_wnd > b->max_snd_wnd)
-        b->max_snd_wnd = t.snd_wnd;
-    b->reorder = t.reorder;
-    s->tcpinfo_ok = 1;
-    b->tcpinfo_ok = 1;
-    if (t.cwnd > b->max_cwnd)
-        b->max_cwnd = t.cwnd;
-    if (t.rtt > b->max_rtt)
-        b->max_rtt = t.rtt;
-    if (b->min_rtt < 0 || t.rtt < b->min_rtt)
-        b->min_rtt = t.rtt;
-    b->sum_rtt += t.rtt;
-    b->n_rtt++;
+    book_tcp_fold(s, i, &t);
 }
 
 static void omit_end(struct session *s, uint64_t now)
