@@ -347,6 +347,12 @@ static void warnings_for_ignored_options(void **state)
     o.json = 1;
     warnings_of(&o, w, sizeof w);
     assert_non_null(strstr(w, "--csv and -J"));
+    assert_null(strstr(w, "--json-stream"));
+    o.csv = 0;
+    o.json_stream = 1;          /* --json-stream sets -J too */
+    warnings_of(&o, w, sizeof w);
+    assert_string_equal(w, "--json-stream and a sweep: the sweep's table is one JSON document "
+                           "(as with -J), not one event a line: --json-stream is ignored|");
     client_opts(&o, "198.18.0.2");
     o.use_pkcs1 = 1;
     warnings_of(&o, w, sizeof w);

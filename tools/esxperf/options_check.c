@@ -214,6 +214,11 @@ static int csv_with_json(const struct perf_opts *o)
     return o->csv && o->json && (o->sweep_np || o->sweep_nw);
 }
 
+static int stream_with_sweep(const struct perf_opts *o)
+{
+    return o->json_stream && (o->sweep_np || o->sweep_nw);
+}
+
 static int pkcs1_without_auth(const struct perf_opts *o)
 {
     return o->use_pkcs1 && !o->rsa_private_key && !o->rsa_public_key;
@@ -262,6 +267,9 @@ static const struct {
     { csv_without_sweep, "--csv formats a sweep's table (--sweep-parallel, --sweep-window): "
                          "ignored without one" },
     { csv_with_json, "--csv and -J: the sweep's table is written as JSON, --csv is ignored" },
+    { stream_with_sweep, "--json-stream and a sweep: the sweep's table is one JSON "
+                         "document (as with -J), not one event a line: --json-stream is "
+                         "ignored" },
     { pkcs1_without_auth, "--use-pkcs1-padding applies to RSA authentication "
                           "(--rsa-public-key-path or --rsa-private-key-path): ignored" },
     { pkcs1_on_server, "--use-pkcs1-padding: the server accepts tokens in either padding "
