@@ -290,3 +290,16 @@ EOF
     python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; assert e["esxperf"]["tcp_info"] is True, e["esxperf"]; assert e["sum_sent"]["retransmits"] >= 0; assert e["streams"][0]["sender"]["max_snd_cwnd"] > 0' <<<"$output" ||
         flunk "$output"
 }
+
+@test "input: -s -6 listens on IPv6 only (IPV6_V6ONLY, as iperf3): an IPv4 client is refused" {
+    "$BIN/esxperf" -s -6 -p "$PORT" >"$TMP/s.out" 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0
+    assert_status 2
+    assert_contains "Connection refused"
+    run timeout 20 "$BIN/esxperf" -c ::1 -p "$PORT" -t 1 -i 0
+    assert_status 0
+    run timeout 20 "$BIN/esxperf" -c ::1 -p "$PORT" -t 1 -i 0 -u -b 10M -l 1200
+    assert_status 0
+}

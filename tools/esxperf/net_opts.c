@@ -120,9 +120,31 @@ int net_opts_flowlabel(int fd, long long label, union sockaddr_any *dst, const c
     return 0;
 }
 
+int net_opts_listen_proto(const struct perf_opts *o, int type, int proto,
+                          const union sockaddr_any *addr, int backlog)
+{
+    if (o->family != AF_INET6 || addr->sa.sa_family != AF_INET6)
+        return net_listen_dev(type, proto, o->bind_dev, addr, backlog);
+    /* -6: IPv6 only, as iperf3 sets IPV6_V6ONLY (net_listen_dev's wildcard
+     * listener takes IPv4 clients too); a host that refuses it is told, not held */
+    int fd = socket(AF_INET6, type | SOCK_CLOEXEC, proto);
+    if (fd < 0)
+        return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0)
+        warnmsg("warning: -6: cannot make the listener IPv6-only (IPV6_V6ONLY: %s): it "
+                "takes IPv4 clients too", errtext(errno));
+    if ((o->bind_dev && net_bind_device(fd, o->bind_dev) < 0) ||
+        bind(fd, &addr->sa, net_len(addr)) < 0 ||
+        (type == SOCK_STREAM && listen(fd, backlog) < 0))
+        return net_close_fail(fd);
+    return fd;
+}
+
 int net_opts_listen(const struct perf_opts *o, int type, const union sockaddr_any *addr,
                     int backlog)
 {
-    return net_listen_dev(type, type == SOCK_STREAM ? net_opts_tcp_proto(o) : 0, o->bind_dev,
-                          addr, backlog);
+    return net_opts_listen_proto(o, type, type == SOCK_STREAM ? net_opts_tcp_proto(o) : 0,
+                                 addr, backlog);
 }

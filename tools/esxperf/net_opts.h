@@ -28,8 +28,11 @@ int net_opts_control(int fd, const struct perf_opts *o, const char **why);
 /* -L on a TCP data socket to dst (IPv6): the label leased for dst and sent;
  * *dst gets it in sin6_flowinfo, for connect. 0, or -1 with *why */
 int net_opts_flowlabel(int fd, long long label, union sockaddr_any *dst, const char **why);
-/* a listener (TCP, -m MPTCP, or UDP) on addr with --bind-dev; fd or -1 (errno) */
+/* a listener (TCP, -m MPTCP, or UDP) on addr with --bind-dev, IPv6 only with -6;
+ * fd or -1 (errno). _proto: with that protocol instead of -m's choice */
 int net_opts_listen(const struct perf_opts *o, int type, const union sockaddr_any *addr,
                     int backlog);
+int net_opts_listen_proto(const struct perf_opts *o, int type, int proto,
+                          const union sockaddr_any *addr, int backlog);
 
 #endif

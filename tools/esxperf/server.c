@@ -231,8 +231,8 @@ static void begin_session(struct server *sv, const struct test_params *p)
 static int relisten(struct server *sv, int mptcp)
 {
     close(sv->lfd);
-    sv->lfd = net_listen_dev(SOCK_STREAM, mptcp ? IPPROTO_MPTCP : 0, sv->o->bind_dev,
-                             &sv->laddr, 128);
+    sv->lfd = net_opts_listen_proto(sv->o, SOCK_STREAM, mptcp ? IPPROTO_MPTCP : 0,
+                                    &sv->laddr, 128);
     if (sv->lfd < 0)
         return -1;
     sv->lfd_mptcp = mptcp;
