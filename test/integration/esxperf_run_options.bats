@@ -435,10 +435,11 @@ server_gone() {
     assert_status 0
     wait_port "$PORT"
     pid=$(cat "$TMP/pid")
-    # a client that connects and sends nothing: the server waits in its handshake
-    # (--control-timeout, 10 s), where the stop is not polled; the signal thread
-    # ends it after STOP_GRACE_NS (5 s). 12 s bounds the read: the grace plus slack
-    # for a loaded host, below the 10 s + 5 s a server waiting its timeout out takes
+    # a client that connects and sends nothing: the server waits for its cookie
+    # beside the stop signal and tells it SERVER_TERMINATE at once (a server held in
+    # another wait is ended by the signal thread after STOP_GRACE_NS, 5 s). 12 s
+    # bounds the read: the grace plus slack for a loaded host, below the 10 s + 5 s
+    # a server waiting its timeout out takes
     python3 - "$PORT" "$pid" >"$TMP/raw.out" 2>&1 <<'PY' &
 import os, signal, socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)

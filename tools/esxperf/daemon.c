@@ -2,8 +2,9 @@
  * from the terminal (a new session, stdin/stdout/stderr on /dev/null, the working
  * directory kept so relative -I and --logfile paths still mean what they said);
  * -I FILE holds its pid (decimal, no newline, mode 600: iperf3's format), is
- * refused while the pid in it is a live process, and is removed at exit: by the
- * flow's own end. SIGTERM, SIGINT and SIGHUP (with or without -D/-I) are taken
+ * refused while the pid in it is a live process and when it holds anything but a
+ * pid, is a symbolic link or no regular file (nothing of the user's is overwritten
+ * or removed), and is removed at exit: by the flow's own end. SIGTERM, SIGINT and SIGHUP (with or without -D/-I) are taken
  * by a thread that hands them to the server's loop: as iperf3 3.22 does, a
  * running test's client is told SERVER_TERMINATE, the pid file is removed and the
  * server exits 0. */
@@ -43,30 +44,80 @@ int daemon_detach(int keep_output, char *why, size_t len)
     return 0;
 }
 
-/* the pid in path, 0 when there is none (no file, empty, not a number) */
-static long pid_in(const char *path)
+/* What an existing pid file may hold: only a pid (decimal, a newline allowed), so
+ * that nothing else is overwritten or removed. pid_open: the file, never through a
+ * symbolic link and never blocking (a FIFO opens at once, and fstat refuses it);
+ * -1 with errno (ENOENT: none there, ELOOP: a symbolic link, EINVAL: not a regular
+ * file) */
+static int pid_open(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
+/* the pid fd holds, 0 when it holds anything else (nothing, text, a longer file) */
+static long pid_read(int fd)
 {
     char buf[24];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
     ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
     if (n <= 0)
         return 0;
     buf[n] = '\0';
     char *end;
-    long pid = strtol(buf, &end, 10);
-    return pid > 0 && (*end == '\0' || *end == '\n') ? pid : 0;
+    long pid = buf[0] >= '0' && buf[0] <= '9' ? strtol(buf, &end, 10) : 0;
+    return pid > 0 && (*end == '\0' || (end[0] == '\n' && end[1] == '\0')) ? pid : 0;
+}
+
+/* the pid in path, 0 when there is none (no file, or not a pid file) */
+static long pid_in(const char *path)
+{
+    int fd = pid_open(path);
+    if (fd < 0)
+        return 0;
+    long pid = pid_read(fd);
+    close(fd);
+    return pid;
+}
+
+int pidfile_check(const char *path, char *why, size_t len)
+{
+    int fd = pid_open(path);
+    if (fd < 0 && errno == ENOENT)
+        return 0;
+    if (fd < 0 && errno == ELOOP)
+        return why_fmt(why, len, "pid file %s is a symbolic link: not followed (give the "
+                       "path of the file itself, or one that does not exist yet)", path);
+    if (fd < 0 && errno == EINVAL)
+        return why_fmt(why, len, "pid file %s is not a regular file (give a path that does "
+                       "not exist yet)", path);
+    if (fd < 0)
+        return why_fmt(why, len, "cannot read pid file %s: %s", path, errtext(errno));
+    long old = pid_read(fd);
+    close(fd);
+    if (old == 0)
+        return why_fmt(why, len, "pid file %s holds something other than a pid: left as it "
+                       "is (remove it if it is stale, or give another -I)", path);
+    if (old != (long)getpid() && (kill((pid_t)old, 0) == 0 || errno == EPERM))
+        return why_fmt(why, len, "pid file %s: process %ld runs (another esxperf server?): "
+                       "stop it (kill %ld) or give another -I", path, old, old);
+    return 0;
 }
 
 int pidfile_create(const char *path, char *why, size_t len)
 {
-    long old = pid_in(path);
-    if (old > 0 && old != (long)getpid() && (kill((pid_t)old, 0) == 0 || errno == EPERM))
-        return why_fmt(why, len, "pid file %s: process %ld runs (another esxperf server?): "
-                       "stop it (kill %ld) or give another -I", path, old, old);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, S_IRUSR | S_IWUSR);
+    if (pidfile_check(path, why, len) < 0)
+        return -1;
+    /* a stale one (its process gone) is replaced by a file of our own, mode 600
+     * whatever the old one had; O_EXCL never follows a symbolic link */
+    if (unlink(path) < 0 && errno != ENOENT)
+        return why_fmt(why, len, "cannot replace stale pid file %s: %s", path, errtext(errno));
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
     if (fd < 0)
         return why_fmt(why, len, "cannot write pid file %s: %s", path, errtext(errno));
     char buf[24];
@@ -86,7 +137,7 @@ void pidfile_remove(const char *path)
         unlink(path);
 }
 
-static void stop_signals(sigset_t *set)
+void stop_signals(sigset_t *set)
 {
     sigemptyset(set);
     sigaddset(set, SIGTERM);
@@ -117,8 +168,11 @@ static void *signal_wait(void *arg)
         (void)!send(ctl, &st, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
     }
     pidfile_remove(g->pidfile);
-    warnmsg("interrupted (%s): the server has terminated", stop_signal_name(sig));
-    exit(EXIT_OKAY);
+    /* not exit(): the held loop may hold stdout's lock (a write to a full pipe or
+     * log), which exit's flush would wait for forever */
+    dprintf(STDERR_FILENO, "%s: interrupted (%s): the server has terminated\n", tool_name,
+            stop_signal_name(sig));
+    _exit(EXIT_OKAY);
 }
 
 const char *stop_signal_name(int sig)
@@ -134,6 +188,12 @@ int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_
     if (pipe2(g->fd, O_CLOEXEC) < 0)
         return why_fmt(why, len, "cannot make the server's signal pipe: %s", errtext(errno));
     fcntl(g->fd[0], F_SETFL, O_NONBLOCK);
+    return stop_waiter_start(signal_wait, g, "server", why, len);
+}
+
+int stop_waiter_start(void *(*waiter)(void *), void *arg, const char *role, char *why,
+                      size_t len)
+{
     sigset_t set;
     stop_signals(&set);
     /* taken even where the shell left them ignored (a background job's SIGINT,
@@ -146,9 +206,9 @@ int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_
     signal(SIGINT, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     pthread_t t;
-    int rc = pthread_create(&t, NULL, signal_wait, g);
+    int rc = pthread_create(&t, NULL, waiter, arg);
     if (rc)
-        return why_fmt(why, len, "cannot start the server's signal thread: %s", errtext(rc));
+        return why_fmt(why, len, "cannot start the %s's signal thread: %s", role, errtext(rc));
     pthread_detach(t);
     return 0;
 }

@@ -290,23 +290,36 @@ static void parse(struct perf_opts *o, int argc, char **argv)
         die_usage("%s", line);
 }
 
+/* --logfile: stdout and stderr into it; returns where a failure to write the
+ * results is told (the terminal's stderr). A server with -D moves them only once
+ * it listens (log_fd), so that what stops it before it detaches (a port in use, a
+ * pid file refused) is told on the terminal */
+static int open_log(struct perf_opts *o)
+{
+    if (!o->logfile)
+        return STDERR_FILENO;
+    int fd = open(o->logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        die(EXIT_USAGE, "cannot open log file %s: %s", o->logfile, errtext(errno));
+    int errfd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (errfd < 0)
+        errfd = STDERR_FILENO;
+    if (o->server && o->daemon) {
+        o->log_fd = fd;
+        return errfd;
+    }
+    dup2(fd, 1);
+    dup2(fd, 2);
+    close(fd);
+    return errfd;
+}
+
 int main(int argc, char **argv)
 {
     argc = args_strip_vmk(argc, &argv);
     struct perf_opts o;
     parse(&o, argc, argv);
-    int errfd = STDERR_FILENO;   /* where a failure to write the results is told */
-    if (o.logfile) {
-        int fd = open(o.logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0)
-            die(EXIT_USAGE, "cannot open log file %s: %s", o.logfile, errtext(errno));
-        errfd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);   /* stderr goes to the log */
-        if (errfd < 0)
-            errfd = STDERR_FILENO;
-        dup2(fd, 1);
-        dup2(fd, 2);
-        close(fd);
-    }
+    int errfd = open_log(&o);
     signal(SIGPIPE, SIG_IGN);
     int rc;
     /* -I on a client, as iperf3 allows (the server writes its own once it listens) */

@@ -120,6 +120,12 @@ int net_opts_flowlabel(int fd, long long label, union sockaddr_any *dst, const c
     return 0;
 }
 
+int net_opts_zone_missing(const union sockaddr_any *a)
+{
+    return a->sa.sa_family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&a->in6.sin6_addr) &&
+           a->in6.sin6_scope_id == 0;
+}
+
 int net_opts_listen_proto(const struct perf_opts *o, int type, int proto,
                           const union sockaddr_any *addr, int backlog)
 {

@@ -28,6 +28,9 @@ int net_opts_control(int fd, const struct perf_opts *o, const char **why);
 /* -L on a TCP data socket to dst (IPv6): the label leased for dst and sent;
  * *dst gets it in sin6_flowinfo, for connect. 0, or -1 with *why */
 int net_opts_flowlabel(int fd, long long label, union sockaddr_any *dst, const char **why);
+/* 1 for an IPv6 link-local address without its zone (%vmk1): the kernel cannot
+ * tell which interface it is on and refuses it (EINVAL) */
+int net_opts_zone_missing(const union sockaddr_any *a);
 /* a listener (TCP, -m MPTCP, or UDP) on addr with --bind-dev, IPv6 only with -6;
  * fd or -1 (errno). _proto: with that protocol instead of -m's choice */
 int net_opts_listen(const struct perf_opts *o, int type, const union sockaddr_any *addr,

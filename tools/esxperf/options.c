@@ -27,6 +27,7 @@ void opts_defaults(struct perf_opts *o)
     o->connect_timeout_ms = -1;
     o->pacing_timer = 1000;
     o->server_affinity = -1;
+    o->log_fd = -1;
     o->format = 'a';
     o->time_skew = AUTH_SKEW_DEFAULT;
     o->control_timeout_ms = 10000;

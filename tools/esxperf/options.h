@@ -75,6 +75,8 @@ struct perf_opts {
     int64_t sweep_window[SWEEP_MAX];
     int csv;
     int quiet;                  /* internal: sweep runs print nothing per test */
+    int log_fd;                 /* internal: -s -D --logfile, opened; the server moves
+                                   its output there once it listens (-1: none) */
     /* RSA authentication, iperf3-compatible (auth.h) */
     const char *username;       /* client --username */
     const char *rsa_public_key; /* client --rsa-public-key-path */

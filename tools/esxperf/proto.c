@@ -43,6 +43,12 @@ const char *ctl_state_name(int st)
     return state_names[st - ST_FIRST];
 }
 
+const char *perf_errtext(int err)
+{
+    return err == EMFILE ? "Too many open files"
+         : err == ENFILE ? "Too many open files in system" : errtext(err);
+}
+
 #define E(code, name, text) { code, #name, text }
 const struct iperf3_error_info iperf3_errors[IPERF3_NERRORS] = {
     /* the command line and the parameters */
@@ -387,7 +393,7 @@ static void server_error_text(const struct server_state *s, char *buf, size_t le
     if (s->ncodes == 2 && (s->err < 0 || s->err > ERRNO_MAX))
         snprintf(en, sizeof en, ", errno %ld (not an errno value)", (long)s->err);
     else if (s->ncodes == 2 && s->err > 0)
-        snprintf(en, sizeof en, ", errno %ld: %s", (long)s->err, errtext((int)s->err));
+        snprintf(en, sizeof en, ", errno %ld: %s", (long)s->err, perf_errtext((int)s->err));
     snprintf(buf, len, "the server reported an error: %s%s", ie, en);
 }
 

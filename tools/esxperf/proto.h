@@ -21,6 +21,10 @@ enum ctl_state {
 };
 /* "TEST_START" ...; "unknown state" for a byte that is no state */
 const char *ctl_state_name(int st);
+/* errtext, with the words administrators search for when descriptors run out
+ * ("Too many open files", as glibc and ESXi say; musl: "No file descriptors
+ * available") */
+const char *perf_errtext(int err);
 
 /* iperf3's error codes (its i_errno, with its names) that esxperf sends or reads
  * after SERVER_ERROR; iperf3 numbers them 1..~400 (1xx test, 2xx stream, 3xx timer) */
@@ -29,6 +33,8 @@ enum iperf3_error {
     IE_RECVCOOKIE = 106,        /* cannot receive the cookie */
     IE_RECVPARAMS = 114,        /* cannot receive (or refuses) the parameters */
     IE_AUTHTEST = 142,          /* test authorization failed */
+    IE_INITSTREAM = 201,        /* cannot set up a data stream (threads, memory) */
+    IE_STREAMACCEPT = 204,      /* cannot accept a data stream (none came: ETIMEDOUT) */
     /* the server's limits and -F (issue 12, optrun) */
     IE_FILE = 14,               /* -F: cannot open the file */
     IE_TOTALRATE = 27,          /* --server-bitrate-limit passed */

@@ -2,7 +2,8 @@
  * ACCESS_DENIED, and return to listening whatever the client does.
  *
  * One test is iperf3's state list (../shared/reference/iperf3-protocol.md) from the
- * server's side, one function per phase: handshake (cookie, PARAM_EXCHANGE),
+ * server's side, one function per phase: handshake (the cookie, which the wait
+ * for a client read: server_wait.c; PARAM_EXCHANGE),
  * take_params (parameters, token, buffers), open_streams (CREATE_STREAMS, the
  * streams, TEST_START, TEST_RUNNING), run (until TEST_END), exchange
  * (EXCHANGE_RESULTS, both results), display (DISPLAY_RESULTS, IPERF_DONE), then
@@ -155,14 +156,9 @@ static int run_until_end(struct server *sv, const char **why)
     }
 }
 
-/* cookie, PARAM_EXCHANGE */
+/* the cookie (read while waiting: server_wait.c), PARAM_EXCHANGE */
 static int handshake(struct server *sv, const char **why)
 {
-    if (net_read_full(sv->ctl, sv->cookie, COOKIE_SIZE, ctl_deadline(sv)) < 0) {
-        *why = errno == ETIMEDOUT ? "no cookie from the client within --control-timeout"
-                                  : "the client closed before sending its cookie";
-        return -1;
-    }
     if (!proto_cookie_valid(sv->cookie, COOKIE_SIZE)) {
         *why = "the client's cookie is not 36 iperf3 cookie characters and a NUL";
         proto_send_error(sv->ctl, IE_RECVCOOKIE, EINVAL, mono_ns() + NS_PER_SEC);
@@ -435,6 +431,10 @@ static void listen_on(struct server *sv, const struct perf_opts *o)
     if (gai)
         die(EXIT_USAGE, "cannot use address %s: %s", o->bind ? o->bind : "(any)",
             net_gai_strerror(gai));
+    if (net_opts_zone_missing(&sv->laddr) && !o->bind_dev)
+        die(EXIT_USAGE, "-B %s is an IPv6 link-local address without a zone: name its "
+            "interface, e.g. -B %s%%vmk1 (ESXi: esxcli network ip interface list; Linux: "
+            "ip link)", o->bind, o->bind);
     if (o->rsa_private_key)
         load_auth(sv, o);
     /* a large backlog: a flood is answered (ACCESS_DENIED) rather than left in SYN retries */
@@ -451,60 +451,21 @@ static void listen_on(struct server *sv, const struct perf_opts *o)
     net_set_nonblock(sv->lfd, 1);    /* accept never blocks: poll says when */
 }
 
-/* the next client's control connection into sv->ctl; refused connections drained
- * meanwhile, nothing accepted for a while after a refused token, -1 --idle-timeout.
- * 0, or -1 when the server was stopped (a signal) */
-static int next_client(struct server *sv, union sockaddr_any *peer)
-{
-    const struct perf_opts *o = sv->o;
-    uint64_t idle_end = o->one_off && o->idle_timeout > 0
-                            ? mono_ns() + (uint64_t)o->idle_timeout * NS_PER_SEC : 0;
-    for (;;) {
-        linger_service(sv);
-        uint64_t now = mono_ns();
-        if (idle_end && now >= idle_end) {
-            pidfile_remove(o->pidfile);
-            die(EXIT_CHECK, "no client within --idle-timeout %llds", (long long)o->idle_timeout);
-        }
-        int quiet = now < sv->quiet_until;
-        int tmo = idle_end ? ms_until(idle_end) : -1;
-        if (sv->nlg && (tmo < 0 || tmo > 100))
-            tmo = 100;
-        if (quiet && (tmo < 0 || tmo > ms_until(sv->quiet_until)))
-            tmo = ms_until(sv->quiet_until);
-        struct pollfd pf[2] = { { sv->stop.fd[0], POLLIN, 0 }, { sv->lfd, POLLIN, 0 } };
-        int rc = poll(pf, quiet ? 1 : 2, tmo);
-        if (stop_guard_signal(&sv->stop))
-            return -1;
-        if (rc < 0) {
-            if (errno == EINTR)
-                continue;
-            pidfile_remove(o->pidfile);
-            die(EXIT_USAGE, "poll on the listener: %s", errtext(errno));
-        }
-        if (rc == 0)
-            continue;
-        socklen_t pl = sizeof *peer;
-        sv->ctl = accept4(sv->lfd, &peer->sa, &pl, SOCK_CLOEXEC);
-        const char *why;
-        if (sv->ctl >= 0 && net_opts_control(sv->ctl, o, &why) < 0)
-            warnmsg("control connection: %s: %s", why, errtext(errno));
-        if (sv->ctl >= 0) {
-            atomic_store(&sv->stop.ctl, sv->ctl);
-            return 0;
-        }
-        if ((errno == EMFILE || errno == ENFILE) && sv->nlg > 0)
-            linger_close(sv, 0);
-    }
-}
-
 /* -D and -I, once the listener is up (a port in use is told on the terminal), and
  * the signals that stop the server */
 static void leave_running(struct server *sv, const struct perf_opts *o)
 {
     char why[400];
+    /* the pid file's refusals, too, before the terminal is left */
+    if (o->pidfile && pidfile_check(o->pidfile, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
     if (o->daemon && daemon_detach(o->logfile != NULL, why, sizeof why) < 0)
         die(EXIT_USAGE, "%s", why);
+    if (o->log_fd >= 0) {
+        dup2(o->log_fd, 1);
+        dup2(o->log_fd, 2);
+        close(o->log_fd);
+    }
     if (o->pidfile && pidfile_create(o->pidfile, why, sizeof why) < 0)
         die(EXIT_USAGE, "%s", why);
     if (stop_guard_start(&sv->stop, o->pidfile, why, sizeof why) < 0) {
@@ -533,6 +494,9 @@ int server_run(const struct perf_opts *o)
     memset(&sv, 0, sizeof sv);
     sv.o = o;
     sv.ufd = sv.ctl = -1;
+    char why[400];
+    if (o->file && file_opt_check(o->file, 0, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
     listen_on(&sv, o);
     leave_running(&sv, o);
     int last = 0;
@@ -540,12 +504,13 @@ int server_run(const struct perf_opts *o)
         if (!o->json)
             banner(o, test);
         union sockaddr_any peer;
-        if (next_client(&sv, &peer) < 0)
+        if (server_next_client(&sv, &peer) < 0)
             break;
         last = server_test(&sv, &peer);
         if (o->one_off)
             break;
     }
+    server_pending_end(&sv, sv.stop.sig != 0);
     for (int i = sv.nlg - 1; i >= 0; i--)
         linger_close(&sv, i);
     close(sv.lfd);

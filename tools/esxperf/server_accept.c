@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -28,13 +29,49 @@ static int setup_wait(struct server *sv, int fd, uint64_t deadline, const char *
         return 0;
     if (rc <= 0) {
         *why = late;
+        errno = rc == 0 ? ETIMEDOUT : errno;
         return -1;
     }
     if (pf[1].revents) {
         *why = "the client closed the control connection during stream setup";
+        errno = ECONNRESET;
         return -1;
     }
     return 1;
+}
+
+/* out of descriptors for the next data stream: the client is told (iperf3's
+ * error 204 with EMFILE) rather than left waiting for TEST_START */
+static int no_descriptor(struct server *sv, const char **why)
+{
+    int e = errno;
+    snprintf(sv->why, sizeof sv->why, "cannot accept data stream %d: %s (raise the "
+             "server's descriptor limit, ulimit -n, or ask for fewer streams with -P)",
+             sv->s.nstreams + 1, perf_errtext(e));
+    *why = sv->why;
+    proto_send_error(sv->ctl, IE_STREAMACCEPT, e, mono_ns() + NS_PER_SEC);
+    return -1;
+}
+
+/* fd into the session, or the test's end told to the client: iperf3's IEFILE
+ * for -F's file, else its error 201 with the errno */
+static int add_stream(struct server *sv, int fd, const char **why)
+{
+    if (session_add(&sv->s, fd, session_is_sender(&sv->s, sv->s.nstreams)))
+        return 0;
+    int e = errno;
+    close(fd);
+    if (sv->o->file) {
+        snprintf(sv->why, sizeof sv->why, "cannot open the -F file %s: %s", sv->o->file,
+                 e == EINVAL ? "it is not a regular file" : perf_errtext(e));
+        proto_send_error(sv->ctl, IE_FILE, e, mono_ns() + NS_PER_SEC);
+    } else {
+        snprintf(sv->why, sizeof sv->why, "cannot set up data stream %d: %s",
+                 sv->s.nstreams + 1, perf_errtext(e));
+        proto_send_error(sv->ctl, IE_INITSTREAM, e, mono_ns() + NS_PER_SEC);
+    }
+    *why = sv->why;
+    return -1;
 }
 
 /* TCP data streams: accept until n arrived with our cookie */
@@ -52,6 +89,12 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
         union sockaddr_any from;
         socklen_t fl = sizeof from;
         int fd = accept4(sv->lfd, &from.sa, &fl, SOCK_CLOEXEC);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE) && sv->nlg > 0) {
+            linger_close(sv, 0);     /* a refused connection's descriptor, for this one */
+            continue;
+        }
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+            return no_descriptor(sv, why);
         if (fd < 0)
             continue;
         /* a real client sends the cookie with the connection; a silent one holds
@@ -72,16 +115,8 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
         }
         if (net_opts_snd_timeout(fd, sv->o, &w) < 0)
             warnmsg("data stream: %s", w);
-        if (!session_add(&sv->s, fd, session_is_sender(&sv->s, sv->s.nstreams))) {
-            int e = errno;
-            close(fd);
-            *why = "cannot set up a data stream";
-            if (sv->o->file) {   /* iperf3's IEFILE, as its server answers */
-                *why = "cannot open the -F file";
-                proto_send_error(sv->ctl, IE_FILE, e, mono_ns() + NS_PER_SEC);
-            }
+        if (add_stream(sv, fd, why) < 0)
             return -1;
-        }
         got++;
     }
     return 0;
@@ -143,6 +178,10 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
     while (got < n) {
         int rc = setup_wait(sv, sv->ufd, deadline,
             "the client did not open its UDP streams within --control-timeout", why);
+        /* said, so that the client calls it what it is (is UDP blocked?) also when
+         * this timer runs out before its own */
+        if (rc < 0 && errno == ETIMEDOUT)
+            proto_send_error(sv->ctl, IE_STREAMACCEPT, ETIMEDOUT, mono_ns() + NS_PER_SEC);
         if (rc < 0)
             return -1;
         if (rc == 0)
@@ -160,11 +199,8 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
         const char *w = NULL;
         if (stream_sockopts(fd, &sv->s.p, net_wire_family(&from), &w) < 0)
             warnmsg("data stream: %s", w);
-        if (!session_add(&sv->s, fd, session_is_sender(&sv->s, sv->s.nstreams))) {
-            close(fd);
-            *why = "cannot set up a data stream";
+        if (add_stream(sv, fd, why) < 0)
             return -1;
-        }
         got++;
         if (sv->ufd < 0 && server_open_udp_listener(sv) < 0) {
             *why = "cannot reopen the UDP listener";

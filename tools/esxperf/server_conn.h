@@ -1,5 +1,6 @@
 /* One esxperf server as its rooms share it: server.c the flow (listen, one test
- * phase by phase), server_accept.c the data streams of a test, server_guard.c
+ * phase by phase), server_wait.c the wait for the next test's cookie,
+ * server_accept.c the data streams of a test, server_guard.c
  * what keeps the server from being held (refused connections drained in the
  * linger table, other clients denied during a test, the RSA token, the end
  * guard). Internal to the server; the rest of esxperf uses server.h. */
@@ -17,10 +18,20 @@
 #include "session.h"
 
 #define LINGER_MAX 128              /* refused connections drained at once */
+#define PENDING_MAX 32              /* connections waited on for their cookie at once */
 
 struct lingerer {
     int fd;
     uint64_t until;
+};
+
+/* a connection between tests that has not sent its whole cookie yet */
+struct pending {
+    int fd;
+    size_t got;                     /* cookie bytes so far */
+    char cookie[COOKIE_SIZE];
+    uint64_t until;                 /* its --control-timeout */
+    union sockaddr_any peer;
 };
 
 struct server {
@@ -30,7 +41,8 @@ struct server {
     int ufd;                        /* UDP listener during stream setup */
     union sockaddr_any laddr;
     int ctl;
-    char cookie[COOKIE_SIZE];
+    char cookie[COOKIE_SIZE];       /* the test's (after it: the last test's) */
+    int have_cookie;                /* cookie holds a valid one */
     struct report rep;
     struct session s;
     int have_session;
@@ -40,7 +52,10 @@ struct server {
     uint64_t deny_pause_until;      /* out of descriptors: leave the listener alone */
     struct lingerer lg[LINGER_MAX];
     int nlg;
-    char why[200];                  /* a test's end reason that needs figures */
+    struct pending pend[PENDING_MAX];
+    int npend;
+    int accept_told;                /* out of descriptors at accept: said once */
+    char why[320];                  /* a test's end reason that needs figures */
     struct stop_guard stop;         /* SIGTERM, SIGINT, SIGHUP (daemon.c) */
 };
 
@@ -64,6 +79,15 @@ void deny_pending(struct server *sv);
 /* the RSA token of p from peer; 0 to accept (what failed is logged) */
 int server_check_authtoken(struct server *sv, const struct test_params *p,
                            const union sockaddr_any *peer);
+
+/* ---- server_wait.c */
+/* the next test's control connection into sv->ctl (its cookie read into
+ * sv->cookie, peer its address), the connections without a cookie waited on side
+ * by side, refused ones drained, -1's --idle-timeout; 0, or -1 when the server
+ * was stopped (a signal) */
+int server_next_client(struct server *sv, union sockaddr_any *peer);
+/* the connections still without a cookie closed (stopped: told SERVER_TERMINATE) */
+void server_pending_end(struct server *sv, int stopped);
 
 /* ---- server_accept.c */
 /* the UDP listener of the stream setup, on the control listener's address */

@@ -159,8 +159,7 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
 
 int stream_file_open(struct stream *s, const char *path)
 {
-    s->file_fd = s->sender ? open(path, O_RDONLY | O_CLOEXEC)
-                           : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    s->file_fd = file_opt_open(path, s->sender);
     if (s->file_fd < 0)
         return -1;
     if (s->zfd >= 0) {           /* the file's bytes, not -Z's block */

@@ -94,6 +94,14 @@ int stream_start(struct stream *s);
 /* -F NAME: the sender sends the file's bytes, the receiver writes what arrives to
  * it (created or truncated, mode 600), as iperf3 -F does; 0 or -1 with errno */
 int stream_file_open(struct stream *s, const char *path);
+/* file_opt.c: -F's file is a regular one (a FIFO, device, socket or directory is
+ * refused, never waited on). file_opt_check before connecting or listening:
+ * sender 1 (this side sends: it must exist and open) or 0 (it receives, or a
+ * server, which may do either: absent is fine); 0, or -1 with one line in why.
+ * file_opt_open: fd (blocking; the receiver's truncated), or -1 with errno
+ * (EINVAL: not a regular file) */
+int file_opt_check(const char *path, int sender, char *why, size_t len);
+int file_opt_open(const char *path, int sender);
 void stream_join(struct stream *s);
 void stream_free(struct stream *s);
 
