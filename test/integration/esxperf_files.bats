@@ -67,6 +67,23 @@ assert_refused() {
     wait "$SPID" || flunk "the server exited $? after SIGTERM"
 }
 
+@test "files: a client's -F naming a FIFO (with or without -R), a directory or no file is refused before connecting" {
+    esxperf_server
+    mkfifo "$TMP/fifo"
+    assert_refused "-F $TMP/fifo is a FIFO (named pipe), not a regular file" \
+        -c 127.0.0.1 -p "$PORT" -t 1 -F "$TMP/fifo"
+    assert_refused "-F $TMP/fifo is a FIFO" -c 127.0.0.1 -p "$PORT" -t 1 -R -F "$TMP/fifo"
+    assert_refused "-F $TMP is a directory, not a regular file" -c 127.0.0.1 -p "$PORT" -F "$TMP"
+    assert_refused "cannot open -F file $TMP/none to send: No such file or directory" \
+        -c 127.0.0.1 -p "$PORT" -F "$TMP/none"
+    # none of them reached the server
+    grep -q "Accepted connection" "$TMP/s.out" && flunk "a refused client connected: $(cat "$TMP/s.out")"
+    # a file -R writes that is not there yet is created (mode 600)
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0 -R -F "$TMP/new"
+    assert_status 0
+    [ "$(stat -c %a "$TMP/new")" = 600 ] || flunk "-R -F wrote mode $(stat -c %a "$TMP/new")"
+}
+
 @test "files: -I refuses a file holding text, a symbolic link and a FIFO, and leaves them as they were" {
     printf 'notes\n' >"$TMP/text"
     assert_refused "pid file $TMP/text holds something other than a pid" \

@@ -143,18 +143,24 @@ EOF
     [ "$got" -ge 90000 ] && [ "$got" -le 105000 ] || flunk "-u -b 100k -l 1200: $got bit/s"
 }
 
-@test "input: a test in which nothing arrives exits 1 and says so" {
+# a namespace of the test's own ($NS, lo only) whose input drops the UDP datagrams to
+# $PORT that nft's words "$@" match, and an esxperf server in it with options $SOPTS
+udp_drop_ns() {
     need_root
     NS="esxin$$"
     ip netns add "$NS"
     ip -n "$NS" link set lo up
-    # every UDP datagram longer than the 4-byte stream hello is dropped
     ip netns exec "$NS" nft add table inet esxperf
     ip netns exec "$NS" nft add chain inet esxperf input '{ type filter hook input priority 0; }'
-    ip netns exec "$NS" nft add rule inet esxperf input udp dport "$PORT" udp length gt 100 drop
-    ip netns exec "$NS" "$BIN/esxperf" -s -p "$PORT" >"$TMP/s.out" 2>&1 &
+    ip netns exec "$NS" nft add rule inet esxperf input udp dport "$PORT" "$@" drop
+    ip netns exec "$NS" "$BIN/esxperf" -s -p "$PORT" ${SOPTS:-} >"$TMP/s.out" 2>&1 &
     PIDS+=($!)
     wait_port "$PORT" "$NS"
+}
+
+@test "input: a test in which nothing arrives exits 1 and says so" {
+    # every UDP datagram longer than the 4-byte stream hello is dropped
+    udp_drop_ns udp length gt 100
     run timeout 30 ip netns exec "$NS" "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -u -b 1M -t 1 -l 1200
     assert_status 1
     assert_contains "the test moved no data"
@@ -302,4 +308,56 @@ EOF
     assert_status 0
     run timeout 20 "$BIN/esxperf" -c ::1 -p "$PORT" -t 1 -i 0 -u -b 10M -l 1200
     assert_status 0
+}
+
+@test "input: out of descriptors, the client says Too many open files and the limit, exit 2" {
+    esxperf_server
+    run bash -c 'ulimit -n 64 && exec timeout 20 "$1" -c 127.0.0.1 -p "$2" -t 1 -i 0 -P 128' _ \
+        "$BIN/esxperf" "$PORT"
+    assert_status 2
+    assert_contains "Too many open files (each stream takes descriptors: raise the limit with ulimit -n (now 64), or ask for fewer streams with -P)"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0
+    assert_status 0
+}
+
+@test "input: a sweep's failed runs in -J have null figures and their error" {
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --sweep-parallel 1,2 -J
+    assert_status 2
+    printf '%s\n' "$output" | sed '/^esxperf: /d' >"$TMP/sweep.json"
+    python3 - "$TMP/sweep.json" <<'PY' || flunk "$output"
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]
+assert len(rows) == 2, rows
+for r in rows:
+    assert r["ok"] is False, r
+    for k in ("seconds", "gbit_per_second", "client_cpu_percent", "server_cpu_percent",
+              "retransmits", "gbit_per_cpu_second"):
+        assert r[k] is None, (k, r)
+    assert r["error"].startswith("cannot connect to 127.0.0.1"), r
+PY
+    # a run that passed keeps its figures, and "error" null
+    esxperf_server
+    run timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --sweep-parallel 1 -J
+    assert_status 0
+    python3 -c 'import json,sys; r=json.load(sys.stdin)["sweep"][0]; assert r["ok"] and r["error"] is None and r["gbit_per_second"] > 0, r' <<<"$output" ||
+        flunk "$output"
+}
+
+@test "input: a link-local peer or -B without a zone is refused before connecting, naming %zone" {
+    assert_usage_line -c fe80::1 -p "$PORT" -t 1
+    assert_contains "-c fe80::1 is an IPv6 link-local address without a zone"
+    assert_contains "e.g. -c fe80::1%vmk1"
+    assert_not_contains "Invalid argument"
+    assert_usage_line -s -B fe80::1 -p "$PORT"
+    assert_contains "e.g. -B fe80::1%vmk1"
+}
+
+@test "input: blocked UDP is called that every time, also when the server's timer runs out first" {
+    # every UDP datagram to the server is dropped: no stream hello arrives. The
+    # server gives up on it after 2 s, before the client's own 10 s: the old client
+    # then said only "the server closed the control connection"
+    SOPTS="--control-timeout 2" udp_drop_ns
+    run timeout 30 ip netns exec "$NS" "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -u -b 1M -t 1 -l 1200
+    assert_status 1
+    assert_contains "UDP stream 1: no UDP reply from the server (is UDP blocked?): the server got no UDP hello within its --control-timeout"
 }

@@ -4,8 +4,9 @@
  * phase: handshake (connect, cookie, PARAM_EXCHANGE), send_params (parameters,
  * CREATE_STREAMS), open_streams (the streams, TEST_START, TEST_RUNNING), run (until
  * the end, TEST_END), exchange (EXCHANGE_RESULTS, both results), display
- * (DISPLAY_RESULTS, the report, IPERF_DONE). What it asks for is client_params.c's. */
-#include "client.h"
+ * (DISPLAY_RESULTS, the report, IPERF_DONE). What it asks for is client_params.c's,
+ * its connections client_streams.c's, a stop signal in any phase client_stop.c's. */
+#include "client_conn.h"
 #include "crypto.h"
 #include "clock.h"
 #include "fail.h"
@@ -13,11 +14,8 @@
 #include "net_opts.h"
 #include "rcv_timeout.h"
 #include "proto.h"
-#include "udp.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -29,43 +27,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Every wait for the server is bounded: a server that stops answering at any step
- * (a state byte, the UDP reply, the results, an -n/-k test whose data it stops
- * taking) ends the test after CTL_WAIT_S, with a line that says which step; the
- * results body gets 1 s more per RESULTS_BODY_BPS announced (README: hostile servers) */
-#define CTL_WAIT_S 10
-#define CTL_WAIT_NS ((uint64_t)CTL_WAIT_S * NS_PER_SEC)
-
-struct client {
-    const struct perf_opts *o;
-    struct report rep;
-    struct session s;
-    int have_session;
-    int ctl;
-    char cookie[COOKIE_SIZE];
-    char authtoken[AUTHTOKEN_MAX];
-    union sockaddr_any dst, src;
-    int have_src;
-    char host[64];
-    uint64_t tx_seen, tx_seen_ns;   /* -n/-k: bytes sent, and when that last changed */
-};
-
-static int cfail(struct client *c, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int cfail(struct client *c, int code, const char *fmt, ...)
+int client_fail_line(struct client *c, int code, const char *msg)
 {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (c->o->json && !c->o->quiet) {
         report_json_error(&c->rep, msg);
         report_json_print(&c->rep, stdout);
         fflush(stdout);
     }
     warnmsg("%s", msg);
+    if (c->err)
+        snprintf(c->err, c->errlen, "%s", msg);
     return code;
+}
+
+int cfail(struct client *c, int code, const char *fmt, ...)
+{
+    /* a wait the stop signal cut short fails with whatever it found: the stop is
+     * the reason */
+    if (client_stop_signal(c->stop))
+        return client_interrupted(c);
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return client_fail_line(c, code, msg);
 }
 
 static int ctl_mss(int fd)
@@ -77,142 +63,6 @@ static int ctl_mss(int fd)
     return mss;
 }
 
-/* socket + options + bind + connect with a timeout; p NULL for the control
- * connection (a TCP data stream is MPTCP with -m, and carries -L's label) */
-static int dial(struct client *c, int type, const struct test_params *p, uint16_t cport,
-                const char **why)
-{
-    union sockaddr_any dst = c->dst;
-    int data_tcp = p && type == SOCK_STREAM;
-    int proto = data_tcp ? net_opts_tcp_proto(c->o) : 0;
-    int fd = socket(dst.sa.sa_family, type | SOCK_CLOEXEC, proto);
-    if (fd < 0) {
-        *why = data_tcp && c->o->mptcp ? "cannot create an MPTCP socket (-m)"
-                                       : "cannot create a socket";
-        return -1;
-    }
-    if (p && stream_sockopts(fd, p, net_wire_family(&c->dst), why) < 0)
-        goto fail;
-    if (net_opts_bind_dev(fd, c->o, why) < 0)
-        goto fail;
-    if (data_tcp && (net_opts_snd_timeout(fd, c->o, why) < 0 ||
-                     net_opts_flowlabel(fd, p->flowlabel, &dst, why) < 0))
-        goto fail;
-    if (c->have_src || cport) {
-        union sockaddr_any a;
-        if (c->have_src) {
-            a = c->src;
-        } else {
-            memset(&a, 0, sizeof a);
-            a.sa.sa_family = c->dst.sa.sa_family;
-        }
-        net_set_port(&a, cport);
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, &a.sa, net_len(&a)) < 0) {
-            *why = "cannot bind the local address or port (-B/--cport)";
-            goto fail;
-        }
-    }
-    int tmo = c->o->connect_timeout_ms >= 0 ? (int)c->o->connect_timeout_ms : 30000;
-    if (net_connect_fd(fd, &dst, tmo) < 0) {
-        *why = NULL;
-        goto fail;
-    }
-    return fd;
-fail:
-    return net_close_fail(fd);
-}
-
-/* UDP stream setup: send the 4-byte hello, wait for the server's reply. Returns 0,
- * -1 with *why, or 1 when the control connection has something instead (a state,
- * or its end: the caller reads it) */
-static int udp_hello(int fd, int ctl, const char **why)
-{
-    unsigned char msg[4], buf[65536];
-    udp_connect_value(msg, UDP_CONNECT_NEW, 1);
-    if (send(fd, msg, 4, MSG_NOSIGNAL) != 4) {
-        *why = "cannot send the UDP stream hello";
-        return -1;
-    }
-    uint64_t deadline = mono_ns() + CTL_WAIT_NS;
-    for (int tries = 0; tries < 64; tries++) {
-        struct pollfd pf[2] = { { fd, POLLIN, 0 }, { ctl, POLLIN, 0 } };
-        int rc = poll(pf, 2, ms_until(deadline));
-        if (rc < 0 && errno == EINTR)
-            continue;
-        if (rc <= 0) {
-            *why = "no UDP reply from the server within 10 s (is UDP blocked?)";
-            return -1;
-        }
-        if (!(pf[0].revents & (POLLIN | POLLERR)))
-            return 1;
-        ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EINTR)
-                continue;
-            *why = errno == ECONNREFUSED ? "UDP port unreachable on the server"
-                                         : "cannot receive the UDP reply";
-            return -1;
-        }
-        if (n == 4)
-            return 0;      /* 3.12+ "6789" or older 987654321: both accepted */
-        /* reverse mode: data may overtake the reply; skip it */
-    }
-    *why = "no UDP reply from the server";
-    return -1;
-}
-
-static int wait_state(struct client *c, enum ctl_state want, uint64_t deadline);
-
-static int create_streams(struct client *c, const struct test_params *p)
-{
-    int n = (int)p->parallel * (p->bidir ? 2 : 1);
-    for (int i = 0; i < n; i++) {
-        const char *why = NULL;
-        /* --cport: stream i takes the next port, as iperf3 does (opts_validate
-         * made sure the last one is at most 65535) */
-        uint16_t cport = c->o->cport ? (uint16_t)(c->o->cport + i) : 0;
-        int fd = dial(c, p->udp ? SOCK_DGRAM : SOCK_STREAM, p, cport, &why);
-        if (fd < 0 && cport)
-            return cfail(c, EXIT_CHECK, "cannot open data stream %d to %s port %u from local "
-                         "port %u: %s%s%s (with --cport %u, stream N uses local port %u+N-1: "
-                         "choose a free range)", i + 1, c->host, c->o->port, cport,
-                         why ? why : "", why ? ": " : "", errtext(errno), c->o->cport,
-                         c->o->cport);
-        if (fd < 0)
-            return cfail(c, EXIT_CHECK, "cannot open data stream %d to %s port %u: %s",
-                         i + 1, c->host, c->o->port, why ? why : errtext(errno));
-        if (p->udp) {
-            int hrc = udp_hello(fd, c->ctl, &why);
-            if (hrc) {
-                close(fd);
-                if (hrc < 0)
-                    return cfail(c, EXIT_CHECK, "UDP stream %d: %s", i + 1, why);
-                /* whatever the server said instead of the reply: TEST_START is due next */
-                int rc = wait_state(c, ST_TEST_START, mono_ns() + CTL_WAIT_NS);
-                return rc ? rc : cfail(c, EXIT_CHECK, "the server sent TEST_START before "
-                                       "UDP stream %d was set up", i + 1);
-            }
-        } else if (net_write_full(fd, c->cookie, COOKIE_SIZE, mono_ns() + CTL_WAIT_NS) < 0) {
-            int e = errno;
-            close(fd);
-            return cfail(c, EXIT_CHECK, "cannot send the cookie on data stream %d: %s", i + 1,
-                         errtext(e));
-        }
-        int sender = session_is_sender(&c->s, i);
-        if (!session_add(&c->s, fd, sender)) {
-            int e = errno;
-            close(fd);
-            if (c->o->file)
-                return cfail(c, EXIT_USAGE, "cannot open -F file %s %s: %s", c->o->file,
-                             sender ? "to send" : "to write what arrives", errtext(e));
-            return cfail(c, EXIT_USAGE, "cannot set up data stream %d: %s", i + 1, errtext(e));
-        }
-    }
-    return 0;
-}
-
 /* a state the server sent when `want` was due (0: during the test). SERVER_TERMINATE
  * during the test (the server was stopped) first gets the summary of what this side
  * measured until then, as iperf3's client prints one: the server's figures never
@@ -221,13 +71,14 @@ static int server_state_fail(struct client *c, const struct server_state *ss, in
 {
     char msg[400];
     server_state_text(ss, want, msg, sizeof msg);
-    if (want == 0 && ss->st == ST_SERVER_TERMINATE && c->have_session)
+    if (want == 0 && ss->st == ST_SERVER_TERMINATE && c->have_session && !c->summarized) {
         session_summary_so_far(&c->s);
+        c->summarized = 1;
+    }
     return cfail(c, EXIT_CHECK, "%s", msg);
 }
 
-/* the state the protocol has next, or the test's failure naming what came */
-static int wait_state(struct client *c, enum ctl_state want, uint64_t deadline)
+int wait_state(struct client *c, enum ctl_state want, uint64_t deadline)
 {
     struct server_state got;
     char msg[400];
@@ -265,21 +116,6 @@ static int send_stalled(struct client *c, uint64_t now)
     return now - c->tx_seen_ns >= CTL_WAIT_NS ? queued + 1 : 0;
 }
 
-/* ^C or kill during the test: tell the server (CLIENT_TERMINATE, as iperf3 does) so it
- * ends the test at once instead of waiting for the control connection to drop; then
- * the summary of what this side measured so far, as iperf3 prints one */
-static int interrupted(struct client *c, const sigset_t *stop)
-{
-    static const struct timespec zero = { 0, 0 };
-    int sig = sigtimedwait(stop, NULL, &zero);
-    if (sig <= 0)
-        return 0;
-    ctl_send_state(c->ctl, ST_CLIENT_TERMINATE, mono_ns() + NS_PER_SEC);
-    session_summary_so_far(&c->s);
-    return cfail(c, EXIT_CHECK, "interrupted (%s): the client has terminated; the server was told",
-                 sig == SIGINT ? "SIGINT" : "SIGTERM");
-}
-
 /* the control connection has something during the test (within ms): the server's
  * state, or its close, as the test's failure; 0 when it stayed silent */
 static int ctl_during_test(struct client *c, int ms)
@@ -297,15 +133,17 @@ static int ctl_during_test(struct client *c, int ms)
  * streams too: when a stream fails, the control connection gets this long to say why */
 #define STREAM_FAIL_GRACE_MS 2000
 
-static int run_test(struct client *c, const sigset_t *stop)
+/* ^C or kill during the test (client_stop.c): the server is told (CLIENT_TERMINATE,
+ * as iperf3 does) so it ends the test at once instead of waiting for the control
+ * connection to drop, and this side's summary so far is printed */
+static int run_test(struct client *c)
 {
     struct session *s = &c->s;
     struct rcv_idle idle;
     rcv_idle_init(&idle, s->p.reverse || s->p.bidir, c->o->rcv_timeout_ms, mono_ns());
     for (;;) {
-        int irc = interrupted(c, stop);
-        if (irc)
-            return irc;
+        if (client_stop_signal(c->stop))
+            return client_interrupted(c);
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
         int err = session_stream_error(s);
@@ -344,9 +182,9 @@ static int moved_nothing(struct client *c)
     return EXIT_CHECK;
 }
 
-/* the server's address (and -B's), the token, the control connection, the cookie,
- * PARAM_EXCHANGE */
-static int handshake(struct client *c)
+/* the server's address and -B's; a link-local one needs its interface (the
+ * kernel refuses it with EINVAL), named by %zone, -B's or --bind-dev */
+static int addresses(struct client *c)
 {
     const struct perf_opts *o = c->o;
     int gai = net_resolve(o->host, o->family, o->port, 0, &c->dst, NULL);
@@ -358,23 +196,45 @@ static int handshake(struct client *c)
         if (gai)
             return cfail(c, EXIT_USAGE, "cannot use -B %s: %s", o->bind, net_gai_strerror(gai));
         c->have_src = 1;
+        if (net_opts_zone_missing(&c->src) && !o->bind_dev)
+            return cfail(c, EXIT_USAGE, "-B %s is an IPv6 link-local address without a zone: "
+                         "name its interface, e.g. -B %s%%vmk1 (ESXi: esxcli network ip "
+                         "interface list; Linux: ip link)", o->bind, o->bind);
     }
+    int zoned = o->bind_dev || (c->have_src && c->src.sa.sa_family == AF_INET6 &&
+                                c->src.in6.sin6_scope_id);
+    if (net_opts_zone_missing(&c->dst) && !zoned)
+        return cfail(c, EXIT_USAGE, "-c %s is an IPv6 link-local address without a zone: "
+                     "name the interface it is reached on, e.g. -c %s%%vmk1 (ESXi: esxcli "
+                     "network ip interface list; Linux: ip link)", o->host, o->host);
     rep_addr(&c->dst, c->host, sizeof c->host);
+    return 0;
+}
+
+/* the addresses, the token, the control connection, the cookie, PARAM_EXCHANGE */
+static int handshake(struct client *c)
+{
+    const struct perf_opts *o = c->o;
+    int rc = addresses(c);
+    if (rc)
+        return rc;
     if (client_authtoken(o, c->authtoken, sizeof c->authtoken) < 0)
         return EXIT_USAGE;
     rep_printf(&c->rep, "Connecting to host %s, port %u\n", o->host, o->port);
     const char *why = NULL;
-    c->ctl = dial(c, SOCK_STREAM, NULL, 0, &why);
+    c->ctl = client_dial(c, SOCK_STREAM, NULL, 0, &why);
     if (c->ctl < 0) {
         int e = errno;
-        return cfail(c, EXIT_USAGE, "cannot connect to %s port %u: %s (%s)", o->host, o->port,
-                     why ? why : errtext(e),
+        return cfail(c, EXIT_USAGE, "cannot connect to %s port %u: %s%s%s (%s)", o->host,
+                     o->port, why ? why : "", why ? ": " : "", perf_errtext(e),
                      e == ECONNREFUSED ? "is a server running? start one with esxperf -s"
                      : e == ETIMEDOUT ? "check the address, routes and firewalls, or raise --connect-timeout"
                      : e == ENODEV ? "name an interface of this host: ip link, or on ESXi "
                                      "esxcli network ip interface list"
+                     : e == EMFILE || e == ENFILE ? "raise the descriptor limit: ulimit -n"
                                       : "check the address and the network");
     }
+    client_stop_watch(c->stop, STOP_CTL, c->ctl);
     int one = 1;
     setsockopt(c->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (net_opts_control(c->ctl, o, &why) < 0)
@@ -424,7 +284,7 @@ static int send_params(struct client *c)
 /* the data streams, TEST_START, the start of the report, TEST_RUNNING */
 static int open_streams(struct client *c)
 {
-    int rc = create_streams(c, &c->s.p);
+    int rc = client_create_streams(c, &c->s.p);
     if (rc == 0)
         rc = wait_state(c, ST_TEST_START, mono_ns() + CTL_WAIT_NS);
     if (rc)
@@ -433,22 +293,15 @@ static int open_streams(struct client *c)
     return wait_state(c, ST_TEST_RUNNING, mono_ns() + CTL_WAIT_NS);
 }
 
-/* the test with SIGINT/SIGTERM held (the stream threads inherit the mask) and
- * taken by run_test, which ends it cleanly; then the senders stop, TEST_END */
+/* the test until its end (run_test); then the senders stop, TEST_END */
 static int run(struct client *c)
 {
     const struct test_params *p = &c->s.p;
-    sigset_t stop, old;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, &old);
     if (session_start(&c->s) < 0)
         return cfail(c, EXIT_USAGE, "cannot start stream threads: %s", errtext(errno));
     if (!c->o->json && c->o->interval > 0)
         rep_header(&c->rep, p->udp, !p->reverse || p->bidir, 0, p->bidir);
-    int rc = run_test(c, &stop);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = run_test(c);
     if (rc)
         return rc;
     session_stop_senders(&c->s);
@@ -494,6 +347,7 @@ static int display(struct client *c, struct run_result *rr)
     if (rc)
         return rc;
     session_summary(&c->s);
+    c->summarized = 1;
     rc = moved_nothing(c);
     if (o->get_server_output && !o->json) {
         if (rem->server_output_text)
@@ -515,12 +369,44 @@ static int display(struct client *c, struct run_result *rr)
     return rc;
 }
 
-int client_run(const struct perf_opts *o, struct run_result *rr)
+/* -F's file before anything connects: one that cannot be sent, or is no regular
+ * file, is a usage error now rather than a failed stream later */
+static int file_check(struct client *c)
+{
+    char why[400];
+    const struct perf_opts *o = c->o;
+    if (!o->file || file_opt_check(o->file, !o->reverse, why, sizeof why) == 0)
+        return 0;
+    return cfail(c, EXIT_USAGE, "%s", why);
+}
+
+/* the phases in order, each only after the one before succeeded; a stop signal
+ * between two ends the test there */
+static int phases(struct client *c, struct run_result *rr)
+{
+    static int (*const step[])(struct client *) = {
+        file_check, handshake, send_params, open_streams, run, exchange,
+    };
+    for (size_t i = 0; i < sizeof step / sizeof step[0]; i++) {
+        int rc = client_stop_signal(c->stop) ? client_interrupted(c) : step[i](c);
+        if (rc)
+            return rc;
+    }
+    return client_stop_signal(c->stop) ? client_interrupted(c) : display(c, rr);
+}
+
+int client_run(const struct perf_opts *o, struct client_stop *stop, struct run_result *rr,
+               char *err, size_t errlen)
 {
     struct client c;
     memset(&c, 0, sizeof c);
     c.o = o;
+    c.stop = stop;
     c.ctl = -1;
+    c.err = err;
+    c.errlen = errlen;
+    if (err && errlen)
+        err[0] = '\0';
     rep_init(&c.rep, o->quiet ? NULL : stdout, o->json, o->format, 0);
     c.rep.title = o->title;
     c.rep.forceflush = o->forceflush;
@@ -529,21 +415,12 @@ int client_run(const struct perf_opts *o, struct run_result *rr)
     c.rep.json_stream = o->json_stream;
     c.rep.json_full = o->json_stream_full;
     c.rep.extra_data = o->extra_data;
-    int rc = handshake(&c);
-    if (rc == 0)
-        rc = send_params(&c);
-    if (rc == 0)
-        rc = open_streams(&c);
-    if (rc == 0)
-        rc = run(&c);
-    if (rc == 0)
-        rc = exchange(&c);
-    if (rc == 0)
-        rc = display(&c, rr);
+    int rc = phases(&c, rr);
     crypto_wipe(c.authtoken, sizeof c.authtoken);
     fflush(stdout);
     if (c.have_session)
         session_free(&c.s);
+    client_stop_watch(stop, STOP_CTL, -1);
     if (c.ctl >= 0)
         close(c.ctl);
     rep_free(&c.rep);

@@ -322,16 +322,20 @@ int main(int argc, char **argv)
     int errfd = open_log(&o);
     signal(SIGPIPE, SIG_IGN);
     int rc;
-    /* -I on a client, as iperf3 allows (the server writes its own once it listens) */
     char why[400];
+    /* the client's stop signals, before any other thread starts */
+    struct client_stop *stop = o.server ? NULL : client_stop_start(why, sizeof why);
+    if (!o.server && !stop)
+        die(EXIT_USAGE, "%s", why);
+    /* -I on a client, as iperf3 allows (the server writes its own once it listens) */
     if (o.pidfile && !o.server && pidfile_create(o.pidfile, why, sizeof why) < 0)
         die(EXIT_USAGE, "%s", why);
     if (o.server)
         rc = server_run(&o);
     else if (o.sweep_np || o.sweep_nw)
-        rc = sweep_run(&o);
+        rc = sweep_run(&o, stop);
     else
-        rc = client_run(&o, NULL);
+        rc = client_run(&o, stop, NULL, NULL, 0);
     pidfile_remove(o.pidfile);
     return output_done(stdout, o.logfile ? o.logfile : "stdout", errfd, rc);
 }

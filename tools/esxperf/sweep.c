@@ -20,6 +20,29 @@ static void window_text(char *buf, size_t len, int64_t w)
         snprintf(buf, len, "%lld", (long long)w);
 }
 
+/* a run's figures, or (failed) null for each and the run's error, as CSV leaves
+ * them empty: a failed run measured nothing */
+static void sweep_json_figures(struct jsonw *w, const struct sweep_row *r)
+{
+    static const char *const keys[] = {
+        "seconds", "gbit_per_second", "client_cpu_percent", "server_cpu_percent",
+        "retransmits", "gbit_per_cpu_second",
+    };
+    if (r->rc) {
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            jw_null(w, keys[i]);
+        jw_str(w, "error", r->error[0] ? r->error : "the run failed");
+        return;
+    }
+    jw_double(w, keys[0], r->r.seconds);
+    jw_double(w, keys[1], r->r.gbps);
+    jw_double(w, keys[2], r->r.cpu_local);
+    jw_double(w, keys[3], r->r.cpu_remote);
+    jw_int(w, keys[4], r->r.retrans);
+    jw_double(w, keys[5], r->r.gbit_per_cpu_s);
+    jw_null(w, "error");
+}
+
 void sweep_print(FILE *f, const struct sweep_row *rows, int n, int csv, int json)
 {
     if (json) {
@@ -33,12 +56,7 @@ void sweep_print(FILE *f, const struct sweep_row *rows, int n, int csv, int json
             jw_int(&w, "streams", r->streams);
             jw_int(&w, "window", r->window);
             jw_bool(&w, "ok", r->rc == 0);
-            jw_double(&w, "seconds", r->r.seconds);
-            jw_double(&w, "gbit_per_second", r->r.gbps);
-            jw_double(&w, "client_cpu_percent", r->r.cpu_local);
-            jw_double(&w, "server_cpu_percent", r->r.cpu_remote);
-            jw_int(&w, "retransmits", r->r.retrans);
-            jw_double(&w, "gbit_per_cpu_second", r->r.gbit_per_cpu_s);
+            sweep_json_figures(&w, r);
             jw_end(&w);
         }
         jw_end(&w);
@@ -94,7 +112,7 @@ void sweep_progress(FILE *f, int done, int total, const struct perf_opts *one, i
                 (long long)one->parallel, win);
 }
 
-int sweep_run(const struct perf_opts *o)
+int sweep_run(const struct perf_opts *o, struct client_stop *stop)
 {
     int np = o->sweep_np ? o->sweep_np : 1, nw = o->sweep_nw ? o->sweep_nw : 1;
     struct sweep_row *rows = xcalloc((size_t)(np * nw), sizeof *rows);
@@ -109,13 +127,17 @@ int sweep_run(const struct perf_opts *o)
             struct sweep_row *r = &rows[n++];
             r->streams = one.parallel;
             r->window = one.window;
-            r->rc = client_run(&one, &r->r);
+            r->rc = client_run(&one, stop, &r->r, r->error, sizeof r->error);
             if (r->rc > worst)
                 worst = r->rc;      /* 2 (usage, system) over 1 (test failed) over 0 */
             if (!o->json && !o->csv)
                 sweep_progress(stderr, n, np * nw, &one, r->rc);
+            if (client_stop_signal(stop))
+                break;               /* stopped: the table of the runs so far */
             sleep_ns(200 * NS_PER_MS);   /* let the server return to listening */
         }
+        if (client_stop_signal(stop))
+            break;
     }
     sweep_print(stdout, rows, n, o->csv, o->json);
     free(rows);
