@@ -949,6 +949,63 @@ static int connect_retry(uint16_t port)
     return -1;
 }
 
+/* TCP port p is in LISTEN state on 127.0.0.1 (/proc/net/tcp: local address
+ * 0100007F:PPPP, state 0A), seen without connecting to it: a probe connection would be
+ * a client of the server under test */
+static int listening_on(uint16_t p)
+{
+    FILE *fp = fopen("/proc/net/tcp", "r");
+    if (!fp)
+        return 0;
+    char line[256], want[32];
+    snprintf(want, sizeof want, "0100007F:%04X", p);
+    int found = 0;
+    while (!found && fgets(line, sizeof line, fp)) {
+        char local[64], remote[64], st[8];
+        if (sscanf(line, " %*s %63s %63s %7s", local, remote, st) == 3)
+            found = strcmp(local, want) == 0 && strcmp(st, "0A") == 0;
+    }
+    fclose(fp);
+    return found;
+}
+
+/* A real iperf3 server with the auth fixture's key and users, on a port below the
+ * kernel's ephemeral range (32768+), where no client socket of a concurrent run can
+ * hold it. Waits, without a deadline shorter than a loaded machine needs (30 s), until
+ * it listens; a server that exited (its port taken after all) is started again on
+ * another port, three times at most. */
+static pid_t iperf3_server_start(struct fix *f, uint16_t *port)
+{
+    char privp[256], usersp[256], portstr[8];
+    for (int attempt = 0; attempt < 3; attempt++) {
+        *port = (uint16_t)(20000 + (mono_ns() / 1000 + (uint64_t)attempt * 4099) % 12000);
+        snprintf(portstr, sizeof portstr, "%u", *port);
+        char *argv[] = { "iperf3", "-s", "-B", "127.0.0.1", "-p", portstr,
+                         "--rsa-private-key-path",
+                         (char *)tdir_file(&f->d, "priv.pem", privp, sizeof privp),
+                         "--authorized-users-path",
+                         (char *)tdir_file(&f->d, "users.csv", usersp, sizeof usersp), NULL };
+        pid_t pid = spawn(f, "iperf3-server.log", argv, NULL);
+        assert_true(pid > 0);
+        uint64_t deadline = mono_ns() + 30000000000ull;
+        int status;
+        while (mono_ns() < deadline) {
+            if (listening_on(*port))
+                return pid;
+            if (waitpid(pid, &status, WNOHANG) == pid)
+                break;
+            sleep_ns(20000000);
+        }
+        if (mono_ns() >= deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            fail_msg("iperf3 -s -p %u did not listen within 30 s (see iperf3-server.log)", *port);
+        }
+    }
+    fail_msg("iperf3 -s exited three times before listening (see iperf3-server.log)");
+    return -1;
+}
+
 /* One control connection to a real iperf3 server with the given token (NULL: none).
  * Returns the state byte after the parameters: 10 CREATE_STREAMS, or -2 SERVER_ERROR
  * (then *code gets the int32 that follows). */
@@ -1000,18 +1057,8 @@ static void iperf3_server_accepts_our_token(void **state)
     struct fix *f = *state;
     if (!f->have_iperf3)
         skip();
-    uint16_t port;
-    int probe = listen_loopback(&port);       /* a free port, handed to iperf3 */
-    assert_true(probe >= 0);
-    close(probe);
-    char portstr[8], privp[256], usersp[256];
-    snprintf(portstr, sizeof portstr, "%u", port);
-    char *argv[] = { "iperf3", "-s", "-B", "127.0.0.1", "-p", portstr, "--rsa-private-key-path",
-                     (char *)tdir_file(&f->d, "priv.pem", privp, sizeof privp),
-                     "--authorized-users-path",
-                     (char *)tdir_file(&f->d, "users.csv", usersp, sizeof usersp), NULL };
-    pid_t pid = spawn(f, "iperf3-server.log", argv, NULL);
-    assert_true(pid > 0);
+    uint16_t port = 0;
+    pid_t pid = iperf3_server_start(f, &port);
 
     const int64_t now = (int64_t)time(NULL);
     char tok[AUTH_TOKEN_MAX + 1], err[256];
