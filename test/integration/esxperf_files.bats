@@ -102,12 +102,10 @@ assert_refused() {
     [ -e "$TMP/text" ] || flunk "the refused client removed the text file"
 }
 
-@test "files: -I takes over a stale pid file of mode 644 as a file of mode 600" {
-    # a pid that is surely gone: a child that has exited
-    sh -c 'exit 0' &
-    local gone=$!
-    wait "$gone"
-    printf '%s' "$gone" >"$TMP/pid"
+# a stale pid file of mode 644 ($1: its content) is taken over as a file of mode 600
+# holding the server's pid, and removed when the server ends
+pidfile_taken_over() {
+    printf '%s' "$1" >"$TMP/pid"
     chmod 644 "$TMP/pid"
     "$BIN/esxperf" -s -1 -B 127.0.0.1 -p "$PORT" -I "$TMP/pid" >"$TMP/s.out" 2>&1 &
     SPID=$!
@@ -119,6 +117,18 @@ assert_refused() {
     assert_status 0
     wait "$SPID"
     [ ! -e "$TMP/pid" ] || flunk "the pid file outlived the server"
+}
+
+@test "files: -I takes over a stale pid file of mode 644 as a file of mode 600" {
+    # a pid that is surely gone: a child that has exited
+    sh -c 'exit 0' &
+    local gone=$!
+    wait "$gone"
+    pidfile_taken_over "$gone"
+}
+
+@test "files: -I takes an empty file (as mktemp makes) as a stale pid file" {
+    pidfile_taken_over ""
 }
 
 @test "files: -s -D --logfile on a port in use says so on the terminal, exit 2" {

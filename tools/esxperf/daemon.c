@@ -61,12 +61,15 @@ static int pid_open(const char *path)
     return fd;
 }
 
-/* the pid fd holds, 0 when it holds anything else (nothing, text, a longer file) */
+/* the pid fd holds; -1 for an empty file (nothing to lose: `-I "$(mktemp)"` is taken
+ * as stale), 0 when it holds anything else (text, a longer file, a read error) */
 static long pid_read(int fd)
 {
     char buf[24];
     ssize_t n = read(fd, buf, sizeof buf - 1);
-    if (n <= 0)
+    if (n == 0)
+        return -1;
+    if (n < 0)
         return 0;
     buf[n] = '\0';
     char *end;
@@ -103,7 +106,7 @@ int pidfile_check(const char *path, char *why, size_t len)
     if (old == 0)
         return why_fmt(why, len, "pid file %s holds something other than a pid: left as it "
                        "is (remove it if it is stale, or give another -I)", path);
-    if (old != (long)getpid() && (kill((pid_t)old, 0) == 0 || errno == EPERM))
+    if (old > 0 && old != (long)getpid() && (kill((pid_t)old, 0) == 0 || errno == EPERM))
         return why_fmt(why, len, "pid file %s: process %ld runs (another esxperf server?): "
                        "stop it (kill %ld) or give another -I", path, old, old);
     return 0;
