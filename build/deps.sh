@@ -8,6 +8,9 @@
 #
 # It also builds the ESXi-shaped shell the host-script tests run under (build_esxi_shell
 # below): .cache/esxi-shell/busybox. `build/deps.sh esxi-shell` builds only that.
+# And the fleet tests' vCenter (build_vcsim below): govmomi's simulator from Debian's
+# golang-github-vmware-govmomi-dev with test/lib/vcsim-fleet.go as its main, built
+# with Debian's Go into .cache/vcsim/vcsim-fleet. `build/deps.sh vcsim` builds only that.
 #
 # build/deps.sh aarch64 (make ARCH=aarch64): the cross packages, then Debian's musl
 # source package (the same version as the installed musl-dev) built for aarch64 with
@@ -19,8 +22,8 @@ ROOT=$(pwd)
 CACHE="$ROOT/.cache"
 ARCH=${1:-x86_64}
 case $ARCH in
-    x86_64 | aarch64 | esxi-shell) ;;
-    *) echo "deps: unknown architecture '$ARCH' (x86_64, aarch64, or esxi-shell)" >&2; exit 2 ;;
+    x86_64 | aarch64 | esxi-shell | vcsim) ;;
+    *) echo "deps: unknown architecture '$ARCH' (x86_64, aarch64, esxi-shell or vcsim)" >&2; exit 2 ;;
 esac
 
 # package -> what it is for (README "Dependencies" lists the same)
@@ -35,6 +38,9 @@ PKGS="$PKGS debian-archive-keyring"
 # fleet (esxi/fleet, test/integration/fleet.bats): Ansible drives the hosts over ssh;
 # the test bench runs an sshd in each namespace host; chromium renders report.html
 PKGS="$PKGS ansible-core openssh-server openssh-client chromium"
+# fleet from vCenter: pyVmomi for the inventory plugin (esxi/fleet/inventory_plugins);
+# the tests' vCenter is govmomi's simulator (its Go source package), built with golang-go
+PKGS="$PKGS python3-pyvmomi golang-go golang-github-vmware-govmomi-dev"
 
 missing=""
 for p in $PKGS; do
@@ -202,14 +208,36 @@ build_esxi_shell() {
     echo "$want_sh" > "$dst/built.stamp"
 }
 
+# build_vcsim: test/lib/vcsim-fleet.go against Debian's govmomi (GOPATH mode: the
+# package installs its source under /usr/share/gocode), rebuilt when the main, govmomi
+# or Go change. Its Go build cache lives in a work folder removed afterwards.
+build_vcsim() {
+    dst="$CACHE/vcsim"
+    want_vc="rev$BUILD_REV-$(dpkg-query -W -f='${Version}' golang-github-vmware-govmomi-dev)-$(go env GOVERSION)-$(sha256sum test/lib/vcsim-fleet.go | cut -c1-16)"
+    up_to_date "$dst/built.stamp" "$want_vc" && return 0
+    echo "deps: building the fleet tests' vCenter (govmomi $(dpkg-query -W -f='${Version}' golang-github-vmware-govmomi-dev) simulator)"
+    work="$CACHE/vcsim.work"
+    rm -rf "$dst" "$work" && mkdir -p "$dst" "$work"
+    GOPATH=/usr/share/gocode GO111MODULE=off GOCACHE="$work/go-build" GOFLAGS='' \
+        go build -o "$dst/vcsim-fleet" test/lib/vcsim-fleet.go > "$work/build.log" 2>&1 ||
+        { echo "deps: vcsim build failed: $(tail -n 5 "$work/build.log")" >&2; exit 2; }
+    rm -rf "$work"
+    echo "$want_vc" > "$dst/built.stamp"
+}
+
 config_sum=$(sha256sum build/mbedtls_config.h | cut -c1-16)
 case $ARCH in
 esxi-shell)
     build_esxi_shell
     exit 0
     ;;
+vcsim)
+    build_vcsim
+    exit 0
+    ;;
 x86_64)
     build_esxi_shell
+    build_vcsim
     stamp="$CACHE/mbedtls/built.stamp"
     want="rev$BUILD_REV-$config_sum"
     up_to_date "$stamp" "$want" && exit 0
