@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# The fleet's vCenter inventory (esxi/fleet/inventory_plugins/esxdiag_vcenter.py) read
+# by real Ansible through Debian's pyVmomi from govmomi's simulator (test/lib/
+# vcsim-fleet.go), with the shipped example file esxi/fleet/inventory/vcenter.example.yml
+# unchanged: what it gives each host, its options, ansible-vault, and every bad input
+# stopping the playbook with one line before any host is touched. vcsim, a plain HTTP
+# server and Ansible run in a namespace of this run's own with only loopback. The whole
+# flow against the namespace hosts is in fleet.bats; the explanation module's unit
+# tests (test/unit/fleet_explain_test.py) run here too.
+load ../lib/common
+load ../lib/fleet-net
+load ../lib/fleet-vcenter
+
+EXAMPLE=esxi/fleet/inventory/vcenter.example.yml
+
+setup_file() {
+    export W; W=$(mktemp -d)
+    [ "$(id -u)" = 0 ] || return 0
+    "$ESXDIAG_ROOT/build/deps.sh" vcsim >&2 || return 1
+    # the bench's addresses (fleet-net.bash), h4 routed as in fleet.bats
+    export FLEET_ROUTED=4 VC_NS="esxvc-$$"
+    ip netns add "$VC_NS" || return 1
+    ip -n "$VC_NS" link set lo up
+    fleet_vcenter_cert "$W/vc" 127.0.0.1 || return 1
+    fleet_vcenter_spec "$W/spec.json" 4 2:vmk_mtu=1500 || return 1
+    fleet_vcenter_up "$VC_NS" 127.0.0.1:8443 "$W/spec.json" "$W/vc" || return 1
+    # not a vCenter: a plain HTTP server
+    mkdir -p "$W/www" "$W/home" "$W/tmp"
+    ip netns exec "$VC_NS" /usr/bin/python3 -m http.server 8080 --bind 127.0.0.1 -d "$W/www" > /dev/null 2>&1 &
+    wait_port 8080 "$VC_NS"
+}
+
+teardown_file() {
+    [ -n "${W:-}" ] && fleet_vcenter_down "$W/vc"
+    if [ -n "${VC_NS:-}" ]; then
+        ip netns pids "$VC_NS" 2>/dev/null | xargs -r kill -9 2>/dev/null
+        ip netns del "$VC_NS" 2>/dev/null
+    fi
+    [ -n "${W:-}" ] && rm -rf "$W"
+    return 0
+}
+
+setup() {
+    [ "$BATS_TEST_DESCRIPTION" = "${BATS_TEST_DESCRIPTION#fleet_explain}" ] || return 0
+    [ -n "${VC_NS:-}" ] || skip "needs root (a namespace for vcsim)"
+    fleet_vcenter_login "$W/spec.json" 127.0.0.1 8443
+    export SSL_CERT_FILE=$W/vc/cert.pem
+    unset VMWARE_VALIDATE_CERTS
+    cd "$ESXDIAG_ROOT" || return 1
+}
+
+# in the run's namespace, with its own HOME and Ansible folders
+vc() {
+    ip netns exec "$VC_NS" env HOME="$W/home" ANSIBLE_LOCAL_TEMP="$W/tmp" ANSIBLE_HOME="$W/home/.ansible" \
+        ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 "$@"
+}
+inventory() { vc ansible-inventory --playbook-dir esxi/fleet -i "$@" --list; }
+
+@test "fleet_explain: the explanation module's unit tests pass" {
+    run /usr/bin/python3 "$ESXDIAG_ROOT/test/unit/fleet_explain_test.py"
+    assert_status 0
+    assert_contains "OK"
+    [[ "$output" =~ Ran\ ([0-9]+)\ tests ]] && [ "${BASH_REMATCH[1]}" -ge 20 ] || flunk "too few tests: $output"
+}
+
+@test "vcenter inventory: the example file unchanged, only VMWARE_*: every connected host in esxdiag with its management address, vMotion vmk, addresses, netstack and MTUs" {
+    inventory "$EXAMPLE" > "$W/inv.json" 2> "$W/inv.err" || flunk "$(cat "$W/inv.err")"
+    run jq -c '.esxdiag.hosts' "$W/inv.json"
+    [ "$output" = '["h1","h2","h3","h4"]' ] || flunk "group esxdiag: $output"
+    run jq -r '._meta.hostvars | to_entries[] | .value | [.ansible_host, .esxdiag_test_ip, .esxdiag_test_ip6,
+        .esxdiag_vmk, .esxdiag_netstack, .esxdiag_config.vmk_mtu, .esxdiag_config.chosen_by,
+        .esxdiag_config.switch.type, .esxdiag_config.switch.name, .esxdiag_config.switch.mtu,
+        (.esxdiag_config.uplinks | map("\(.device)@\(.speed_mb)") | join(",")), .esxdiag_config.portgroup,
+        .esxdiag_config.cluster, .esxdiag_config.datacenter, .esxdiag_config.management_vmk] | map(tostring) | join(" ")' "$W/inv.json"
+    local i want=() net stack how sw up pg
+    for i in 1 2 3 4; do
+        stack=vmotion how="vmotion netstack" sw="standard vSwitch1" up=vmnic1@10000 pg=vMotion
+        [ "$i" = 3 ] && stack=defaultTcpipStack how="vMotion service"
+        [ "$i" -ge 3 ] && sw="distributed dvs-vmotion" up=vmnic1@10000,vmnic2@10000 pg=vMotion-dv
+        want+=("$(fleet_mgmt_ip "$i") $(fleet_test_ip "$i") $(fleet_test_ip6 "$i") vmk1 $stack $([ "$i" = 2 ] && echo 1500 || echo 9000) $how $sw 9000 $up $pg vmotion-lab Lab vmk0")
+    done
+    [ "$output" = "$(printf '%s\n' "${want[@]}")" ] || flunk "hostvars (want, got): $(diff <(printf '%s\n' "${want[@]}") <(echo "$output"))"
+    # the hosts left out, each with its reason, and a summary; nothing else on stderr
+    [ "$(cat "$W/inv.err")" = "esxdiag_vcenter: h5 left out: in maintenance mode
+esxdiag_vcenter: h6 left out: not connected (vCenter says disconnected)
+esxdiag_vcenter: 4 hosts from vCenter 127.0.0.1:8443 in group esxdiag, 2 left out" ] || flunk "stderr: $(cat "$W/inv.err")"
+    # the hosts get the settings ESXi needs from the folder's group_vars
+    [ "$(jq -r '._meta.hostvars.h1 | "\(.ansible_user) \(.ansible_python_interpreter) \(.ansible_pipelining)"' "$W/inv.json")" = "root /bin/python true" ] ||
+        flunk "group_vars/esxdiag.yml not applied: $(jq -c '._meta.hostvars.h1' "$W/inv.json")"
+}
+
+@test "vcenter inventory: the password is nowhere in what Ansible prints or gives the hosts, even at -vvvv" {
+    run vc ansible-inventory --playbook-dir esxi/fleet -i "$EXAMPLE" --list -vvvv
+    assert_status 0
+    assert_contains '"h4"'
+    [[ "$output" != *"$VMWARE_PASSWORD"* ]] || flunk "the password is printed"
+    [[ "$output" != *"${VMWARE_PASSWORD% *}"* ]] || flunk "part of the password is printed"
+}
+
+@test "vcenter inventory: ca_file, datacenter and cluster filter, another group; validate_certs false" {
+    cp "$EXAMPLE" "$W/filtered.yml"
+    printf 'ca_file: %s\ndatacenters: [Lab]\nclusters: [vmotion-lab]\ngroup: vmo\n' "$W/vc/cert.pem" >> "$W/filtered.yml"
+    unset SSL_CERT_FILE
+    inventory "$W/filtered.yml" > "$W/inv.json" 2> "$W/inv.err" || flunk "$(cat "$W/inv.err")"
+    [ "$(jq -c '[.vmo.hosts, .esxdiag]' "$W/inv.json")" = '[["h1","h2","h3","h4"],null]' ] || flunk "$(cat "$W/inv.json")"
+    # no CA at all: refused while validate_certs is on (the default), read once it is off
+    run inventory "$EXAMPLE"
+    assert_status 2
+    VMWARE_VALIDATE_CERTS=false run inventory "$EXAMPLE"
+    assert_status 0
+    assert_contains '"h3"'
+}
+
+@test "vcenter inventory: the password from ansible-vault, inline or the whole file" {
+    echo "vault-$$" > "$W/vault-pass"
+    local enc
+    enc=$(vc ansible-vault encrypt_string --vault-password-file "$W/vault-pass" --name password "$VMWARE_PASSWORD") ||
+        flunk "encrypt_string: $enc"
+    { cat "$EXAMPLE"; echo "hostname: 127.0.0.1"; echo "port: 8443"; echo "username: $VMWARE_USER"; echo "$enc"; } > "$W/vaulted.yml"
+    unset VMWARE_PASSWORD VMWARE_HOST VMWARE_PORT VMWARE_USER
+    run inventory "$W/vaulted.yml" --vault-password-file "$W/vault-pass"
+    assert_status 0
+    assert_contains '"h4"'
+    cp "$W/vaulted.yml" "$W/whole.yml"
+    vc ansible-vault encrypt --vault-password-file "$W/vault-pass" "$W/whole.yml" > /dev/null || flunk "ansible-vault encrypt"
+    head -c 14 "$W/whole.yml" | grep -q '^\$ANSIBLE_VAULT' || flunk "not encrypted"
+    run inventory "$W/whole.yml" --vault-password-file "$W/vault-pass"
+    assert_status 0
+    assert_contains '"h4"'
+}
+
+# bad_input WANT INVENTORY: ansible-playbook stops with exit 2 and exactly the line WANT
+# (no play started, so no host was touched)
+bad_input() {
+    run vc ansible-playbook -i "$2" esxi/fleet/validate.yml -e esxdiag_kit=dist/esxdiag-0.1.0-x86_64.tar.gz
+    [ "$status" = 2 ] || flunk "exit $status: $output"
+    [ "$output" = "$1" ] || flunk "output (want, got): $1
+$output"
+}
+
+@test "vcenter bad input: wrong password" {
+    VMWARE_PASSWORD=wrong bad_input "esxdiag_vcenter: vCenter 127.0.0.1:8443: login as esxdiag@vsphere.local refused: wrong user name or password (check username or VMWARE_USER, password or VMWARE_PASSWORD)" "$EXAMPLE"
+}
+
+@test "vcenter bad input: nothing listens at the address" {
+    VMWARE_PORT=9 bad_input "esxdiag_vcenter: vCenter 127.0.0.1:9: connection refused (is that the vCenter's address and HTTPS port? VMWARE_HOST, VMWARE_PORT)" "$EXAMPLE"
+}
+
+@test "vcenter bad input: not a vCenter (a plain HTTP server)" {
+    VMWARE_PORT=8080 bad_input "esxdiag_vcenter: vCenter 127.0.0.1:8080: not a vCenter: no TLS there (WRONG_VERSION_NUMBER; a plain HTTP server?) (check hostname and port, VMWARE_HOST and VMWARE_PORT)" "$EXAMPLE"
+}
+
+@test "vcenter bad input: a self-signed certificate with validation on" {
+    unset SSL_CERT_FILE
+    bad_input "esxdiag_vcenter: vCenter 127.0.0.1:8443: its certificate is not trusted: self-signed certificate (give the CA that signed it with ca_file, or set validate_certs: false to skip the check)" "$EXAMPLE"
+}
+
+@test "vcenter bad input: a cluster that does not exist, an empty cluster, a datacenter that does not exist" {
+    { cat "$EXAMPLE"; echo "clusters: [vmotion-lab, nope]"; } > "$W/nope.yml"
+    bad_input "esxdiag_vcenter: cluster 'nope' not found in vCenter 127.0.0.1:8443 (clusters there: spare, vmotion-lab)" "$W/nope.yml"
+    { cat "$EXAMPLE"; echo "clusters: [spare]"; } > "$W/spare.yml"
+    bad_input "esxdiag_vcenter: cluster 'spare' in datacenter Lab has no hosts (name the cluster whose hosts to test)" "$W/spare.yml"
+    { cat "$EXAMPLE"; echo "datacenters: [Elsewhere]"; } > "$W/dc.yml"
+    bad_input "esxdiag_vcenter: datacenter 'Elsewhere' not found in vCenter 127.0.0.1:8443 (datacenters there: Lab)" "$W/dc.yml"
+}
+
+@test "vcenter bad input: no vCenter or no password given" {
+    unset VMWARE_HOST
+    bad_input "esxdiag_vcenter: no vCenter given: set hostname in $ESXDIAG_ROOT/$EXAMPLE, or VMWARE_HOST" "$EXAMPLE"
+    fleet_vcenter_login "$W/spec.json" 127.0.0.1 8443
+    unset VMWARE_PASSWORD
+    bad_input "esxdiag_vcenter: no password given: set password in $ESXDIAG_ROOT/$EXAMPLE, or VMWARE_PASSWORD" "$EXAMPLE"
+}
