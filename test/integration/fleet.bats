@@ -14,11 +14,14 @@
 # Faults of the first run: h2's switch port drops IP packets over 1500 bytes
 # silently (nft, bridge family), R forwards h3<->h4 over a route of MTU 1500 and
 # sends frag-needed / Packet Too Big. Later runs: h2's own interface at 1500, h4's
-# sshd stopped, a kit for another architecture, a missing kit, ^C.
+# sshd stopped, the hosts read from vCenter (govmomi's simulator in the controller's
+# namespace, test/lib/fleet-vcenter.bash), a kit for another architecture, a missing
+# kit, ^C.
 load ../lib/common
 load ../lib/fleet-net
 load ../lib/fleet-hosts
 load ../lib/fleet-page
+load ../lib/fleet-vcenter
 
 N=4
 
@@ -57,6 +60,7 @@ setup_file() {
 }
 
 teardown_file() {
+    [ -n "${W:-}" ] && fleet_vcenter_down "$W/vc"
     fleet_hosts_down
     fleet_net_down
     [ -n "${W:-}" ] && rm -rf "$W"
@@ -273,6 +277,106 @@ mtu_pairs() {
     assert_contains "summary: 8 of 12 directed checks failed (MTU 8, throughput 0); 1 of 4 hosts not ok"
     assert_hosts_restored 1 2 3 4
     [ ! -s "$W/h4/host/log" ] || flunk "unreachable h4 was touched: $(cat "$W/h4/host/log")"
+}
+
+# the documented command with the vCenter inventory, from the controller's namespace;
+# the bench's stand-in plumbing (folders, shell, PATH) from a second source with no
+# address in it; the vCenter's login only in the environment
+fleet_play_vcenter() {
+    local out=$1
+    shift
+    # shellcheck disable=SC2046
+    (cd "$ESXDIAG_ROOT" && timeout -k 10 900 ip netns exec "$FLEET_NS_CTL" env $(fleet_env "$FLEET_DIR") \
+        ansible-playbook -i esxi/fleet/inventory/vcenter.example.yml -i "$FLEET_DIR/bench-vars.yml" \
+        esxi/fleet/validate.yml -e "esxdiag_kit=$FLEET_KIT" "$@") > "$out" 2>&1
+}
+
+@test "fleet from vCenter: hosts, vmks and MTUs read from vcsim; each failing pair names h2's vmk1 at 1500, or the physical network when the configuration is consistent" {
+    # vCenter knows h2's vmk1 at 1500 (and h2 runs so); h3's switch port drops frames
+    # over 1500, which no vCenter setting shows
+    fleet_vcenter_cert "$W/vc" 198.18.0.1
+    fleet_vcenter_spec "$W/vc/spec.json" "$N" 2:vmk_mtu=1500
+    fleet_vcenter_up "$FLEET_NS_CTL" 198.18.0.1:443 "$W/vc/spec.json" "$W/vc"
+    fleet_vcenter_login "$W/vc/spec.json" 198.18.0.1
+    unset VMWARE_PORT
+    export SSL_CERT_FILE=$W/vc/cert.pem
+    fleet_bench_vars "$W"
+    fleet_vmk_names add
+    fleet_faults_clear
+    fleet_fault_host_mtu 2 1500
+    fleet_fault_port_drop 3 1500
+    local i rc=0
+    for i in 1 2 3 4; do : > "$W/h$i/host/log"; done
+    fleet_play_vcenter "$W/run6.out" -e "esxdiag_report_dir=$W/report6" -e '{"esxdiag_checks": ["mtu"]}' || rc=$?
+    fleet_vcenter_down "$W/vc"
+    fleet_vmk_names del
+    fleet_faults_clear
+    cp "$W/run6.out" "$ESXDIAG_ROOT/out/fleet/run-vcenter.out"
+    cp "$W/report6/report.html" "$ESXDIAG_ROOT/out/fleet/report-vcenter.html" 2>/dev/null
+    [ "$rc" = 2 ] || flunk "exit $rc: $(tail -20 "$W/run6.out")"
+    local r=$W/report6/report.json
+    grep -qx 'esxdiag_vcenter: h5 left out: in maintenance mode' "$W/run6.out" || flunk "h5: $(head "$W/run6.out")"
+    grep -qx 'esxdiag_vcenter: h6 left out: not connected (vCenter says disconnected)' "$W/run6.out" || flunk "h6: $(head "$W/run6.out")"
+    run jq -r '.hosts[] | "\(.name) \(.state) \(.management) \(.test_ip) \(.vmk) \(.netstack) \(.config.vmk_mtu) \(.mtu_config.switch)"' "$r"
+    [ "$output" = "h1 ok 198.18.0.11 198.19.0.11 vmk1 vmotion 9000 vSwitch1
+h2 ok 198.18.0.12 198.19.0.12 vmk1 vmotion 1500 vSwitch1
+h3 ok 198.18.0.13 198.19.0.13 vmk1 defaultTcpipStack 9000 dvs-vmotion
+h4 ok 198.18.0.14 198.19.1.14 vmk1 vmotion 9000 dvs-vmotion" ] || flunk "hosts: $output"
+    # every directed pair of both families with its verdict and its one sentence
+    local a b fam v why want=()
+    up() { case $1 in h1 | h2) echo "$1's vmnic1" ;; *) echo "$1's vmnic1, vmnic2" ;; esac; }
+    for a in 1 2 3 4; do for b in 1 2 3 4; do
+        [ "$a" = "$b" ] && continue
+        for fam in ipv4 ipv6; do
+            if [ "$a" = 2 ]; then
+                v=LOCAL-MTU why="h2 vmk1 MTU 1500 while the cluster's vMotion vmks are 9000: LOCAL-MTU explained"
+            elif [ "$b" = 2 ]; then
+                v=BLACK-HOLE why="h2 vmk1 MTU 1500 while the cluster's vMotion vmks are 9000: BLACK-HOLE explained"
+            elif [ "$a" = 3 ] || [ "$b" = 3 ]; then
+                v=BLACK-HOLE why="the configuration is consistent (9000 everywhere): the physical network drops frames over 1500 (the physical switch ports of $(up "h$a") and $(up "h$b"))"
+            else
+                v=PASS why=null
+            fi
+            want+=("h$a h$b $fam $v | $why")
+        done
+    done; done
+    local expected; expected=$(printf '%s\n' "${want[@]}" | LC_ALL=C sort)
+    run jq -r '.pairs[] | "\(.from) \(.to) \(.family) \(.verdict) | \(.configuration.text)"' "$r"
+    [ "$(LC_ALL=C sort <<<"$output")" = "$expected" ] ||
+        flunk "pairs (want, got): $(diff <(echo "$expected") <(LC_ALL=C sort <<<"$output"))"
+    [ "$(jq -cS '.configuration' "$r")" = '{"cluster_vmk_mtu":9000,"explained":12,"hosts_configured":4,"tested_mtu":9000,"unexplained":8}' ] ||
+        flunk "configuration: $(jq -c '.configuration' "$r")"
+    # the same, for people, at the end of the run and in report.txt
+    run cat "$W/run6.out"
+    assert_contains "configuration (vcenter 198.18.0.1:443; 9000 MTU tested, the cluster's vMotion vmks at 9000)"
+    assert_contains "  h2  vmk1 1500 (vmotion netstack), vSwitch1 9000, uplinks vmnic1; h2 vmk1 MTU 1500 while the cluster's vMotion vmks are 9000"
+    assert_contains "  h3  vmk1 9000 (defaultTcpipStack netstack), distributed switch dvs-vmotion 9000, uplinks vmnic1, vmnic2"
+    assert_contains "h2 -> h1  MTU IPv4, IPv6  LOCAL-MTU: "
+    assert_contains "      configuration: h2 vmk1 MTU 1500 while the cluster's vMotion vmks are 9000: LOCAL-MTU explained"
+    assert_contains "      configuration: the configuration is consistent (9000 everywhere): the physical network drops frames over 1500 (the physical switch ports of h1's vmnic1 and h3's vmnic1, vmnic2)"
+    cmp -s <(sed -n '/^esxdiag fleet: /,$p' "$W/run6.out") "$W/report6/report.txt" ||
+        flunk "report.txt differs from the end of the run: $(diff <(sed -n '/^esxdiag fleet: /,$p' "$W/run6.out") "$W/report6/report.txt")"
+    # the password: in no output, no report
+    ! grep -rqF "$VMWARE_PASSWORD" "$W/run6.out" "$W/report6" || flunk "the vCenter password is in the output or the report"
+    assert_hosts_restored 1 2 3 4
+}
+
+@test "fleet from vCenter: report.html in headless Chromium shows the configuration column and the explained pairs; screenshot in out/fleet/report-vcenter.png" {
+    local html=$W/report6/report.html
+    [ -s "$html" ] || skip "no report from the vCenter run"
+    fleet_page_dom "$html" "$W/dom6.html"
+    grep -q '<th>configuration (vCenter)</th>' "$W/dom6.html" || flunk "no configuration column"
+    # one row per failing pair, each with its sentence; the explained ones marked
+    [ "$(grep -c '<td class="config explained" data-explained="True">h2 vmk1 MTU 1500 while the cluster.s vMotion vmks are 9000: [A-Z-]* explained</td>' "$W/dom6.html")" = 12 ] ||
+        flunk "explained cells: $(grep -o '<td class="config[^>]*>[^<]*' "$W/dom6.html" | sort | uniq -c)"
+    [ "$(grep -c '<td class="config" data-explained="">the configuration is consistent (9000 everywhere): the physical network drops frames over 1500' "$W/dom6.html")" = 8 ] ||
+        flunk "physical cells: $(grep -o '<td class="config[^>]*>[^<]*' "$W/dom6.html" | sort | uniq -c)"
+    grep -q '<tr class="config-host" data-host="h2" data-below="1">' "$W/dom6.html" || flunk "h2's configuration row"
+    [ "$(grep -c '<tr class="config-host" data-host="h[134]" data-below="0">' "$W/dom6.html")" = 3 ] || flunk "configuration rows"
+    rm -f "$ESXDIAG_ROOT/out/fleet/report-vcenter.png"
+    fleet_page_png "$html" "$ESXDIAG_ROOT/out/fleet/report-vcenter.png" 1400,1500
+    [ "$(head -c 8 "$ESXDIAG_ROOT/out/fleet/report-vcenter.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+        flunk "no PNG at out/fleet/report-vcenter.png"
 }
 
 @test "fleet: a kit built for another architecture is refused on every host before anything is copied" {

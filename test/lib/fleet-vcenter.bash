@@ -21,6 +21,9 @@
 #   fleet_vcenter_login SPEC ADDR [PORT]
 #                                   export VMWARE_HOST, VMWARE_PORT, VMWARE_USER and
 #                                   VMWARE_PASSWORD for it (exported, never on a command line)
+#   fleet_vmk_names add|del         every bench host's vMotion interface v0 also
+#                                   answers to vmk1, the name vCenter gives that vmk
+#                                   (a Linux altname: esxmtu -I vmk1 binds to v0)
 #   fleet_bench_vars DIR            DIR/bench-vars.yml (after fleet_inventory DIR): only
 #                                   what the bench's stand-in hosts need beyond a real
 #                                   ESXi (their folders, shell, PATH), no address: those
@@ -84,8 +87,9 @@ fleet_vcenter_down() {
     local pid i
     pid=$(cat "$1/vcsim.pid" 2>/dev/null) || return 0
     kill "$pid" 2>/dev/null
+    # gone within 5 s (bounded; it stops at once on SIGTERM), else killed
     for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null
+    kill -9 "$pid" 2>/dev/null || true
     rm -f "$1/vcsim.pid"
     return 0
 }
@@ -94,6 +98,13 @@ fleet_vcenter_login() {
     VMWARE_HOST=$2 VMWARE_PORT=${3:-443}
     VMWARE_USER=$(jq -r .user "$1") VMWARE_PASSWORD=$(jq -r .password "$1")
     export VMWARE_HOST VMWARE_PORT VMWARE_USER VMWARE_PASSWORD
+}
+
+fleet_vmk_names() {
+    local i
+    for i in $(seq 1 "$FLEET_N"); do
+        ip -n "$(fleet_ns "$i")" link property "$1" dev v0 altname vmk1 || return 1
+    done
 }
 
 fleet_bench_vars() { # from fleet_inventory's file, less what vCenter gives; at host

@@ -168,18 +168,18 @@ class Report(unittest.TestCase):
             ('h3', 'h1', 'perf', None)])
         self.assertNotIn('configuration', out['pairs'][3])
         h2 = out['hosts'][1]['mtu_config']
+        line = 'vmk1 1500 (vmotion netstack), vSwitch1 9000, uplinks none; ' + why
         self.assertEqual(h2, {'vmk': 'vmk1', 'vmk_mtu': 1500, 'netstack': 'vmotion', 'switch': 'vSwitch1',
                               'switch_type': 'standard', 'switch_mtu': 9000, 'uplinks': [],
-                              'source': 'vcenter vc:443', 'below': [why]})
-        self.assertEqual(fx.host_line(out['hosts'][1]), 'vmk1 1500 (vmotion netstack), vSwitch1 9000, uplinks none; '
-                         + why)
+                              'source': 'vcenter vc:443', 'below': [why], 'text': line})
 
     def test_host_line_for_a_distributed_switch_and_no_config(self):
-        h = {'mtu_config': fx.host_summary('h3', cfg(sw='dvs-vmo', kind='distributed', netstack='defaultTcpipStack',
-                                                     uplinks=('vmnic1', 'vmnic2')), 9000, 9000)}
-        self.assertEqual(fx.host_line(h), 'vmk1 9000 (defaultTcpipStack netstack), distributed switch dvs-vmo 9000, '
-                                          'uplinks vmnic1, vmnic2')
-        self.assertEqual(fx.host_line({'mtu_config': None}), 'not read from vCenter')
+        h = fx.host_summary('h3', cfg(sw='dvs-vmo', kind='distributed', netstack='defaultTcpipStack',
+                                      uplinks=('vmnic1', 'vmnic2')), 9000, 9000)
+        self.assertEqual(h['text'], 'vmk1 9000 (defaultTcpipStack netstack), distributed switch dvs-vmo 9000, '
+                                    'uplinks vmnic1, vmnic2')
+        self.assertIsNone(fx.host_summary('h4', None, 9000, 9000))
+        self.assertEqual(fx.host_line(None), 'not read from vCenter')
 
 
 if __name__ == '__main__':

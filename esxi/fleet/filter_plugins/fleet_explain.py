@@ -158,7 +158,8 @@ def explain_mtu_pair(pair, cfg_a, cfg_b, tested, cluster=None):
 
 def host_summary(name, cfg, tested, cluster=None):
     """One host's configured MTUs: {vmk, vmk_mtu, netstack, switch, switch_type,
-    switch_mtu, uplinks, below: [sentences of the settings under the size tested]}."""
+    switch_mtu, uplinks, source, below: [a sentence per setting under the size tested],
+    text: all of it in one line for people}."""
     if not cfg:
         return None
     sw = cfg.get('switch') or {}
@@ -168,15 +169,16 @@ def host_summary(name, cfg, tested, cluster=None):
         below.append(_vmk_sentence(vmk_low, tested, cluster))
     if sw_low:
         below.append(_switch_sentence(sw_low, vmk_mtu, tested))
-    return {'vmk': cfg.get('vmk'), 'vmk_mtu': vmk_mtu, 'netstack': cfg.get('netstack'),
-            'switch': sw.get('name'), 'switch_type': sw.get('type'), 'switch_mtu': _int(sw.get('mtu')),
-            'uplinks': [u.get('device') for u in cfg.get('uplinks') or [] if u.get('device')],
-            'source': cfg.get('source'), 'below': below}
+    out = {'vmk': cfg.get('vmk'), 'vmk_mtu': vmk_mtu, 'netstack': cfg.get('netstack'),
+           'switch': sw.get('name'), 'switch_type': sw.get('type'), 'switch_mtu': _int(sw.get('mtu')),
+           'uplinks': [u.get('device') for u in cfg.get('uplinks') or [] if u.get('device')],
+           'source': cfg.get('source'), 'below': below}
+    out['text'] = host_line(out)
+    return out
 
 
-def host_line(h):
+def host_line(c):
     """A host's configuration for people: 'vmk1 9000 (vmotion netstack), vSwitch1 9000, uplinks vmnic1'."""
-    c = h.get('mtu_config') or {}
     if not c:
         return 'not read from vCenter'
     word = SWITCH_WORD.get(c.get('switch_type'), 'switch')
@@ -232,4 +234,4 @@ def explain(report):
 
 class FilterModule(object):
     def filters(self):
-        return {'esxdiag_explain': explain, 'esxdiag_config_line': host_line}
+        return {'esxdiag_explain': explain}

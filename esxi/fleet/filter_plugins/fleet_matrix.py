@@ -127,7 +127,9 @@ def failing(report):
         what = 'MTU %s' % FAMILY_NAME.get(p.get('family'), '') if p['check'] == 'mtu' else 'throughput'
         out.append({'from': p['from'], 'to': p['to'], 'check': p['check'], 'family': p.get('family'),
                     'what': what.strip(), 'verdict': p['verdict'], 'asymmetric': p.get('asymmetric'),
-                    'details': pair_details(p), 'hint': hint(p, vmk_of, mtu_bad)})
+                    'details': pair_details(p), 'hint': hint(p, vmk_of, mtu_bad),
+                    'configuration': (p.get('configuration') or {}).get('text'),
+                    'explained': (p.get('configuration') or {}).get('explained')})
     return out
 
 
@@ -200,6 +202,21 @@ def _preflight_text(report):
         '  %s  %s' % (h['name'].ljust(width), preflight_line(h['preflight'])) for h in hosts]
 
 
+def _config_text(report):
+    """The report.txt section of each host's configured MTUs (none without a configuration)."""
+    conf = report.get('configuration')
+    if not conf:
+        return []
+    width = max(len(h['name']) for h in report['hosts'])
+    lines = ['', "configuration (%s; %d MTU tested, the cluster's vMotion vmks at %s)" % (
+        next((h['mtu_config']['source'] for h in report['hosts'] if h.get('mtu_config')), 'inventory'),
+        conf['tested_mtu'], conf['cluster_vmk_mtu'] or '?')]
+    for h in report['hosts']:
+        lines.append('  %s  %s' % (h['name'].ljust(width), (h.get('mtu_config') or {}).get('text')
+                                   or 'not read from vCenter'))
+    return lines
+
+
 def text_report(report, report_dir=''):
     s, kit = report['summary'], report.get('kit') or {}
     secs = report.get('seconds') or {}
@@ -225,12 +242,15 @@ def text_report(report, report_dir=''):
                 ''.ljust(width), ', '.join(part['osdata']) or 'none', ', '.join(part['bootbanks']) or 'none',
                 ', '.join(part['vmfs']) or 'none'))
     lines += _preflight_text(report)
+    lines += _config_text(report)
     bad = failing(report)
     if bad:
         lines += ['', 'failing pairs (%d of %d directed checks)' % (len(bad), s['pairs'])]
         for f in _same_in_both_families(bad):
             lines.append('  %s -> %s  %s  %s: %s' % (f['from'], f['to'], f['what'], f['verdict'], f['details']))
             lines.append('      look at: %s' % f['hint'])
+            if f.get('configuration'):
+                lines.append('      configuration: %s' % f['configuration'])
     sus = suspects(report)
     if sus:
         lines += ['', 'every MTU pair with %s fails, in both directions: look at %s first' % (

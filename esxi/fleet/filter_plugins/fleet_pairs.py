@@ -180,7 +180,7 @@ def _host(rec):
     if part:
         raw['esxpart'] = parse_json(part.get('stdout'))
     host = dict((k, rec.get(k)) for k in ('name', 'state', 'detail', 'management', 'test_ip', 'test_ip6',
-                                          'vmk', 'arch', 'remote_dir', 'steps'))
+                                          'vmk', 'netstack', 'config', 'arch', 'remote_dir', 'steps'))
     host['tested'] = rec.get('tested') in (True, 'True', 'true')
     host['part'] = _part_summary(raw.get('esxpart')) if part else None
     host['preflight'] = _preflight(rec)
