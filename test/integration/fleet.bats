@@ -11,12 +11,14 @@
 #
 # Bench (test/lib/fleet-net.bash): management 198.18.0.0/24, vMotion bridge
 # 198.19.0.0/24 + 2001:db8:19::/64; h4's vMotion link goes through router R.
-# Faults of the first run: h2's switch port drops IP packets over 1500 bytes
-# silently (nft, bridge family), R forwards h3<->h4 over a route of MTU 1500 and
-# sends frag-needed / Packet Too Big. Later runs: h2's own interface at 1500, h4's
-# sshd stopped, the hosts read from vCenter (govmomi's simulator in the controller's
-# namespace, test/lib/fleet-vcenter.bash), a kit for another architecture, a missing
-# kit, ^C.
+# Runs 1 and 2 are the documented command with the vCenter inventory: the hosts, their
+# vMotion vmks and MTUs read from govmomi's simulator in the controller's namespace
+# (test/lib/fleet-vcenter.bash), which also knows a host in maintenance mode and a
+# disconnected one. Faults of the first run: h2's switch port drops IP packets over
+# 1500 bytes silently (nft, bridge family; vCenter has every MTU at 9000), R forwards
+# h3<->h4 over a route of MTU 1500 and sends frag-needed / Packet Too Big. Run 2: h2's
+# own interface at 1500 (and its vmk1 at 1500 in vCenter), h4's sshd stopped. The later
+# runs use the typed inventory: a kit for another architecture, a missing kit, ^C.
 load ../lib/common
 load ../lib/fleet-net
 load ../lib/fleet-hosts
@@ -27,6 +29,8 @@ N=4
 
 setup_file() {
     [ "$(id -u)" = 0 ] || skip "needs root (namespaces, sshd, raw sockets)"
+    # the vCenter (vcsim) is built once into .cache; rebuilt here if its main changed
+    "$ESXDIAG_ROOT/build/deps.sh" vcsim >&2 || return 1
     export W; W=$(mktemp -d)
     # the real kit, as a user gets it (make dist packs out/bin, which make test built)
     local made
@@ -43,13 +47,23 @@ setup_file() {
     fleet_net_up "$$" "$N" 4 || return 1
     fleet_hosts_up "$W" || return 1
     fleet_inventory "$W"
+    fleet_bench_vars "$W"
+    fleet_vmk_names add
     local i
     for i in $(seq 1 "$N"); do fleet_host_state "$i" > "$W/state$i.before"; done
+    # vCenter in the controller's namespace, at its management address; its login in
+    # the environment only; its certificate trusted through OpenSSL's SSL_CERT_FILE
+    fleet_vcenter_cert "$W/vc" 198.18.0.1 || return 1
+    fleet_vcenter_spec "$W/vc/spec1.json" "$N" || return 1
+    fleet_vcenter_up "$FLEET_NS_CTL" 198.18.0.1:443 "$W/vc/spec1.json" "$W/vc" || return 1
+    fleet_vcenter_login "$W/vc/spec1.json" 198.18.0.1
+    unset VMWARE_PORT
+    export SSL_CERT_FILE=$W/vc/cert.pem
     # run 1: every check, with the port-drop and router faults
     fleet_fault_port_drop 2 1500
     fleet_fault_router_pair 3 4
     RUN1_RC=0
-    fleet_play "$W/run1.out" -e esxdiag_perf_seconds=1 -e "esxdiag_report_dir=$W/report1" \
+    fleet_play_vcenter "$W/run1.out" -e esxdiag_perf_seconds=1 -e "esxdiag_report_dir=$W/report1" \
         -e '{"esxdiag_checks": ["mtu", "perf", "part"]}' -e "{\"esxdiag_part_disks\": [\"$W/esxi7.img\"]}" ||
         RUN1_RC=$?
     echo "$RUN1_RC" > "$W/run1.rc"
@@ -248,11 +262,18 @@ mtu_pairs() {
     fleet_faults_clear
     fleet_fault_host_mtu 2 1500
     fleet_sshd_stop 4
+    # vCenter has h2's vmk1 at 1500 too
+    fleet_vcenter_down "$W/vc"
+    fleet_vcenter_spec "$W/vc/spec2.json" "$N" 2:vmk_mtu=1500
+    fleet_vcenter_up "$FLEET_NS_CTL" 198.18.0.1:443 "$W/vc/spec2.json" "$W/vc"
+    fleet_vcenter_login "$W/vc/spec2.json" 198.18.0.1
+    unset VMWARE_PORT
     local i
     for i in 1 2 3 4; do : > "$W/h$i/host/log"; done
     local rc=0
-    fleet_play "$W/run2.out" -e "esxdiag_report_dir=$W/report2" -e '{"esxdiag_checks": ["mtu"]}' \
+    fleet_play_vcenter "$W/run2.out" -e "esxdiag_report_dir=$W/report2" -e '{"esxdiag_checks": ["mtu"]}' \
         -e esxdiag_fail_on_error=false || rc=$?
+    fleet_vcenter_down "$W/vc"
     fleet_sshd_start 4
     fleet_faults_clear
     [ "$rc" = 0 ] || flunk "esxdiag_fail_on_error=false, exit $rc: $(tail -20 "$W/run2.out")"
@@ -279,102 +300,86 @@ mtu_pairs() {
     [ ! -s "$W/h4/host/log" ] || flunk "unreachable h4 was touched: $(cat "$W/h4/host/log")"
 }
 
-# the documented command with the vCenter inventory, from the controller's namespace;
-# the bench's stand-in plumbing (folders, shell, PATH) from a second source with no
-# address in it; the vCenter's login only in the environment
-fleet_play_vcenter() {
-    local out=$1
-    shift
-    # shellcheck disable=SC2046
-    (cd "$ESXDIAG_ROOT" && timeout -k 10 900 ip netns exec "$FLEET_NS_CTL" env $(fleet_env "$FLEET_DIR") \
-        ansible-playbook -i esxi/fleet/inventory/vcenter.example.yml -i "$FLEET_DIR/bench-vars.yml" \
-        esxi/fleet/validate.yml -e "esxdiag_kit=$FLEET_KIT" "$@") > "$out" 2>&1
+# the configuration sentence of every failing pair of a report, "FROM TO CHECK FAMILY
+# VERDICT | TEXT" a line, sorted
+config_pairs() {
+    jq -r '.pairs[] | select(.verdict != "PASS" and .verdict != "ok") |
+        "\(.from) \(.to) \(.check) \(.family // "-") \(.verdict) | \(.configuration.text)"' "$1" | LC_ALL=C sort
+}
+# the bench host's uplinks as vCenter has them (fleet_vcenter_spec)
+uplinks() { case $1 in h1 | h2) echo "$1's vmnic1" ;; *) echo "$1's vmnic1, vmnic2" ;; esac; }
+
+@test "fleet runs 1 and 2 from vCenter: the hosts in maintenance mode or disconnected left out with the reason; each tested host's vmk, netstack and MTUs recorded; the password nowhere" {
+    local out
+    for out in "$W/run1.out" "$W/run2.out"; do
+        [ "$(grep '^esxdiag_vcenter: ' "$out")" = "esxdiag_vcenter: h5 left out: in maintenance mode
+esxdiag_vcenter: h6 left out: not connected (vCenter says disconnected)
+esxdiag_vcenter: 4 hosts from vCenter 198.18.0.1:443 in group esxdiag, 2 left out" ] || flunk "$out: $(head -5 "$out")"
+    done
+    run jq -r '.hosts[] | "\(.name) \(.management) \(.test_ip) \(.test_ip6) \(.vmk) \(.netstack) \(.config.vmk_mtu) \(.config.switch.name) \(.config.switch.mtu)"' "$R1"
+    [ "$output" = "h1 198.18.0.11 198.19.0.11 2001:db8:19::11 vmk1 vmotion 9000 vSwitch1 9000
+h2 198.18.0.12 198.19.0.12 2001:db8:19::12 vmk1 vmotion 9000 vSwitch1 9000
+h3 198.18.0.13 198.19.0.13 2001:db8:19::13 vmk1 defaultTcpipStack 9000 dvs-vmotion 9000
+h4 198.18.0.14 198.19.1.14 2001:db8:191::14 vmk1 vmotion 9000 dvs-vmotion 9000" ] || flunk "hosts: $output"
+    [ "$(jq -c '[.hosts[] | .config.vmk_mtu]' "$W/report2/report.json")" = '[9000,1500,9000,9000]' ] || flunk "run 2's MTUs"
+    ! grep -rqF "$VMWARE_PASSWORD" "$W"/run[12].out "$W/report1" "$W/report2" || flunk "the vCenter password is in an output or a report"
 }
 
-@test "fleet from vCenter: hosts, vmks and MTUs read from vcsim; each failing pair names h2's vmk1 at 1500, or the physical network when the configuration is consistent" {
-    # vCenter knows h2's vmk1 at 1500 (and h2 runs so); h3's switch port drops frames
-    # over 1500, which no vCenter setting shows
-    fleet_vcenter_cert "$W/vc" 198.18.0.1
-    fleet_vcenter_spec "$W/vc/spec.json" "$N" 2:vmk_mtu=1500
-    fleet_vcenter_up "$FLEET_NS_CTL" 198.18.0.1:443 "$W/vc/spec.json" "$W/vc"
-    fleet_vcenter_login "$W/vc/spec.json" 198.18.0.1
-    unset VMWARE_PORT
-    export SSL_CERT_FILE=$W/vc/cert.pem
-    fleet_bench_vars "$W"
-    fleet_vmk_names add
-    fleet_faults_clear
-    fleet_fault_host_mtu 2 1500
-    fleet_fault_port_drop 3 1500
-    local i rc=0
-    for i in 1 2 3 4; do : > "$W/h$i/host/log"; done
-    fleet_play_vcenter "$W/run6.out" -e "esxdiag_report_dir=$W/report6" -e '{"esxdiag_checks": ["mtu"]}' || rc=$?
-    fleet_vcenter_down "$W/vc"
-    fleet_vmk_names del
-    fleet_faults_clear
-    cp "$W/run6.out" "$ESXDIAG_ROOT/out/fleet/run-vcenter.out"
-    cp "$W/report6/report.html" "$ESXDIAG_ROOT/out/fleet/report-vcenter.html" 2>/dev/null
-    [ "$rc" = 2 ] || flunk "exit $rc: $(tail -20 "$W/run6.out")"
-    local r=$W/report6/report.json
-    grep -qx 'esxdiag_vcenter: h5 left out: in maintenance mode' "$W/run6.out" || flunk "h5: $(head "$W/run6.out")"
-    grep -qx 'esxdiag_vcenter: h6 left out: not connected (vCenter says disconnected)' "$W/run6.out" || flunk "h6: $(head "$W/run6.out")"
-    run jq -r '.hosts[] | "\(.name) \(.state) \(.management) \(.test_ip) \(.vmk) \(.netstack) \(.config.vmk_mtu) \(.mtu_config.switch)"' "$r"
-    [ "$output" = "h1 ok 198.18.0.11 198.19.0.11 vmk1 vmotion 9000 vSwitch1
-h2 ok 198.18.0.12 198.19.0.12 vmk1 vmotion 1500 vSwitch1
-h3 ok 198.18.0.13 198.19.0.13 vmk1 defaultTcpipStack 9000 dvs-vmotion
-h4 ok 198.18.0.14 198.19.1.14 vmk1 vmotion 9000 dvs-vmotion" ] || flunk "hosts: $output"
-    # every directed pair of both families with its verdict and its one sentence
-    local a b fam v why want=()
-    up() { case $1 in h1 | h2) echo "$1's vmnic1" ;; *) echo "$1's vmnic1, vmnic2" ;; esac; }
+@test "fleet run 1 from vCenter: the configuration is consistent: h2's black holes are the physical network's, h3<->h4 the router's" {
+    local a b fam want=() r4 r6
     for a in 1 2 3 4; do for b in 1 2 3 4; do
         [ "$a" = "$b" ] && continue
+        [ "$a" = 2 ] || [ "$b" = 2 ] || continue
         for fam in ipv4 ipv6; do
-            if [ "$a" = 2 ]; then
-                v=LOCAL-MTU why="h2 vmk1 MTU 1500 while the cluster's vMotion vmks are 9000: LOCAL-MTU explained"
-            elif [ "$b" = 2 ]; then
-                v=BLACK-HOLE why="h2 vmk1 MTU 1500 while the cluster's vMotion vmks are 9000: BLACK-HOLE explained"
-            elif [ "$a" = 3 ] || [ "$b" = 3 ]; then
-                v=BLACK-HOLE why="the configuration is consistent (9000 everywhere): the physical network drops frames over 1500 (the physical switch ports of $(up "h$a") and $(up "h$b"))"
-            else
-                v=PASS why=null
-            fi
-            want+=("h$a h$b $fam $v | $why")
+            want+=("h$a h$b mtu $fam BLACK-HOLE | the configuration is consistent (9000 everywhere): the physical network drops frames over 1500 (the physical switch ports of $(uplinks "h$a") and $(uplinks "h$b"))")
         done
+        want+=("h$a h$b perf - failed | its MTU pair: the configuration is consistent (9000 everywhere): the physical network drops frames over 1500 (the physical switch ports of $(uplinks "h$a") and $(uplinks "h$b"))")
     done; done
+    for a in 34 43; do
+        [ "$a" = 34 ] && r4=198.19.0.1 r6=2001:db8:19::1 || r4=198.19.1.1 r6=2001:db8:191::1
+        want+=("h${a:0:1} h${a:1} mtu ipv4 TOO-BIG | the router $r4 between them forwards at most 1500: not a host setting; the configuration is consistent (9000 everywhere)")
+        want+=("h${a:0:1} h${a:1} mtu ipv6 TOO-BIG | the router $r6 between them forwards at most 1500: not a host setting; the configuration is consistent (9000 everywhere)")
+    done
     local expected; expected=$(printf '%s\n' "${want[@]}" | LC_ALL=C sort)
-    run jq -r '.pairs[] | "\(.from) \(.to) \(.family) \(.verdict) | \(.configuration.text)"' "$r"
-    [ "$(LC_ALL=C sort <<<"$output")" = "$expected" ] ||
-        flunk "pairs (want, got): $(diff <(echo "$expected") <(LC_ALL=C sort <<<"$output"))"
-    [ "$(jq -cS '.configuration' "$r")" = '{"cluster_vmk_mtu":9000,"explained":12,"hosts_configured":4,"tested_mtu":9000,"unexplained":8}' ] ||
-        flunk "configuration: $(jq -c '.configuration' "$r")"
-    # the same, for people, at the end of the run and in report.txt
-    run cat "$W/run6.out"
-    assert_contains "configuration (vcenter 198.18.0.1:443; 9000 MTU tested, the cluster's vMotion vmks at 9000)"
-    assert_contains "  h2  vmk1 1500 (vmotion netstack), vSwitch1 9000, uplinks vmnic1; h2 vmk1 MTU 1500 while the cluster's vMotion vmks are 9000"
-    assert_contains "  h3  vmk1 9000 (defaultTcpipStack netstack), distributed switch dvs-vmotion 9000, uplinks vmnic1, vmnic2"
-    assert_contains "h2 -> h1  MTU IPv4, IPv6  LOCAL-MTU: "
-    assert_contains "      configuration: h2 vmk1 MTU 1500 while the cluster's vMotion vmks are 9000: LOCAL-MTU explained"
-    assert_contains "      configuration: the configuration is consistent (9000 everywhere): the physical network drops frames over 1500 (the physical switch ports of h1's vmnic1 and h3's vmnic1, vmnic2)"
-    cmp -s <(sed -n '/^esxdiag fleet: /,$p' "$W/run6.out") "$W/report6/report.txt" ||
-        flunk "report.txt differs from the end of the run: $(diff <(sed -n '/^esxdiag fleet: /,$p' "$W/run6.out") "$W/report6/report.txt")"
-    # the password: in no output, no report
-    ! grep -rqF "$VMWARE_PASSWORD" "$W/run6.out" "$W/report6" || flunk "the vCenter password is in the output or the report"
-    assert_hosts_restored 1 2 3 4
+    [ "$(config_pairs "$R1")" = "$expected" ] || flunk "(want, got): $(diff <(echo "$expected") <(config_pairs "$R1"))"
+    [ "$(jq -cS '.configuration' "$R1")" = '{"cluster_vmk_mtu":9000,"explained":0,"hosts_configured":4,"tested_mtu":9000,"unexplained":22}' ] ||
+        flunk "configuration: $(jq -c '.configuration' "$R1")"
+    grep -qx '  h3  vmk1 9000 (defaultTcpipStack netstack), distributed switch dvs-vmotion 9000, uplinks vmnic1, vmnic2' "$W/report1/report.txt" ||
+        flunk "report.txt: $(grep -A5 '^configuration' "$W/report1/report.txt")"
 }
 
-@test "fleet from vCenter: report.html in headless Chromium shows the configuration column and the explained pairs; screenshot in out/fleet/report-vcenter.png" {
-    local html=$W/report6/report.html
-    [ -s "$html" ] || skip "no report from the vCenter run"
-    fleet_page_dom "$html" "$W/dom6.html"
-    grep -q '<th>configuration (vCenter)</th>' "$W/dom6.html" || flunk "no configuration column"
-    # one row per failing pair, each with its sentence; the explained ones marked
-    [ "$(grep -c '<td class="config explained" data-explained="True">h2 vmk1 MTU 1500 while the cluster.s vMotion vmks are 9000: [A-Z-]* explained</td>' "$W/dom6.html")" = 12 ] ||
-        flunk "explained cells: $(grep -o '<td class="config[^>]*>[^<]*' "$W/dom6.html" | sort | uniq -c)"
-    [ "$(grep -c '<td class="config" data-explained="">the configuration is consistent (9000 everywhere): the physical network drops frames over 1500' "$W/dom6.html")" = 8 ] ||
-        flunk "physical cells: $(grep -o '<td class="config[^>]*>[^<]*' "$W/dom6.html" | sort | uniq -c)"
-    grep -q '<tr class="config-host" data-host="h2" data-below="1">' "$W/dom6.html" || flunk "h2's configuration row"
-    [ "$(grep -c '<tr class="config-host" data-host="h[134]" data-below="0">' "$W/dom6.html")" = 3 ] || flunk "configuration rows"
+@test "fleet run 2 from vCenter: every failing pair names h2's vmk1 at 1500, in report.json, report.txt and at the end of the run" {
+    local r2=$W/report2/report.json why="h2 vmk1 MTU 1500 while the cluster's vMotion vmks are 9000" a fam want=()
+    for a in 1 3; do for fam in ipv4 ipv6; do
+        want+=("h2 h$a mtu $fam LOCAL-MTU | $why: LOCAL-MTU explained" "h$a h2 mtu $fam BLACK-HOLE | $why: BLACK-HOLE explained")
+    done; done
+    local expected; expected=$(printf '%s\n' "${want[@]}" | LC_ALL=C sort)
+    [ "$(config_pairs "$r2")" = "$expected" ] || flunk "(want, got): $(diff <(echo "$expected") <(config_pairs "$r2"))"
+    [ "$(jq -c '[.pairs[] | select(.configuration.explained) | .configuration.settings[]] | unique' "$r2")" = '[{"host":"h2","kind":"vmk","mtu":1500,"name":"vmk1","tested":9000}]' ] ||
+        flunk "settings: $(jq -c '[.pairs[] | .configuration.settings]' "$r2")"
+    run cat "$W/run2.out"
+    assert_contains "configuration (vCenter 198.18.0.1:443; 9000 MTU tested, the cluster's vMotion vmks at 9000)"
+    assert_contains "  h2  vmk1 1500 (vmotion netstack), vSwitch1 9000, uplinks vmnic1; $why"
+    assert_contains "h2 -> h1  MTU IPv4, IPv6  LOCAL-MTU: "
+    assert_contains "      configuration: $why: LOCAL-MTU explained"
+    assert_contains "      configuration: $why: BLACK-HOLE explained"
+    cmp -s <(sed -n '/^esxdiag fleet: /,$p' "$W/run2.out") "$W/report2/report.txt" ||
+        flunk "report.txt is not what the run printed: $(diff <(sed -n '/^esxdiag fleet: /,$p' "$W/run2.out") "$W/report2/report.txt")"
+}
+
+@test "fleet run 2 from vCenter: report.html in headless Chromium shows the configuration column and the explained pairs; screenshot in out/fleet/report-vcenter.png" {
+    local html=$W/report2/report.html
+    fleet_page_dom "$html" "$W/dom2.html"
+    grep -q '<th>configuration (vCenter)</th>' "$W/dom2.html" || flunk "no configuration column"
+    [ "$(grep -c '<td class="config explained" data-explained="True">h2 vmk1 MTU 1500 while the cluster.s vMotion vmks are 9000: [A-Z-]* explained</td>' "$W/dom2.html")" = 8 ] ||
+        flunk "explained cells: $(grep -o '<td class="config[^>]*>[^<]*' "$W/dom2.html" | sort | uniq -c)"
+    grep -q '<tr class="config-host" data-host="h2" data-below="1">' "$W/dom2.html" || flunk "h2's configuration row"
+    [ "$(grep -c '<tr class="config-host" data-host="h[134]" data-below="0">' "$W/dom2.html")" = 3 ] || flunk "configuration rows"
+    mkdir -p "$ESXDIAG_ROOT/out/fleet"
+    cp "$html" "$ESXDIAG_ROOT/out/fleet/report-vcenter.html"
+    cp "$W/run2.out" "$ESXDIAG_ROOT/out/fleet/run2.out"
     rm -f "$ESXDIAG_ROOT/out/fleet/report-vcenter.png"
-    fleet_page_png "$html" "$ESXDIAG_ROOT/out/fleet/report-vcenter.png" 1400,1500
+    fleet_page_png "$html" "$ESXDIAG_ROOT/out/fleet/report-vcenter.png" 1400,1650
     [ "$(head -c 8 "$ESXDIAG_ROOT/out/fleet/report-vcenter.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
         flunk "no PNG at out/fleet/report-vcenter.png"
 }

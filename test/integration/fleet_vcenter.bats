@@ -28,6 +28,11 @@ setup_file() {
     mkdir -p "$W/www" "$W/home" "$W/tmp"
     ip netns exec "$VC_NS" /usr/bin/python3 -m http.server 8080 --bind 127.0.0.1 -d "$W/www" > /dev/null 2>&1 &
     wait_port 8080 "$VC_NS"
+    # a peer that takes the connection and never answers (the kernel completes the
+    # handshake from the backlog; nothing accepts): bounded at 120 s by itself
+    ip netns exec "$VC_NS" /usr/bin/python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 8444)); s.listen(8); time.sleep(120)' &
+    wait_port 8444 "$VC_NS"
 }
 
 teardown_file() {
@@ -148,6 +153,12 @@ $output"
 
 @test "vcenter bad input: not a vCenter (a plain HTTP server)" {
     VMWARE_PORT=8080 bad_input "esxdiag_vcenter: vCenter 127.0.0.1:8080: not a vCenter: no TLS there (WRONG_VERSION_NUMBER; a plain HTTP server?) (check hostname and port, VMWARE_HOST and VMWARE_PORT)" "$EXAMPLE"
+}
+
+@test "vcenter bad input: a vCenter that never answers: timed out after the timeout option's seconds" {
+    # without the bound it would wait until the peer's end, 120 s later, with another error
+    { cat "$EXAMPLE"; echo "timeout: 2"; } > "$W/slow.yml"
+    VMWARE_PORT=8444 bad_input "esxdiag_vcenter: vCenter 127.0.0.1:8444: no answer (timed out) (check the address and the network path to it)" "$W/slow.yml"
 }
 
 @test "vcenter bad input: a self-signed certificate with validation on" {

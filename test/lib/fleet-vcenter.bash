@@ -24,6 +24,12 @@
 #   fleet_vmk_names add|del         every bench host's vMotion interface v0 also
 #                                   answers to vmk1, the name vCenter gives that vmk
 #                                   (a Linux altname: esxmtu -I vmk1 binds to v0)
+#   fleet_play_vcenter OUT [ARGS...]
+#                                   the documented command with the vCenter inventory
+#                                   (esxi/fleet/inventory/vcenter.example.yml as it is)
+#                                   from the controller's namespace, plus the bench's
+#                                   plumbing (fleet_bench_vars); all output in OUT, the
+#                                   playbook's exit code returned (bound: 900 s)
 #   fleet_bench_vars DIR            DIR/bench-vars.yml (after fleet_inventory DIR): only
 #                                   what the bench's stand-in hosts need beyond a real
 #                                   ESXi (their folders, shell, PATH), no address: those
@@ -120,4 +126,13 @@ for name, hv in inv['hosts'].items():
     hosts[name] = v
 json.dump({'all': {'hosts': hosts}}, open(sys.argv[2], 'w'), indent=1)
 PY
+}
+
+fleet_play_vcenter() {
+    local out=$1
+    shift
+    # shellcheck disable=SC2046
+    (cd "$ESXDIAG_ROOT" && timeout -k 10 900 ip netns exec "$FLEET_NS_CTL" env $(fleet_env "$FLEET_DIR") \
+        ansible-playbook -i esxi/fleet/inventory/vcenter.example.yml -i "$FLEET_DIR/bench-vars.yml" \
+        esxi/fleet/validate.yml -e "esxdiag_kit=$FLEET_KIT" "$@") > "$out" 2>&1
 }

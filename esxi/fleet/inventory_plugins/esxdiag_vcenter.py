@@ -248,7 +248,7 @@ def host_vars(props, dvs_by_uuid, pg_by_key, where):
         'esxdiag_vmk': vnic.device,
         'esxdiag_netstack': vnic.spec.netStackInstanceKey or 'defaultTcpipStack',
         'esxdiag_config': {
-            'source': 'vcenter %s' % where, 'vmk': vnic.device, 'vmk_mtu': vnic.spec.mtu,
+            'source': 'vCenter %s' % where, 'vmk': vnic.device, 'vmk_mtu': vnic.spec.mtu,
             'chosen_by': how, 'other_vmotion_vmks': others, 'netstack': vnic.spec.netStackInstanceKey,
             'portgroup': portgroup, 'switch': switch, 'uplinks': uplinks, 'management_vmk': mgmt.device,
         },
@@ -280,14 +280,10 @@ class InventoryModule(BaseInventoryPlugin):
         port = self.get_option('port')
         self._where = '%s:%s' % (host, port) if ':' not in str(host) else '[%s]:%s' % (host, port)
         ctx = _ssl_context(self.get_option('validate_certs'), self.get_option('ca_file'))
-        old = socket.getdefaulttimeout()
-        socket.setdefaulttimeout(self.get_option('timeout'))
         try:
             return SmartConnect(host=host, port=int(port), user=user, pwd=pwd, sslContext=ctx)
         except Exception as e:
             _stop(_connect_error(self._where, user, e))
-        finally:
-            socket.setdefaulttimeout(old)
 
     def _datacenters(self, content):
         found = _collect(content, content.rootFolder, vim.Datacenter, ['name', 'hostFolder'])
@@ -338,6 +334,17 @@ class InventoryModule(BaseInventoryPlugin):
         self._read_config_data(path)
         if vim is None:
             _stop('pyVmomi is not installed on the controller (apt-get install python3-pyvmomi)')
+        # every socket pyVmomi opens waits at most `timeout` seconds for the vCenter
+        # (pyVmomi 6.7 takes no timeout of its own)
+        old = socket.getdefaulttimeout()
+        socket.setdefaulttimeout(self.get_option('timeout'))
+        try:
+            hosts, dvs, pgs = self._read()
+        finally:
+            socket.setdefaulttimeout(old)
+        self._populate(hosts, dvs, pgs)
+
+    def _read(self):
         si = self._login()
         try:
             content = si.RetrieveContent()
@@ -345,9 +352,14 @@ class InventoryModule(BaseInventoryPlugin):
             dvs, pgs = self._switches(content)
         except vmodl.MethodFault as e:
             _stop('vCenter %s: reading the inventory failed: %s' % (self._where, e.msg or type(e).__name__))
+        except OSError as e:
+            _stop(_connect_error(self._where, self.get_option('username'), e))
         finally:
-            Disconnect(si)
-        self._populate(hosts, dvs, pgs)
+            try:
+                Disconnect(si)
+            except Exception:
+                pass
+        return hosts, dvs, pgs
 
     def _populate(self, hosts, dvs, pgs):
         group = self.get_option('group')
