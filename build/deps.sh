@@ -8,9 +8,10 @@
 #
 # It also builds the ESXi-shaped shell the host-script tests run under (build_esxi_shell
 # below): .cache/esxi-shell/busybox. `build/deps.sh esxi-shell` builds only that.
-# And the fleet tests' vCenter (build_vcsim below): govmomi's simulator from Debian's
+# `build/deps.sh vcsim` builds the fleet tests' vCenter (build_vcsim below), which the
+# fleet tests ask for themselves: govmomi's simulator from Debian's
 # golang-github-vmware-govmomi-dev with test/lib/vcsim-fleet.go as its main, built
-# with Debian's Go into .cache/vcsim/vcsim-fleet. `build/deps.sh vcsim` builds only that.
+# with Debian's Go into .cache/vcsim/vcsim-fleet (Go is not needed for the kit).
 #
 # build/deps.sh aarch64 (make ARCH=aarch64): the cross packages, then Debian's musl
 # source package (the same version as the installed musl-dev) built for aarch64 with
@@ -38,9 +39,10 @@ PKGS="$PKGS debian-archive-keyring"
 # fleet (esxi/fleet, test/integration/fleet.bats): Ansible drives the hosts over ssh;
 # the test bench runs an sshd in each namespace host; chromium renders report.html
 PKGS="$PKGS ansible-core openssh-server openssh-client chromium"
-# fleet from vCenter: pyVmomi for the inventory plugin (esxi/fleet/inventory_plugins);
-# the tests' vCenter is govmomi's simulator (its Go source package), built with golang-go
-PKGS="$PKGS python3-pyvmomi golang-go golang-github-vmware-govmomi-dev"
+# fleet from vCenter: pyVmomi for the inventory plugin (esxi/fleet/inventory_plugins)
+PKGS="$PKGS python3-pyvmomi"
+# the fleet tests' vCenter: govmomi's simulator (its Go source package), built with golang-go
+[ "$ARCH" = vcsim ] && PKGS="$PKGS golang-go golang-github-vmware-govmomi-dev"
 
 missing=""
 for p in $PKGS; do
@@ -237,7 +239,6 @@ vcsim)
     ;;
 x86_64)
     build_esxi_shell
-    build_vcsim
     stamp="$CACHE/mbedtls/built.stamp"
     want="rev$BUILD_REV-$config_sum"
     up_to_date "$stamp" "$want" && exit 0
