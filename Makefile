@@ -1,19 +1,27 @@
-# esxdiag: one entry point.
-#   make          deps (first time: apt-get, mbedtls from Debian source) + out/bin/*
-#   make test     unit (ASan+UBSan), integration (bats, real binaries), fuzz smoke,
-#                 binary checks, reproducibility; ends with "N passed, N failed"
-#   make demo     every tool once, on this machine only
-#   make dist     dist/esxdiag-$(VERSION)-x86_64.tar.gz (reproducible)
-#   ARCH=aarch64  the same for ESXi-Arm: out/aarch64/bin/*, dist/esxdiag-$(VERSION)-aarch64.tar.gz
-#   make dist-all one tarball per architecture (build/arch/*.mk)
-#   make bench    side-by-side benchmarks against the anchors
-#   make fuzz     each libFuzzer target for FUZZ_SECONDS (default 60)
-#   make asan     out/asan/<tool>: each tool with ASan+UBSan (host gcc), for tests
-#   V=1           show the full compiler command lines
+# esxdiag: one entry point. The targets (`make help` prints them):
+#   make              out/bin/*: the tools, static musl (never installs: says what is missing)
+#   make deps         as root: apt-get what is missing, build mbedtls and the test shell in .cache/
+#   make check T=S    one bats suite, test/integration/S.bats (T may list several; x86_64 only)
+#   make check-unit   the unit tests, ASan+UBSan (U=name: those whose name holds it)
+#   make test         all CI runs: deps, unit, bats, fuzz smoke, aarch64 too; "N passed, N failed"
+#   make demo         deps, then every tool once, on this machine only
+#   make install      out/bin/* and docs/*.1 into PREFIX (/usr/local): bin/, share/man/man1/
+#   make dist         dist/esxdiag-$(VERSION)-x86_64.tar.gz (reproducible)
+#   make dist-all     one tarball per architecture (build/arch/*.mk)
+#   make bench        each tool against its anchor in the same run, as ratios
+#   make fuzz         each libFuzzer target for FUZZ_SECONDS (default 60)
+#   make unit         build the unit tests (out/test/unit/*) without running them
+#   make asan         out/asan/<tool>: each tool with ASan+UBSan (host gcc), for tests
+#   make clean        remove out/ and dist/
+#   make help         this list
+#   ARCH=aarch64      the same for ESXi-Arm: out/aarch64/bin/*, dist/*-aarch64.tar.gz
+#   V=1               show the full compiler command lines
 # Any folder tools/<name>/ with a main.c becomes out/bin/<name>.
 # What differs between architectures lives in build/arch/<arch>.mk (compiler, output
 # folder, mbedtls build, dependency stamp), as <arch>_NAME variables; A_NAME below is
 # the one of $(ARCH).
+# Only `make deps` (and test and demo, which run it) installs or builds dependencies;
+# every other target runs `build/deps.sh --check` first, which names what is missing.
 
 VERSION     := 0.1.0
 SHELL       := /bin/bash
@@ -23,6 +31,8 @@ MBED_HOST   := $(CACHE)/mbedtls/host
 DEPS_STAMP  := $(CACHE)/mbedtls/built.stamp
 OUT         := out
 FUZZ_SECONDS ?= 60
+PREFIX      ?= /usr/local
+DESTDIR     ?=
 V           ?= 0
 Q           := $(if $(filter 1,$(V)),,@)
 
@@ -70,24 +80,38 @@ FUZZ_CFLAGS := $(DEFS) -Wall -Wextra -Werror -Wno-unused-command-line-argument -
 GIT_COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY   := $(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 
-.PHONY: all all-arches deps test unit fuzz-bins asan demo dist dist-all bench fuzz clean FORCE
+# the targets `make help` lists (test/integration/make.bats holds the two in step), then
+# the steps they are made of
+.PHONY: all deps check check-unit test demo install dist dist-all bench fuzz unit asan clean help
+.PHONY: all-arches deps-all deps-test fuzz-bins FORCE
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(A_BIN)/,$(TOOLS))
-# every architecture's binaries, one make per ARCH (after this make's own deps run, so
-# that a parallel make test never runs build/deps.sh twice at once)
-all-arches: $(DEPS_STAMP)
+# every architecture's binaries, one make per ARCH
+all-arches:
 	$(Q)set -e; for a in $(ARCHES); do $(MAKE) --no-print-directory ARCH=$$a all; done
 
-deps: $(A_DEPS)
-$(DEPS_STAMP): build/deps.sh build/mbedtls_config.h
-	./build/deps.sh
+help:
+	@awk -v v=$(VERSION) 'NR == 1 { next } /^[^#]/ { exit } \
+	    /^#   / { s = substr($$0, 2); sub(/\$$\(VERSION\)/, v, s); print s }' Makefile
+
+# ---- dependencies: installed and built by `make deps` alone (build/deps.sh);
+# everything else checks them (build/deps.sh --check, which never writes, so a
+# stamp changes only when the build behind it does and only then are objects rebuilt)
+deps:
+	./build/deps.sh $(ARCH)
+deps-all:
+	$(Q)set -e; for a in $(ARCHES); do ./build/deps.sh $$a; done
+$(DEPS_STAMP): FORCE
+	@./build/deps.sh --check build
+deps-test:
+	@./build/deps.sh --check test
 
 # build information of ARCH $(1), rewritten only when it changes (host objects take
 # the default ARCH's, in $(OUT)/gen)
 write_buildinfo = mkdir -p $(@D); \
 	musl=$$(cat $($(1)_MUSL_VERSION) 2>/dev/null); \
-	[ -n "$$musl" ] || { echo "buildinfo: $($(1)_MUSL_VERSION) missing (run ./build/deps.sh $(1))" >&2; exit 1; }; \
+	[ -n "$$musl" ] || { echo "buildinfo: $($(1)_MUSL_VERSION) missing (run make deps ARCH=$(1))" >&2; exit 1; }; \
 	printf '\#define ESXDIAG_VERSION "%s"\n\#define ESXDIAG_COMMIT "%s"\n\#define ESXDIAG_ARCH "%s"\n\#define ESXDIAG_MUSL "%s"\n' \
 	    '$(VERSION)' '$(GIT_COMMIT)$(GIT_DIRTY)' '$(1)' "$$musl" > $@.tmp; \
 	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
@@ -123,13 +147,13 @@ endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_template,$(t))))
 
 # ---- host (sanitized) objects for unit tests and fuzz targets
-$(OUT)/obj/host/%.o: %.c $(DEPS_STAMP)
+$(OUT)/obj/host/%.o: %.c $(DEPS_STAMP) | deps-test
 	@mkdir -p $(@D)
 	@echo "  CC.san  $<"
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
 $(OUT)/obj/host/common/version.o: $(OUT)/gen/buildinfo.h
 $(OUT)/obj/host/common/version.o: HOST_CFLAGS += -I$(OUT)/gen
-$(OUT)/obj/fuzz/%.o: %.c $(DEPS_STAMP)
+$(OUT)/obj/fuzz/%.o: %.c $(DEPS_STAMP) | deps-test
 	@mkdir -p $(@D)
 	@echo "  CC.fuzz $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
@@ -142,7 +166,8 @@ tool_of     = $(firstword $(subst _, ,$(notdir $(1))))
 tool_mods   = $(if $(filter $(call tool_of,$(1)),$(TOOLS)),$(filter-out tools/$(call tool_of,$(1))/main.c,$(sort $(wildcard tools/$(call tool_of,$(1))/*.c))))
 
 UNIT_SRC    := $(sort $(wildcard test/unit/*_test.c))
-UNIT_BINS   := $(UNIT_SRC:test/unit/%.c=$(OUT)/test/unit/%)
+UNIT_NAMES  := $(UNIT_SRC:test/unit/%.c=%)
+UNIT_BINS   := $(UNIT_NAMES:%=$(OUT)/test/unit/%)
 define UNIT_template
 $(OUT)/test/unit/$(1): $(OUT)/obj/host/test/unit/$(1).o \
         $(patsubst %.c,$(OUT)/obj/host/%.o,$(call tool_mods,$(1)) $(COMMON_SRC))
@@ -177,21 +202,59 @@ unit: $(UNIT_BINS)
 fuzz-bins: $(FUZZ_BINS)
 asan: $(addprefix $(OUT)/asan/,$(TOOLS))
 
-test: all-arches $(UNIT_BINS) $(FUZZ_BINS) $(OUT)/asan/esxperf
+# ---- running the tests (test/run.sh prints the results and the "N passed" line)
+# make check T=S...: those suites (S, S.bats or its path), with what they run: the
+# sanitized esxperf for a suite that names out/asan, the aarch64 build for one that
+# reads ESXDIAG_BIN_AARCH64
+SUITES      := $(patsubst test/integration/%.bats,%,$(sort $(wildcard test/integration/*.bats)))
+ifneq ($(filter check,$(MAKECMDGOALS)),)
+CHECK_T     := $(basename $(notdir $(T)))
+$(if $(CHECK_T),,$(error make check: no suite named (give T=NAME, one of: $(SUITES))))
+$(if $(filter-out $(SUITES),$(CHECK_T)),$(error make check: T=$(filter-out $(SUITES),$(CHECK_T)): no such suite in test/integration (one of: $(SUITES))))
+CHECK_FILES := $(CHECK_T:%=test/integration/%.bats)
+CHECK_NEEDS := $(if $(shell grep -l 'out/asan' $(CHECK_FILES)),$(OUT)/asan/esxperf) \
+               $(if $(shell grep -l 'ESXDIAG_BIN_AARCH64' $(CHECK_FILES)),all-arches)
+endif
+check: all deps-test $(CHECK_NEEDS)
+	@./test/run.sh bats $(CHECK_T)
+
+# make check-unit [U=name]: the unit tests whose name holds name (all without U)
+CHECK_UNITS := $(strip $(if $(U),$(foreach u,$(UNIT_NAMES),$(if $(findstring $(U),$(u)),$(u))),$(UNIT_NAMES)))
+ifneq ($(filter check-unit,$(MAKECMDGOALS)),)
+$(if $(CHECK_UNITS),,$(error make check-unit: U=$(U): no unit test's name holds it (test/unit/*_test.c)))
+endif
+check-unit: $(CHECK_UNITS:%=$(OUT)/test/unit/%)
+	@./test/run.sh unit $(CHECK_UNITS)
+
+# make test: the dependencies of every architecture first (installed when missing),
+# then everything built, then every test; aarch64 too (binaries, qemu runs)
+test:
+	$(Q)$(MAKE) --no-print-directory deps-all
+	$(Q)$(MAKE) --no-print-directory all-arches unit fuzz-bins $(OUT)/asan/esxperf
 	@./test/run.sh
 
-demo: all
+demo:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory all
 	@./test/lib/demo.sh
+
+# make install PREFIX=DIR: the x86_64 tools (static: they run on any x86_64 Linux,
+# e.g. the machine that drives the fleet) and their man pages
+MAN_PAGES   := $(sort $(wildcard docs/*.1))
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(addprefix $(A_BIN)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/bin/
+	$(if $(MAN_PAGES),install -m 0644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/)
 
 dist: all
 	@./build/dist.sh $(VERSION) $(ARCH)
 dist-all:
 	$(Q)set -e; for a in $(ARCHES); do $(MAKE) --no-print-directory ARCH=$$a dist; done
 
-bench: all
+bench: all deps-test
 	@./test/lib/bench.sh
 
-fuzz: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS) deps-test
 	@./test/lib/fuzz.sh $(FUZZ_SECONDS)
 
 clean:

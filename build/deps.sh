@@ -1,80 +1,113 @@
 #!/bin/sh
-# Install what the build and the tests need on a Debian 12 machine, then fetch the
-# mbedtls source package with `apt-get source` (apt verifies its checksums) and build
-# libmbedcrypto twice from it with our config (build/mbedtls_config.h):
-#   .cache/mbedtls/musl  musl-gcc, for the shipped static binaries
-#   .cache/mbedtls/host  gcc, for unit tests under the sanitizers and fuzz targets
-# The result is cached under .cache/ (git-ignored): later builds run offline.
+# What the build and the tests need on a Debian 12 machine: the Debian packages, and
+# the builds cached under .cache/ (git-ignored; later builds run offline):
+#   .cache/mbedtls/musl  libmbedcrypto built with musl-gcc, for the shipped static binaries
+#   .cache/mbedtls/host  the same with gcc, for unit tests under the sanitizers and fuzz
+#   .cache/esxi-shell    the ESXi-shaped shell the host-script tests run under
+#                        (build_esxi_shell below)
+#   .cache/musl-aarch64, .cache/mbedtls/musl-aarch64  the aarch64 kit's musl and mbedtls
+# Both mbedtls and musl come from Debian source packages (`apt-get source`: apt verifies
+# their checksums), built with our config (build/mbedtls_config.h).
 #
-# It also builds the ESXi-shaped shell the host-script tests run under (build_esxi_shell
-# below): .cache/esxi-shell/busybox. `build/deps.sh esxi-shell` builds only that.
-# `build/deps.sh vcsim` builds the fleet tests' vCenter (build_vcsim below), which the
-# fleet tests ask for themselves: govmomi's simulator from Debian's
-# golang-github-vmware-govmomi-dev with test/lib/vcsim-fleet.go as its main, built
-# with Debian's Go into .cache/vcsim/vcsim-fleet (Go is not needed for the kit).
-#
-# build/deps.sh aarch64 (make ARCH=aarch64): the cross packages, then Debian's musl
-# source package (the same version as the installed musl-dev) built for aarch64 with
-# Debian's own flags into .cache/musl-aarch64, and libmbedcrypto cross-built with it:
-#   .cache/mbedtls/musl-aarch64
+# Installing (`make deps`, `make test`, `make demo`; as root, it runs apt-get):
+#   build/deps.sh [x86_64]   every package for building and testing, mbedtls, the shell
+#   build/deps.sh aarch64    the cross packages, musl and mbedtls for aarch64
+#   build/deps.sh esxi-shell the ESXi-shaped shell only
+#   build/deps.sh vcsim      the fleet tests' vCenter (build_vcsim below), which the fleet
+#                            tests ask for themselves: govmomi's simulator from Debian's
+#                            golang-github-vmware-govmomi-dev with test/lib/vcsim-fleet.go
+#                            as its main, in .cache/vcsim (Go is not needed for the kit)
+# Checking (every other make target; never installs, never writes):
+#   build/deps.sh --check build|test|aarch64
+#     build: what `make` needs; test: what the tests need besides; aarch64: ARCH=aarch64.
+#     Exit 0, or 2 with one line naming what is missing and saying to run make deps.
+# ESXDIAG_DEPS_EXTRA="pkg ...": packages this machine must have besides the lists
+# (both modes; a site's own need, or a test of the check itself).
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 CACHE="$ROOT/.cache"
-ARCH=${1:-x86_64}
-case $ARCH in
-    x86_64 | aarch64 | esxi-shell | vcsim) ;;
-    *) echo "deps: unknown architecture '$ARCH' (x86_64, aarch64, esxi-shell or vcsim)" >&2; exit 2 ;;
-esac
-
-# package -> what it is for (README "Dependencies" lists the same)
-PKGS="musl-tools dpkg-dev libjsmn-dev libcmocka-dev bats clang libclang-rt-14-dev
-iperf3 gdisk fdisk dosfstools mtools util-linux iproute2 nftables strace busybox
-openssl make gcc jq time shellcheck iputils-ping iputils-tracepath python3"
-# aarch64 kit: the cross compiler (and its binutils), qemu-user to run its binaries in tests
-[ "$ARCH" = aarch64 ] && PKGS="$PKGS gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user-static"
-# iperf3 3.18/3.22 test peers: apt checks the trixie and sid signatures with this keyring
-# (test/lib/iperf3-peers.sh fetches them from the bats files and the bench, cached)
-PKGS="$PKGS debian-archive-keyring"
-# fleet (esxi/fleet, test/integration/fleet.bats): Ansible drives the hosts over ssh;
-# the test bench runs an sshd in each namespace host; chromium renders report.html
-PKGS="$PKGS ansible-core openssh-server openssh-client chromium"
-# fleet from vCenter: pyVmomi for the inventory plugin (esxi/fleet/inventory_plugins)
-PKGS="$PKGS python3-pyvmomi"
-# the fleet tests' vCenter: govmomi's simulator (its Go source package), built with golang-go
-[ "$ARCH" = vcsim ] && PKGS="$PKGS golang-go golang-github-vmware-govmomi-dev"
-
-missing=""
-for p in $PKGS; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    if [ "$(id -u)" != 0 ]; then
-        echo "deps: missing packages:$missing (run make as root, or apt-get install them)" >&2
-        exit 2
-    fi
-    echo "deps: installing$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+CHECK=""
+if [ "${1:-}" = --check ]; then
+    CHECK=${2:-}
+    case $CHECK in
+        build | test | aarch64) ;;
+        *) echo "deps: --check '$CHECK': not one of build, test, aarch64" >&2; exit 2 ;;
+    esac
+    ARCH=$CHECK
+else
+    ARCH=${1:-x86_64}
+    case $ARCH in
+        x86_64 | aarch64 | esxi-shell | vcsim) ;;
+        *) echo "deps: unknown target '$ARCH' (x86_64, aarch64, esxi-shell or vcsim)" >&2; exit 2 ;;
+    esac
 fi
 
-mkdir -p "$CACHE/include"
+# package -> what it is for (README "Dependencies" lists the same)
+# building the kit: musl-gcc, the JSON tokenizer header, and `apt-get source` plus a
+# compiler for mbedtls and musl
+PKGS_BUILD="musl-tools libjsmn-dev dpkg-dev make gcc"
+# the tests: unit (cmocka), integration (bats), fuzz (clang libFuzzer), real peers
+# and disk tools, namespaces, the syscall audit
+PKGS_TEST="libcmocka-dev bats clang libclang-rt-14-dev iperf3 gdisk fdisk dosfstools
+mtools util-linux iproute2 nftables strace busybox openssl jq time shellcheck
+iputils-ping iputils-tracepath python3"
+# iperf3 3.18/3.22 test peers: apt checks the trixie and sid signatures with this keyring
+# (test/lib/iperf3-peers.sh fetches them from the bats files and the bench, cached)
+PKGS_TEST="$PKGS_TEST debian-archive-keyring"
+# fleet (esxi/fleet, test/integration/fleet.bats): Ansible drives the hosts over ssh;
+# the test bench runs an sshd in each namespace host; chromium renders report.html
+PKGS_TEST="$PKGS_TEST ansible-core openssh-server openssh-client chromium"
+# the man pages' test renders docs/*.1 with man and groff, warnings on
+PKGS_TEST="$PKGS_TEST man-db groff-base"
+# fleet from vCenter: pyVmomi for the inventory plugin (esxi/fleet/inventory_plugins)
+PKGS_TEST="$PKGS_TEST python3-pyvmomi"
+# the fleet tests' vCenter: govmomi's simulator (its Go source package), built with golang-go
+PKGS_VCSIM="golang-go golang-github-vmware-govmomi-dev"
+# aarch64 kit: the cross compiler (and its binutils), qemu-user to run its binaries in tests
+PKGS_AARCH64="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user-static"
+
+# missing_pkgs PKG...: those of the packages that are not installed, on one line
+missing_pkgs() {
+    dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null |
+        awk -v want="$*" '$NF == "installed" { ok[$1] = 1 }
+            END { n = split(want, w, " "); s = ""
+                  for (i = 1; i <= n; i++) if (!(w[i] in ok)) s = s " " w[i]
+                  print substr(s, 2) }'
+}
+
+# install_pkgs PKG...: apt-get install those that are missing (as root)
+install_pkgs() {
+    missing=$(missing_pkgs "$@")
+    [ -n "$missing" ] || return 0
+    if [ "$(id -u)" != 0 ]; then
+        echo "deps: missing packages: $missing (run make deps as root, or apt-get install them)" >&2
+        exit 2
+    fi
+    echo "deps: installing $missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
+    # shellcheck disable=SC2086
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
+}
 # write_new DST < CONTENT: replace DST only when it changes, in one rename (a make job
 # of the other architecture may be compiling against it right now)
 write_new() {
     cat > "$1.new.$$"
     if cmp -s "$1.new.$$" "$1"; then rm -f "$1.new.$$"; else mv -f "$1.new.$$" "$1"; fi
 }
-write_new "$CACHE/include/jsmn.h" < /usr/include/jsmn.h
-# and its Debian version, for --version of the tools that compile it in (jsmn has none)
-printf '#define ESXDIAG_JSMN_VERSION "%s"\n' \
-    "$(dpkg-query -W -f='${Version}' libjsmn-dev | sed 's/-[^-]*$//')" |
-    write_new "$CACHE/include/jsmn_version.h"
-
-# musl version for --version (musl has no version macro)
-dpkg-query -W -f='${Version}' musl-dev | sed 's/-[^-]*$//' | write_new "$CACHE/musl.version"
+# the jsmn header and the versions --version reports, in .cache/
+cache_headers() {
+    mkdir -p "$CACHE/include"
+    write_new "$CACHE/include/jsmn.h" < /usr/include/jsmn.h
+    # and its Debian version, for --version of the tools that compile it in (jsmn has none)
+    printf '#define ESXDIAG_JSMN_VERSION "%s"\n' \
+        "$(dpkg-query -W -f='${Version}' libjsmn-dev | sed 's/-[^-]*$//')" |
+        write_new "$CACHE/include/jsmn_version.h"
+    # musl version for --version (musl has no version macro)
+    dpkg-query -W -f='${Version}' musl-dev | sed 's/-[^-]*$//' | write_new "$CACHE/musl.version"
+}
+CACHE_HEADERS="include/jsmn.h include/jsmn_version.h musl.version"
 
 # rebuild only when our config or the way we build changes
 BUILD_REV=1
@@ -141,10 +174,8 @@ build_mbedtls() {
 build_musl_cross() {
     dst="$CACHE/musl-$1"
     sver=$(dpkg-query -W -f='${source:Version}' musl-dev)
-    want_musl="rev$BUILD_REV-$sver-$(sha256sum "build/arch/$1.specs" | cut -c1-16)"
-    if [ -f "$dst/built.stamp" ] && [ "$(cat "$dst/built.stamp")" = "$want_musl" ]; then
-        return 0
-    fi
+    want_musl=$(want_musl_cross "$1")
+    stamp_is "$dst/built.stamp" "$want_musl" && return 0
     source_pkg "musl=$sver" "musl-${sver%-*}"
     echo "deps: building musl $sver for $1 (static, Debian's $2 flags)"
     work="$CACHE/musl-$1.work"
@@ -165,9 +196,10 @@ build_musl_cross() {
     echo "$want_musl" > "$dst/built.stamp"
 }
 
-# up_to_date STAMP WANT: the stamp says this build is done (touched for make)
-up_to_date() {
-    [ -f "$1" ] && [ "$(cat "$1")" = "$2" ] && touch "$1"
+# stamp_is STAMP WANT: the stamp says this build is done. Never touched when it is:
+# the objects that depend on a stamp rebuild only when the build behind it changed.
+stamp_is() {
+    [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]
 }
 
 # build_esxi_shell: busybox from Debian's source package (the version installed), built
@@ -181,8 +213,8 @@ ESXI_SH_OFF="ASH_CMDCMD TR OD"
 build_esxi_shell() {
     dst="$CACHE/esxi-shell"
     sver=$(dpkg-query -W -f='${source:Version}' busybox | sed 's/^[0-9]*://')
-    want_sh="rev$BUILD_REV-$sver-$(printf '%s type' "$ESXI_SH_OFF" | sha256sum | cut -c1-16)"
-    up_to_date "$dst/built.stamp" "$want_sh" && return 0
+    want_sh=$(want_esxi_shell)
+    stamp_is "$dst/built.stamp" "$want_sh" && return 0
     source_pkg "busybox=$(dpkg-query -W -f='${source:Version}' busybox)" "busybox-${sver%%-*}"
     echo "deps: building the ESXi-shaped shell (busybox $sver: no command, type, tr, od)"
     work="$CACHE/esxi-shell.work"
@@ -216,7 +248,7 @@ build_esxi_shell() {
 build_vcsim() {
     dst="$CACHE/vcsim"
     want_vc="rev$BUILD_REV-$(dpkg-query -W -f='${Version}' golang-github-vmware-govmomi-dev)-$(go env GOVERSION)-$(sha256sum test/lib/vcsim-fleet.go | cut -c1-16)"
-    up_to_date "$dst/built.stamp" "$want_vc" && return 0
+    stamp_is "$dst/built.stamp" "$want_vc" && return 0
     echo "deps: building the fleet tests' vCenter (govmomi $(dpkg-query -W -f='${Version}' golang-github-vmware-govmomi-dev) simulator)"
     work="$CACHE/vcsim.work"
     rm -rf "$dst" "$work" && mkdir -p "$dst" "$work"
@@ -227,36 +259,94 @@ build_vcsim() {
     echo "$want_vc" > "$dst/built.stamp"
 }
 
+# what each stamp must say for the build behind it to be current (the check and the
+# builds above compare the same strings)
 config_sum=$(sha256sum build/mbedtls_config.h | cut -c1-16)
+MBED_STAMP="$CACHE/mbedtls/built.stamp"
+MBED_A64_STAMP="$CACHE/mbedtls/built-aarch64.stamp"
+want_mbedtls() { echo "rev$BUILD_REV-$config_sum"; }
+want_mbedtls_aarch64() { echo "rev$BUILD_REV-$config_sum-$(cat "$CACHE/musl-aarch64/built.stamp" 2>/dev/null)"; }
+want_musl_cross() {
+    echo "rev$BUILD_REV-$(dpkg-query -W -f='${source:Version}' musl-dev)-$(sha256sum "build/arch/$1.specs" | cut -c1-16)"
+}
+want_esxi_shell() {
+    echo "rev$BUILD_REV-$(dpkg-query -W -f='${source:Version}' busybox | sed 's/^[0-9]*://')-$(printf '%s type' "$ESXI_SH_OFF" | sha256sum | cut -c1-16)"
+}
+
+# build_mbedtls_for ARCH: mbedtls for the x86_64 kit and the host, or for aarch64
+build_mbedtls_for() {
+    source_pkg mbedtls 'mbedtls-2.28.*'
+    ver=$(basename "$src" | sed 's/^mbedtls-//')
+    if [ "$1" = aarch64 ]; then
+        echo "deps: building mbedtls $ver (libmbedcrypto) for aarch64"
+        build_mbedtls musl-aarch64 "aarch64-linux-gnu-gcc -specs=$CACHE/musl-aarch64/musl-gcc.specs" \
+            aarch64-linux-gnu-ar ""
+    else
+        echo "deps: building mbedtls $ver (libmbedcrypto) with musl-gcc and gcc"
+        build_mbedtls musl musl-gcc ar ""
+        build_mbedtls host gcc ar "-fPIC -g"
+    fi
+    echo "$ver" > "$CACHE/mbedtls/version"
+}
+
+# check LEVEL: what that level needs and lacks, as one line; exit 2 when anything does
+# (the package lists split into words on purpose, here and below)
+# shellcheck disable=SC2086
+check() {
+    case $1 in
+    build)
+        pkgs=$(missing_pkgs $PKGS_BUILD ${ESXDIAG_DEPS_EXTRA:-})
+        builds=""
+        for f in $CACHE_HEADERS; do [ -f "$CACHE/$f" ] || builds="$builds .cache/$f"; done
+        stamp_is "$MBED_STAMP" "$(want_mbedtls)" || builds="$builds .cache/mbedtls"
+        what="build with make" fix="make deps" ;;
+    test)
+        pkgs=$(missing_pkgs $PKGS_TEST ${ESXDIAG_DEPS_EXTRA:-})
+        builds=""
+        stamp_is "$CACHE/esxi-shell/built.stamp" "$(want_esxi_shell 2>/dev/null)" ||
+            builds=" .cache/esxi-shell"
+        what="run the tests" fix="make deps" ;;
+    aarch64)
+        pkgs=$(missing_pkgs $PKGS_BUILD $PKGS_AARCH64 ${ESXDIAG_DEPS_EXTRA:-})
+        builds=""
+        stamp_is "$CACHE/musl-aarch64/built.stamp" "$(want_musl_cross aarch64 2>/dev/null)" ||
+            builds=" .cache/musl-aarch64"
+        stamp_is "$MBED_A64_STAMP" "$(want_mbedtls_aarch64)" || builds="$builds .cache/mbedtls/musl-aarch64"
+        what="build ARCH=aarch64" fix="make deps ARCH=aarch64" ;;
+    esac
+    [ -n "$pkgs$builds" ] || exit 0
+    msg=""
+    [ -z "$pkgs" ] || msg="missing packages $pkgs"
+    [ -z "$builds" ] || msg="$msg${msg:+; }not built or out of date:$builds"
+    echo "deps: cannot $what: $msg (run '$fix' as root: it installs and builds what is missing)" >&2
+    exit 2
+}
+
+[ -z "$CHECK" ] || check "$CHECK"
+# shellcheck disable=SC2086
 case $ARCH in
 esxi-shell)
+    install_pkgs $PKGS_BUILD busybox ${ESXDIAG_DEPS_EXTRA:-}
     build_esxi_shell
-    exit 0
     ;;
 vcsim)
+    install_pkgs $PKGS_VCSIM ${ESXDIAG_DEPS_EXTRA:-}
     build_vcsim
-    exit 0
     ;;
 x86_64)
+    install_pkgs $PKGS_BUILD $PKGS_TEST ${ESXDIAG_DEPS_EXTRA:-}
+    cache_headers
     build_esxi_shell
-    stamp="$CACHE/mbedtls/built.stamp"
-    want="rev$BUILD_REV-$config_sum"
-    up_to_date "$stamp" "$want" && exit 0
-    source_pkg mbedtls 'mbedtls-2.28.*'
-    echo "deps: building mbedtls $(basename "$src" | sed 's/^mbedtls-//') (libmbedcrypto) with musl-gcc and gcc"
-    build_mbedtls musl musl-gcc ar ""
-    build_mbedtls host gcc ar "-fPIC -g"
+    stamp_is "$MBED_STAMP" "$(want_mbedtls)" && exit 0
+    build_mbedtls_for x86_64
+    want_mbedtls > "$MBED_STAMP"
     ;;
 aarch64)
-    stamp="$CACHE/mbedtls/built-aarch64.stamp"
+    install_pkgs $PKGS_BUILD $PKGS_AARCH64 ${ESXDIAG_DEPS_EXTRA:-}
+    cache_headers
     build_musl_cross aarch64 arm64 aarch64-linux-gnu
-    want="rev$BUILD_REV-$config_sum-$(cat "$CACHE/musl-aarch64/built.stamp")"
-    up_to_date "$stamp" "$want" && exit 0
-    source_pkg mbedtls 'mbedtls-2.28.*'
-    echo "deps: building mbedtls $(basename "$src" | sed 's/^mbedtls-//') (libmbedcrypto) for aarch64"
-    build_mbedtls musl-aarch64 "aarch64-linux-gnu-gcc -specs=$CACHE/musl-aarch64/musl-gcc.specs" \
-        aarch64-linux-gnu-ar ""
+    stamp_is "$MBED_A64_STAMP" "$(want_mbedtls_aarch64)" && exit 0
+    build_mbedtls_for aarch64
+    want_mbedtls_aarch64 > "$MBED_A64_STAMP"
     ;;
 esac
-basename "$src" | sed 's/^mbedtls-//' > "$CACHE/mbedtls/version"
-echo "$want" > "$stamp"

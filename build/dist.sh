@@ -38,7 +38,7 @@ case $arch in
     aarch64)
         bindir=out/aarch64/bin machine=AArch64 mbed_lic=.cache/mbedtls/musl-aarch64/LICENSE
         musl_lic=.cache/musl-aarch64/COPYRIGHT
-        [ -f "$musl_lic" ] || die "$musl_lic missing (run make ARCH=aarch64: build/deps.sh aarch64 puts it there)" ;;
+        [ -f "$musl_lic" ] || die "$musl_lic missing (run make deps ARCH=aarch64: it puts it there)" ;;
     *) die "unknown architecture '$arch' (x86_64 or aarch64)" ;;
 esac
 
@@ -69,7 +69,7 @@ files='esxi/prepare.sh:0755 esxi/cleanup.sh:0755 esxi/hostcli.sh:0644 esxi/READM
 for fm in $files; do
     [ -f "${fm%:*}" ] || die "${fm%:*} is missing"
 done
-[ -f "$mbed_lic" ] || die "$mbed_lic missing (run make ARCH=$arch: build/deps.sh puts it there)"
+[ -f "$mbed_lic" ] || die "$mbed_lic missing (run make deps ARCH=$arch: it puts it there)"
 jsmn_lic=/usr/share/doc/libjsmn-dev/copyright
 [ -f "$jsmn_lic" ] || die "$jsmn_lic missing (apt-get install libjsmn-dev)"
 

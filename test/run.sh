@@ -1,7 +1,10 @@
 #!/bin/bash
-# make test: unit tests (cmocka under ASan+UBSan), integration tests (bats on the real
-# static binaries), fuzz smoke runs (each libFuzzer target briefly on its corpus).
-# Ends with one line "N passed, N failed" and exits non-zero on any failure.
+# The test runner: unit tests (cmocka under ASan+UBSan), integration tests (bats on the
+# real static binaries), fuzz smoke runs (each libFuzzer target briefly on its corpus).
+# Ends with one line "N passed, N failed, N skipped" and exits non-zero on any failure.
+#   test/run.sh                 make test: every unit test, every suite, the fuzz runs
+#   test/run.sh unit NAME...    make check-unit: those unit tests (out/test/unit/NAME)
+#   test/run.sh bats SUITE...   make check T=...: those suites (test/integration/SUITE.bats)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
@@ -34,41 +37,81 @@ tap_count() { # $1 = name, $2 = exit code, $3 = tap file
     fi
 }
 
-echo "== unit tests (ASan + UBSan)"
-for t in out/test/unit/*_test; do
-    [ -x "$t" ] || continue
-    name=$(basename "$t")
-    CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" > "$LOG/$name.tap" 2>&1
-    rc=$?
-    tap_count "$name" "$rc" "$LOG/$name.tap"
-    printf '   %-32s %s\n' "$name" "$(grep -cE '^ok ' "$LOG/$name.tap") ok, $(grep -cE '^not ok ' "$LOG/$name.tap") failed"
-done
+# run_unit PATH...: each unit test binary, one line each
+run_unit() {
+    local t name rc
+    echo "== unit tests (ASan + UBSan)"
+    for t in "$@"; do
+        [ -x "$t" ] || continue
+        name=$(basename "$t")
+        CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" > "$LOG/$name.tap" 2>&1
+        rc=$?
+        tap_count "$name" "$rc" "$LOG/$name.tap"
+        printf '   %-32s %s\n' "$name" "$(grep -cE '^ok ' "$LOG/$name.tap") ok, $(grep -cE '^not ok ' "$LOG/$name.tap") failed"
+    done
+}
 
-echo "== integration tests (bats)"
-for f in test/integration/*.bats; do
-    [ -f "$f" ] || continue
-    name=$(basename "$f" .bats)
-    start=$(date +%s)
-    timeout 1800 bats --tap "$f" > "$LOG/$name.tap" 2>&1
-    rc=$?
-    tap_count "$name" "$rc" "$LOG/$name.tap"
-    printf '   %-32s %s (%ss)\n' "$name" "$(grep -cE '^ok ' "$LOG/$name.tap") ok ($(grep -ciE '^ok .* # skip' "$LOG/$name.tap") skipped), $(grep -cE '^not ok ' "$LOG/$name.tap") failed" "$(( $(date +%s) - start ))"
-done
+# run_bats FILE...: each bats suite, one line each with its seconds
+run_bats() {
+    local f name start rc
+    echo "== integration tests (bats)"
+    for f in "$@"; do
+        [ -f "$f" ] || continue
+        name=$(basename "$f" .bats)
+        start=$(date +%s)
+        timeout 1800 bats --tap "$f" > "$LOG/$name.tap" 2>&1
+        rc=$?
+        tap_count "$name" "$rc" "$LOG/$name.tap"
+        printf '   %-32s %s (%ss)\n' "$name" "$(grep -cE '^ok ' "$LOG/$name.tap") ok ($(grep -ciE '^ok .* # skip' "$LOG/$name.tap") skipped), $(grep -cE '^not ok ' "$LOG/$name.tap") failed" "$(( $(date +%s) - start ))"
+    done
+}
 
-echo "== fuzz smoke runs (libFuzzer, corpus + 20 s each)"
-fuzzroot=$(mktemp -d)
-test/lib/fuzz.sh 20 "$fuzzroot" > "$LOG/fuzz.txt"
-while read -r name execs cov _ res _; do
-    [ "$name" = target ] && continue
-    cp "$fuzzroot/$name/last.log" "$LOG/$name.log" 2>/dev/null
-    if [ "$res" = ok ]; then
-        passed=$((passed + 1)); printf '   %-32s ok (%s execs, cov: %s)\n' "$name" "$execs" "$cov"
-    else
-        failed=$((failed + 1)); failures+=("$name: libFuzzer failed (see $LOG/$name.log)")
-        printf '   %-32s FAILED\n' "$name"
-    fi
-done < "$LOG/fuzz.txt"
-rm -rf "$fuzzroot"
+run_fuzz() {
+    local fuzzroot name execs cov res
+    echo "== fuzz smoke runs (libFuzzer, corpus + 20 s each)"
+    fuzzroot=$(mktemp -d)
+    test/lib/fuzz.sh 20 "$fuzzroot" > "$LOG/fuzz.txt"
+    while read -r name execs cov _ res _; do
+        [ "$name" = target ] && continue
+        cp "$fuzzroot/$name/last.log" "$LOG/$name.log" 2>/dev/null
+        if [ "$res" = ok ]; then
+            passed=$((passed + 1)); printf '   %-32s ok (%s execs, cov: %s)\n' "$name" "$execs" "$cov"
+        else
+            failed=$((failed + 1)); failures+=("$name: libFuzzer failed (see $LOG/$name.log)")
+            printf '   %-32s FAILED\n' "$name"
+        fi
+    done < "$LOG/fuzz.txt"
+    rm -rf "$fuzzroot"
+}
+
+# a name asked for that is not there is a failure, not a silent pass
+need() { # PATH NAME
+    [ -e "$1" ] && return 0
+    failed=$((failed + 1)); failures+=("$2: not found ($1)")
+    return 1
+}
+
+case ${1:-} in
+"")
+    run_unit out/test/unit/*_test
+    run_bats test/integration/*.bats
+    run_fuzz
+    ;;
+unit | bats)
+    kind=$1; shift
+    [ $# -gt 0 ] || { echo "run.sh: $kind: name at least one (see make help)" >&2; exit 2; }
+    paths=()
+    for n in "$@"; do
+        if [ "$kind" = unit ]; then p=out/test/unit/$n; else p=test/integration/$n.bats; fi
+        need "$p" "$n" && paths+=("$p")
+    done
+    if [ "$kind" = unit ]; then run_unit "${paths[@]}"; else run_bats "${paths[@]}"; fi
+    ;;
+*)
+    echo "run.sh: '$1': not unit or bats (test/run.sh [unit NAME... | bats SUITE...])" >&2
+    exit 2
+    ;;
+esac
 
 if [ ${#failures[@]} -gt 0 ]; then
     echo "== failures"

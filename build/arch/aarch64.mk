@@ -1,5 +1,6 @@
 # aarch64 (ESXi-Arm): Debian's gcc-aarch64-linux-gnu over musl and mbedtls, both
-# cross-built from Debian source packages by `build/deps.sh aarch64` into .cache/.
+# cross-built from Debian source packages by `build/deps.sh aarch64` (make deps
+# ARCH=aarch64) into .cache/.
 # build/arch/aarch64.specs points the cross gcc at that musl; the Makefile fills in
 # this checkout's path (so a copied .cache works in another clone).
 aarch64_OUT     := $(OUT)/aarch64
@@ -19,5 +20,6 @@ $(aarch64_SPECS): build/arch/aarch64.specs
 	@mkdir -p $(@D)
 	$(Q)sed 's|@MUSL@|$(CURDIR)/$(CACHE)/musl-aarch64|g' $< > $@
 
-$(aarch64_DEPS): build/deps.sh build/mbedtls_config.h build/arch/aarch64.specs
-	./build/deps.sh aarch64
+# checked, never built here: `make deps ARCH=aarch64` builds it
+$(aarch64_DEPS): FORCE
+	@./build/deps.sh --check aarch64

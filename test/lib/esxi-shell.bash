@@ -19,7 +19,7 @@ esxi_list() { awk -v k="$1" '$1 == k { print $2 }' "$ESXI_SH_LIST"; }
 
 esxi_shell_bin() {
     if [ ! -x "$ESXI_BUSYBOX" ]; then
-        echo "no ESXi-shaped shell at $ESXI_BUSYBOX: run make (build/deps.sh esxi-shell builds it)" >&2
+        echo "no ESXi-shaped shell at $ESXI_BUSYBOX: run make deps (build/deps.sh esxi-shell builds it alone)" >&2
         return 1
     fi
     mkdir -p "$1" || return 1
