@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# The Makefile's promises about itself: a plain make installs nothing (a missing
+# package is named, with make deps to run, and no apt-get or dpkg runs), make help
+# lists the targets the Makefile declares public, and make check refuses a suite
+# that does not exist. Each make runs in this tree and stops before building.
+load ../lib/common
+
+setup() {
+    W=$(mktemp -d)
+    # this make is not a sub-make of the one running the tests
+    unset MAKEFLAGS MAKELEVEL MFLAGS
+}
+teardown() { rm -rf "$W"; }
+
+@test "make: a plain make with a package missing names it, says make deps, exits 2, and runs no apt-get or dpkg" {
+    command -v strace >/dev/null || flunk "strace missing (make deps installs it)"
+    local fake="esxdiag-no-such-package-$$"
+    dpkg-query -W "$fake" >/dev/null 2>&1 && flunk "$fake is installed: pick another name"
+    # the check passes on this machine as it is: the failure below is the fake package's
+    run "$ESXDIAG_ROOT/build/deps.sh" --check build
+    assert_status 0
+    local stamp="$ESXDIAG_ROOT/.cache/mbedtls/built.stamp" before
+    before=$(stat -c %Y.%s "$stamp")
+    ESXDIAG_DEPS_EXTRA=$fake run strace -f -qq -e trace=execve -o "$W/exec" \
+        make -C "$ESXDIAG_ROOT" --no-print-directory
+    assert_status 2
+    assert_contains "deps: cannot build with make: missing packages $fake (run 'make deps' as root"
+    # what ran: the check's dpkg-query, and nothing that installs or downloads
+    grep -q 'execve("[^"]*/dpkg-query"' "$W/exec" || flunk "the check did not run dpkg-query: $(cat "$W/exec")"
+    if grep -E 'execve\("[^"]*/(apt-get|apt|dpkg|aptitude)"' "$W/exec"; then
+        flunk "a plain make ran the package tools above"
+    fi
+    [ "$(stat -c %Y.%s "$stamp")" = "$before" ] || flunk "the failed check changed or removed $stamp"
+}
+
+@test "make help: one line for each public target (the first .PHONY line), each one make knows" {
+    run make -C "$ESXDIAG_ROOT" --no-print-directory help
+    assert_status 0
+    local help=$output public targets t db
+    public=$(sed -n 's/^\.PHONY: *//p' "$ESXDIAG_ROOT/Makefile" | head -n 1)
+    [ -n "$public" ] || flunk "no .PHONY line in the Makefile"
+    # the target column: "make", or "make TARGET [ARGS]", then two spaces or more
+    targets=$(awk -F '  +' '$2 ~ /^make( |$)/ { split($2, w, " "); print (w[2] == "" ? "all" : w[2]) }' <<< "$help")
+    for t in $public; do
+        grep -qx "$t" <<< "$targets" || flunk "make help has no line for '$t' (first .PHONY line of the Makefile)"
+    done
+    # the reverse: every target the list names is public and one make has a rule for
+    # (-q makes nothing; it exits 1, as help is never up to date)
+    db=$(make -C "$ESXDIAG_ROOT" -pRrq --no-print-directory help 2>/dev/null || true)
+    for t in $targets; do
+        grep -qE "^$t:" <<< "$db" || flunk "make help lists '$t', which the Makefile has no rule for"
+        [[ " $public " == *" $t "* ]] || flunk "make help lists '$t', which is not on the first .PHONY line"
+    done
+    # one line each, within 100 columns
+    awk 'length > 100 { print "too long: " $0; bad = 1 } END { exit bad }' <<< "$help"
+}
+
+@test "make check: no T, or a T that is no suite, is refused with the list of suites (exit 2)" {
+    run make -C "$ESXDIAG_ROOT" --no-print-directory check
+    assert_status 2
+    assert_contains "make check: no suite named (give T=NAME, one of: "
+    assert_contains " esxmtu "
+    run make -C "$ESXDIAG_ROOT" --no-print-directory check T="esxmtu nosuch$$"
+    assert_status 2
+    assert_contains "make check: T=nosuch$$: no such suite in test/integration"
+    run make -C "$ESXDIAG_ROOT" --no-print-directory check-unit U="nosuch$$"
+    assert_status 2
+    assert_contains "make check-unit: U=nosuch$$: no unit test's name holds it"
+}
