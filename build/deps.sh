@@ -309,6 +309,7 @@ check() {
     aarch64)
         pkgs=$(missing_pkgs $PKGS_BUILD $PKGS_AARCH64 ${ESXDIAG_DEPS_EXTRA:-})
         builds=""
+        for f in $CACHE_HEADERS; do [ -f "$CACHE/$f" ] || builds="$builds .cache/$f"; done
         stamp_is "$CACHE/musl-aarch64/built.stamp" "$(want_musl_cross aarch64 2>/dev/null)" ||
             builds=" .cache/musl-aarch64"
         stamp_is "$MBED_A64_STAMP" "$(want_mbedtls_aarch64)" || builds="$builds .cache/mbedtls/musl-aarch64"
