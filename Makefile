@@ -207,6 +207,9 @@ asan: $(addprefix $(OUT)/asan/,$(TOOLS))
 # sanitized esxperf for a suite that names out/asan, the aarch64 build for one that
 # reads ESXDIAG_BIN_AARCH64
 SUITES      := $(patsubst test/integration/%.bats,%,$(sort $(wildcard test/integration/*.bats)))
+# T and U are for this make only: a suite that runs make itself must not inherit them
+# (make.bats runs make check: with T=make in its environment it would run itself)
+unexport T U
 ifneq ($(filter check,$(MAKECMDGOALS)),)
 CHECK_T     := $(basename $(notdir $(T)))
 $(if $(CHECK_T),,$(error make check: no suite named (give T=NAME, one of: $(SUITES))))

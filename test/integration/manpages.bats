@@ -7,7 +7,7 @@
 # file to edit.
 load ../lib/common
 
-setup() { W=$(mktemp -d); unset MAKEFLAGS MAKELEVEL MFLAGS; }
+setup() { W=$(mktemp -d); unset MAKEFLAGS MAKELEVEL MFLAGS T U; }
 teardown() { rm -rf "$W"; }
 
 tools() { local m; for m in "$ESXDIAG_ROOT"/tools/*/main.c; do basename "$(dirname "$m")"; done; }
