@@ -234,9 +234,12 @@ struct running {
     int killed;
 };
 
-static int start(struct ecp_call *c, struct running *r)
+
+/* spawn argv with stdout and stderr into a pipe; r->pid 0 (and why) when it cannot run */
+static int start(const char *const *argv, char *why, size_t wlen, struct running *r)
 {
     int p[2];
+    memset(r, 0, sizeof *r);
     if (pipe(p) != 0)
         return -1;
     (void)fcntl(p[0], F_SETFD, FD_CLOEXEC);
@@ -246,35 +249,88 @@ static int start(struct ecp_call *c, struct running *r)
     posix_spawn_file_actions_adddup2(&fa, p[1], 1);
     posix_spawn_file_actions_adddup2(&fa, p[1], 2);
     posix_spawn_file_actions_addclose(&fa, p[1]);
-    int e = posix_spawn(&r->pid, c->argv[0], &fa, NULL, (char *const *)c->argv, environ);
+    int e = posix_spawn(&r->pid, argv[0], &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(p[1]);
     if (e != 0) {
         close(p[0]);
-        snprintf(c->why, sizeof c->why, "cannot run %s: %s", c->argv[0], errtext(e));
+        snprintf(why, wlen, "cannot run %s: %s", argv[0], errtext(e));
         r->pid = 0;
         return 0;                  /* this call failed; the others may still run */
     }
     r->fd = p[0];
     r->buf = xmalloc(ECP_OUT_MAX);
-    r->len = 0;
     r->started = mono_s();
-    r->killed = 0;
     return 0;
+}
+
+/* read what is there; 1 at end of output */
+static int take(struct running *r)
+{
+    char tmp[4096];
+    ssize_t got = read(r->fd, tmp, sizeof tmp);
+    if (got < 0)
+        return errno == EINTR || errno == EAGAIN ? 0 : 1;
+    if (got == 0)
+        return 1;
+    size_t room = ECP_OUT_MAX - r->len, n = (size_t)got < room ? (size_t)got : room;
+    memcpy(r->buf + r->len, tmp, n);
+    r->len += n;                   /* more than the cap is read and dropped */
+    return 0;
+}
+
+/* reap it: its exit code, or -1 with why */
+static int reap(struct running *r, double deadline_s, char *why, size_t wlen)
+{
+    close(r->fd);
+    int st = 0, code = -1;
+    while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (r->killed)
+        snprintf(why, wlen, "did not finish within %.0f s: stopped", deadline_s);
+    else if (WIFEXITED(st))
+        code = WEXITSTATUS(st);
+    else
+        snprintf(why, wlen, "ended by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    return code;
+}
+
+int ecp_capture(const char *const *argv, double deadline_s, char **out, size_t *len, char *why, size_t wlen)
+{
+    struct running r;
+    *out = NULL;
+    *len = 0;
+    why[0] = 0;
+    if (start(argv, why, wlen, &r) != 0 || r.pid == 0) {
+        if (!why[0])
+            snprintf(why, wlen, "cannot run %s: %s", argv[0], errtext(errno));
+        return -1;
+    }
+    for (;;) {
+        double left = r.started + deadline_s - mono_s();
+        if (left <= 0 && !r.killed) {
+            kill(r.pid, SIGKILL);
+            r.killed = 1;
+        }
+        struct pollfd pf = { r.fd, POLLIN, 0 };
+        int ms = left <= 0 ? 100 : (int)(left * 1000) + 1;
+        if (poll(&pf, 1, ms) < 0 && errno != EINTR) {
+            kill(r.pid, SIGKILL);
+            r.killed = 1;
+            break;
+        }
+        if ((pf.revents & (POLLIN | POLLHUP | POLLERR)) && take(&r))
+            break;
+    }
+    int code = reap(&r, deadline_s, why, wlen);
+    *out = r.buf;
+    *len = r.len;
+    return code;
 }
 
 static void finish(struct ecp_call *c, struct running *r, double deadline_s)
 {
-    close(r->fd);
-    int st = 0;
-    while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (r->killed)
-        snprintf(c->why, sizeof c->why, "did not finish within %.0f s: stopped", deadline_s);
-    else if (WIFEXITED(st))
-        c->exit_code = WEXITSTATUS(st);
-    else
-        snprintf(c->why, sizeof c->why, "ended by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    c->exit_code = reap(r, deadline_s, c->why, sizeof c->why);
     (void)ecp_parse(r->buf, r->len, c->data_len, &c->res);
     free(r->buf);
     memset(r, 0, sizeof *r);
@@ -288,7 +344,7 @@ int ecp_run_all(struct ecp_call *calls, size_t n, double deadline_s)
     while (next < n || active > 0) {
         for (size_t k = 0; k < ECP_PARALLEL && next < n; k++)
             if (run[k].pid == 0) {
-                if (start(&calls[next], &run[k]) != 0)
+                if (start(calls[next].argv, calls[next].why, sizeof calls[next].why, &run[k]) != 0)
                     return -1;
                 slot_call[k] = next++;
                 if (run[k].pid)
@@ -318,16 +374,8 @@ int ecp_run_all(struct ecp_call *calls, size_t n, double deadline_s)
             struct running *r = &run[who[i]];
             if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
-            char tmp[4096];
-            ssize_t got = read(r->fd, tmp, sizeof tmp);
-            if (got < 0 && errno == EINTR)
+            if (!take(r))
                 continue;
-            if (got > 0) {
-                size_t room = ECP_OUT_MAX - r->len, take = (size_t)got < room ? (size_t)got : room;
-                memcpy(r->buf + r->len, tmp, take);
-                r->len += take;
-                continue;          /* more than the cap is read and dropped */
-            }
             finish(&calls[slot_call[who[i]]], r, deadline_s);
             active--;
         }

@@ -69,6 +69,10 @@ void ecp_build(struct ecp_call *c, const struct ecp_ask *a, const char *host, in
  * Fills each call's res, exit_code, why. Returns 0, or -1 when calls cannot be
  * started at all (errno). */
 int ecp_run_all(struct ecp_call *calls, size_t n, double deadline_s);
+/* Run argv (stdout and stderr together, at most ECP_OUT_MAX bytes kept into *out,
+ * which the caller frees), killed after deadline_s. Returns its exit code, or -1
+ * with why when it could not run or finish. */
+int ecp_capture(const char *const *argv, double deadline_s, char **out, size_t *len, char *why, size_t wlen);
 /* the words of the human header for this method */
 const char *ecp_method_desc(void);
 

@@ -1,12 +1,13 @@
 /* esxmtu: does a full-size Don't-Fragment packet really cross to each peer?
  * The command line first (usage text, short options, long options, side by side),
- * then one straight flow: parse, resolve, open, check, discover, trace, report.
- * The work is in peers.c, probe.c, check.c, discover.c + rounds.c, trace.c, verdict.c,
- * report.c. */
+ * then one straight flow: parse, settle the netstack, resolve, open, check, discover,
+ * trace, report. The work is in peers.c, netstack.c, probe.c, check.c (or esxcli_ping.c),
+ * discover.c + rounds.c, trace.c, verdict.c, report.c. */
 #include "args.h"
 #include "check.h"
 #include "clock.h"
 #include "discover.h"
+#include "esxcli_ping.h"
 #include "fail.h"
 #include "net.h"
 #include "options.h"
@@ -43,7 +44,12 @@ static const char usage[] =
 "  -i SECONDS    interval between probes to a peer (default 0.2)\n"
 "  -W SECONDS    wait for an answer after the last probe (default 1)\n"
 "  -t TTL        time to live / hop limit (default: system)\n"
-"  -I IFACE      send through this interface (vmk1 on ESXi)\n"
+"  -I IFACE      send through this interface (vmk1 on ESXi; a vmk's netstack is\n"
+"                asked of esxcli and used)\n"
+"  -S, --netstack NETSTACK\n"
+"                probe in this ESXi netstack (vmotion, vxlan...): enter it with the\n"
+"                ++netstack= launch word where the host supports it, else probe\n"
+"                through esxcli network diag ping; needs -I or -B\n"
 "  -B SRCADDR    source address\n"
 "  -4, -6        use IPv4 / IPv6 addresses only\n"
 "  -d            accepted for vmkping habits: DF is always set\n"
@@ -72,6 +78,7 @@ static const char usage[] =
 "\n"
 "Examples:\n"
 "  esxmtu -I vmk1 10.160.22.112 10.160.22.113     vMotion jumbo check, MTU 9000\n"
+"  esxmtu -S vmotion -I vmk1 10.160.22.112         the same on the vmotion netstack\n"
 "  esxmtu -m 1600 -f vtep-peers.txt               overlay (NSX/VXLAN) underlay\n"
 "  esxmtu --discover 198.18.2.2                    exact path MTU\n"
 "  esxmtu --trace -6 2001:db8:2::2                 which hop limits the path\n"
@@ -79,13 +86,14 @@ static const char usage[] =
 "Exit codes: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n";
 
 /* the options above, in getopt's words; a leading ':' lets us name a missing value */
-static const char shorts[] = ":m:s:c:i:W:t:I:B:46df:Jqh";
+static const char shorts[] = ":m:s:c:i:W:t:I:B:S:46df:Jqh";
 enum { OPT_DISCOVER = 256, OPT_TRACE, OPT_METHOD, OPT_VERSION, OPT_HOPS };
 static const struct option longs[] = {
     { "discover", no_argument, NULL, OPT_DISCOVER },
     { "trace", no_argument, NULL, OPT_TRACE },
     { "max-hops", required_argument, NULL, OPT_HOPS },
     { "method", required_argument, NULL, OPT_METHOD },
+    { "netstack", required_argument, NULL, 'S' },
     { "json", no_argument, NULL, 'J' },
     { "version", no_argument, NULL, OPT_VERSION },
     { "help", no_argument, NULL, 'h' },
@@ -140,11 +148,12 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
         case 'm': o->mtu = (uint32_t)num("-m", optarg, PKT_MIN_MTU4, PKT_MAX_MTU); o->have_mtu = 1; break;
         case 's': o->size = (uint32_t)num("-s", optarg, 0, PKT_MAX_MTU - PKT_HDR4); o->have_size = 1; break;
         case 'c': o->chk.count = (unsigned)num("-c", optarg, 1, 100); break;
-        case 'i': o->chk.interval_ns = seconds("-i", optarg, 0, 60); break;
+        case 'i': o->chk.interval_ns = seconds("-i", optarg, 0, 60); o->interval = optarg; break;
         case 'W': o->chk.timeout_ns = seconds("-W", optarg, 0.001, 60); break;
         case 't': o->po.ttl = (int)num("-t", optarg, 1, 255); break;
         case 'I': o->po.iface = optarg; break;
         case 'B': o->src = optarg; break;
+        case 'S': o->ns.want = optarg; break;
         case '4': o->family = AF_INET; o->saw4 = 1; break;
         case '6': o->family = AF_INET6; o->saw6 = 1; break;
         case 'd': break;
@@ -192,7 +201,7 @@ static void prepare(struct mtu_opts *o, struct peer *peers, int *need4, int *nee
         else
             o->po.src6 = src;
     }
-    if (o->po.iface && if_nametoindex(o->po.iface) == 0)
+    if (o->po.iface && o->ns.method != NSM_ESXCLI && if_nametoindex(o->po.iface) == 0)
         die(EXIT_USAGE, "-I %s: no such interface (list them with 'esxcfg-vmknic -l' or 'ip link')",
             o->po.iface);
     for (size_t i = 0; i < o->peers.n; i++) {
@@ -246,20 +255,36 @@ static void discover(struct prober *p, struct peer *peers, size_t n, uint64_t ti
     free(t);
 }
 
+/* the check through esxcli, when this process cannot use the netstack (netstack.h) */
+static void esxcli_check(const struct mtu_opts *o, struct peer *peers)
+{
+    char why[400];
+    struct ecp_ask a = { o->ns.esxcli, o->ns.name, o->po.iface, o->chk.count,
+                         (unsigned)((o->chk.timeout_ns + NS_PER_SEC - 1) / NS_PER_SEC), o->interval, o->po.ttl };
+    if (ecp_check(peers, o->peers.n, &a, why, sizeof why) != 0)
+        die(EXIT_USAGE, "netstack %s: %s", o->ns.name, why);
+}
+
 int main(int argc, char **argv)
 {
-    argc = args_strip_vmk(argc, &argv);
     struct mtu_opts o;
     opts_defaults(&o);
+    netstack_note(&o.ns, argc, argv);
+    argc = args_strip_vmk(argc, &argv);
     parse(&o, argc, argv);
+    netstack_settle(&o);
 
     struct peer *peers = xcalloc(o.peers.n, sizeof *peers);
     int need4 = 0, need6 = 0;
     prepare(&o, peers, &need4, &need6);
 
     struct prober p;
-    open_prober(&p, &o, need4, need6);
-    if (check_run(&p, peers, o.peers.n, &o.chk) != 0)
+    memset(&p, 0, sizeof p);
+    if (o.ns.method == NSM_ESXCLI)
+        esxcli_check(&o, peers);
+    else
+        open_prober(&p, &o, need4, need6);
+    if (o.ns.method != NSM_ESXCLI && check_run(&p, peers, o.peers.n, &o.chk) != 0)
         die(EXIT_USAGE, "probing failed: %s", errtext(errno));
     if (o.discover)
         discover(&p, peers, o.peers.n, o.chk.timeout_ns);
@@ -274,7 +299,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < o.peers.n; i++)
         if (!verdict_ok(peers[i].verdict))
             code = EXIT_CHECK;
-    struct report_ctx rc = { &p, o.quiet, o.discover, o.trace };
+    struct report_ctx rc = { &p, o.quiet, o.discover, o.trace, &o.ns };
     if (o.json) {
         char *j = report_json(&rc, peers, o.peers.n, code);
         fputs(j, stdout);
@@ -283,7 +308,8 @@ int main(int argc, char **argv)
     } else {
         report_human(stdout, &rc, peers, o.peers.n, code);
     }
-    prober_close(&p);
+    if (o.ns.method != NSM_ESXCLI)
+        prober_close(&p);
     for (size_t i = 0; i < o.peers.n; i++)
         free(peers[i].trace);
     free(peers);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "check.h"
+#include "netstack.h"
 #include "peers.h"
 #include "probe.h"
 
@@ -21,8 +22,10 @@ struct mtu_opts {
     int max_hops, have_max_hops; /* --max-hops */
     struct prober_opts po;       /* --method, -I, -t (and -B, once resolved) */
     const char *src;             /* -B */
+    const char *interval;        /* -i as given (esxcli's --interval), NULL: not given */
     const char *file;            /* -f */
     struct peer_list peers;      /* operands, then the -f file's lines */
+    struct netstack ns;          /* -S, the launch word, and how the run reaches it */
 };
 
 void opts_defaults(struct mtu_opts *o);

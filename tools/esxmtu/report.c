@@ -1,5 +1,6 @@
 /* Human and JSON reports. Keys and their order are part of the interface. */
 #include "report.h"
+#include "esxcli_ping.h"
 #include "fail.h"
 #include "jsonw.h"
 #include "packet.h"
@@ -262,12 +263,39 @@ static void human_trace(FILE *f, const struct peer *pe)
     }
 }
 
+static int via_esxcli(const struct report_ctx *c)
+{
+    return c->ns && c->ns->method == NSM_ESXCLI;
+}
+
+/* "raw", "dgram"... or "esxcli" */
+static const char *method_of(const struct report_ctx *c, int family)
+{
+    return via_esxcli(c) ? "esxcli" : probe_method_name(c->p->method[family == AF_INET6]);
+}
+
+/* the netstack line of the header: which one, where its name came from, how it was reached */
+static void human_netstack(FILE *f, const struct netstack *ns)
+{
+    if (!ns || !ns->name[0])
+        return;
+    fprintf(f, "netstack %s (%s): ", ns->name, ns->from);
+    if (ns->method == NSM_WORD)
+        fprintf(f, "entered with the ++netstack=%s launch word (%s)\n", ns->name, ns->note);
+    else if (ns->method == NSM_ESXCLI)
+        fprintf(f, "not entered (%s): probing through esxcli network diag ping\n", ns->note);
+    else
+        fprintf(f, "%s\n", ns->note);
+}
+
 void report_human(FILE *f, const struct report_ctx *c, const struct peer *peers, size_t n, int exit_code)
 {
     int shown[2] = { 0, 0 };
     unsigned pass = 0;
     for (size_t i = 0; i < n; i++)
         pass += verdict_ok(peers[i].verdict);
+    if (!c->quiet)
+        human_netstack(f, c->ns);
     if (!c->quiet)
         for (size_t i = 0; i < n; i++) {
             int fi = peers[i].family == AF_INET6;
@@ -276,8 +304,8 @@ void report_human(FILE *f, const struct report_ctx *c, const struct peer *peers,
             shown[fi] = 1;
             char a[96];
             report_arith(a, sizeof a, peers[i].family, peers[i].mtu);
-            fprintf(f, "%s, DF set; method %s: %s\n", a, probe_method_name(c->p->method[fi]),
-                    prober_method_desc(c->p, peers[i].family));
+            fprintf(f, "%s, DF set; method %s: %s\n", a, method_of(c, peers[i].family),
+                    via_esxcli(c) ? ecp_method_desc() : prober_method_desc(c->p, peers[i].family));
         }
     for (size_t i = 0; i < n; i++) {
         const struct peer *pe = &peers[i];
@@ -386,7 +414,7 @@ static void json_peer(struct jsonw *w, const struct report_ctx *c, const struct 
     jw_str(w, "family", fam_name(pe->family));
     jw_uint(w, "mtu", pe->mtu);
     jw_uint(w, "payload", probe_data_len(pe->family, pe->mtu));
-    jw_str(w, "method", probe_method_name(c->p->method[pe->family == AF_INET6]));
+    jw_str(w, "method", method_of(c, pe->family));
     jw_str(w, "verdict", verdict_name(pe->verdict));
     char ev[512];
     evidence(pe, ev, sizeof ev);
@@ -450,6 +478,19 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
     jw_obj(&w, NULL);
     jw_str(&w, "tool", tool_name);
     jw_str(&w, "version", version_string());
+    jw_obj(&w, "netstack");          /* name null: none named, this process's own */
+    if (c->ns && c->ns->name[0]) {
+        jw_str(&w, "name", c->ns->name);
+        jw_str(&w, "from", c->ns->from);
+        jw_str(&w, "method", netstack_method_name(c->ns->method));
+        jw_str(&w, "note", c->ns->note);
+    } else {
+        jw_null(&w, "name");
+        jw_null(&w, "from");
+        jw_str(&w, "method", netstack_method_name(NSM_CURRENT));
+        jw_null(&w, "note");
+    }
+    jw_end(&w);
     jw_arr(&w, "peers");
     unsigned pass = 0;
     for (size_t i = 0; i < n; i++) {

@@ -4,12 +4,14 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "check.h"
+#include "netstack.h"
 #include "probe.h"
 
 struct report_ctx {
     const struct prober *p;
     int quiet;                   /* -q: verdict lines and summary only */
     int discover, trace;
+    const struct netstack *ns;   /* the run's netstack and how it was reached */
 };
 
 /* "MTU 9000 = 8972 data + 8 ICMP + 20 IPv4" */
