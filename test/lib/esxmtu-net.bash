@@ -17,6 +17,18 @@
 #                            one a line: the IPv4 ones, then the IPv6 ones); mtunet_reset
 #                            removes them
 #   mtunet_blackhole_to DST SIZE   R drops packets to DST longer than SIZE (no ICMP)
+#
+# The vMotion netstack bench (a separate one; ESXi's netstacks stood in for by
+# namespaces):
+#   V (vmk1) <-> (sv) S: bridge br0 (sp) <-> (p0) P      S is a switch, not a router
+#   V 198.18.3.1/24 (the "vmotion" netstack, holding the vMotion vmknic vmk1)
+#   P 198.18.3.2/24 (the peer host's vMotion address); links at MTU 9000
+#   vmonet_up TAG            build, sets NS_V NS_S NS_P
+#   vmonet_reset             MTUs back to 9000, the switch's rules cleared, P answers
+#   vmonet_port_blackhole N  the switch port towards P drops IP packets over N bytes
+#                            (nft bridge rule: a port left at MTU N, no ICMP)
+#   vmonet_silent_peer       P ignores echo requests
+#   vmonet_down              delete all three (safe to call twice)
 
 mtunet_up() {
     local tag=${1:-$$}
@@ -190,6 +202,65 @@ mtunet_down() {
     local ns
     for ns in ${NS_A:-} ${NS_R:-} ${NS_B:-}; do
         # anything still running in our namespaces was started by these tests
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+        ip netns del "$ns" 2>/dev/null
+    done
+    return 0
+}
+
+vmonet_up() {
+    local tag=${1:-$$}
+    NS_V=esxmtu-$tag-V NS_S=esxmtu-$tag-S NS_P=esxmtu-$tag-P
+    export NS_V NS_S NS_P
+    local ns
+    for ns in $NS_V $NS_S $NS_P; do
+        ip netns add "$ns" || return 1
+        ip -n "$ns" link set lo up
+    done
+    ip -n "$NS_V" link add vmk1 mtu 9000 type veth peer name sv netns "$NS_S" mtu 9000 || return 1
+    ip -n "$NS_P" link add p0 mtu 9000 type veth peer name sp netns "$NS_S" mtu 9000 || return 1
+    ip -n "$NS_S" link add br0 mtu 9000 type bridge || return 1
+    ip -n "$NS_S" link set sv master br0 && ip -n "$NS_S" link set sp master br0 || return 1
+    ip -n "$NS_V" addr add 198.18.3.1/24 dev vmk1
+    ip -n "$NS_P" addr add 198.18.3.2/24 dev p0
+    local l
+    for l in "$NS_V vmk1" "$NS_S sv" "$NS_S sp" "$NS_S br0" "$NS_P p0"; do
+        # shellcheck disable=SC2086  # namespace and link, two words
+        ip -n ${l% *} link set ${l#* } up || return 1
+    done
+    vmonet_reset || return 1
+    # ready when P answers through the switch (bounded: 3 s; bridge ports start forwarding at once
+    # without STP)
+    local esxmtu=${ESXMTU:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/out/bin/esxmtu} i
+    for i in $(seq 30); do
+        ip netns exec "$NS_V" "$esxmtu" -q -m 1280 -c 1 -W 0.1 198.18.3.2 >/dev/null 2>&1 && return 0
+    done
+    echo "vMotion netstack bench: no answer from P after 30 tries" >&2
+    return 1
+}
+
+vmonet_reset() {
+    ip -n "$NS_V" link set vmk1 mtu 9000 && ip -n "$NS_P" link set p0 mtu 9000 || return 1
+    ip netns exec "$NS_S" nft flush ruleset
+    ip netns exec "$NS_S" nft -f - <<'NFT'
+table bridge esxmtu {
+    chain esxmtu_fwd { type filter hook forward priority 0; policy accept; }
+}
+NFT
+    ip netns exec "$NS_P" sysctl -qw net.ipv4.icmp_echo_ignore_all=0
+}
+
+vmonet_port_blackhole() {
+    ip netns exec "$NS_S" nft add rule bridge esxmtu esxmtu_fwd oifname sp ip length gt "$1" drop
+}
+
+vmonet_silent_peer() {
+    ip netns exec "$NS_P" sysctl -qw net.ipv4.icmp_echo_ignore_all=1
+}
+
+vmonet_down() {
+    local ns
+    for ns in ${NS_V:-} ${NS_S:-} ${NS_P:-}; do
         ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
         ip netns del "$ns" 2>/dev/null
     done

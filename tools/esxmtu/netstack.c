@@ -21,6 +21,7 @@
 /* set in the environment of the re-executed run: it never re-executes again, even on
  * a host whose VMkernel takes the ++netstack= word out of argv */
 #define NETSTACK_GUARD_ENV "ESXMTU_NETSTACK_REEXEC"
+#define NETSTACK_FROM_ENV "ESXMTU_NETSTACK_FROM"     /* where the first run found the name */
 #define NETSTACK_WORD "++netstack="
 #define ESXCLI_LIST_SECONDS 60.0     /* esxcli is slow to start on a busy host */
 
@@ -241,7 +242,7 @@ static void reexec(struct netstack *ns, char *why, size_t len)
     for (int i = 1; i < ns->argc; i++)
         av[i + 1] = ns->argv[i];
     av[ns->argc + 1] = NULL;
-    if (setenv(NETSTACK_GUARD_ENV, ns->name, 1) != 0) {
+    if (setenv(NETSTACK_GUARD_ENV, ns->name, 1) != 0 || setenv(NETSTACK_FROM_ENV, ns->from, 1) != 0) {
         snprintf(why, len, "cannot re-execute: %s", errtext(errno));
         free(av);
         return;
@@ -255,14 +256,17 @@ static void reexec(struct netstack *ns, char *why, size_t len)
         execvp(ns->argv[0], av);
     snprintf(why, len, "cannot re-execute with %s: %s", word, errtext(e));
     unsetenv(NETSTACK_GUARD_ENV);
+    unsetenv(NETSTACK_FROM_ENV);
     free(av);
 }
 
 void netstack_settle(struct mtu_opts *o)
 {
     struct netstack *ns = &o->ns;
-    const char *guard = getenv(NETSTACK_GUARD_ENV);
+    const char *guard = getenv(NETSTACK_GUARD_ENV), *first_from = getenv(NETSTACK_FROM_ENV);
     int reexeced = guard != NULL || ns->word != NULL;
+    /* re-executed by ourselves: the word is ours, the name and its source the first run's */
+    int ours = guard && (!ns->word || strcmp(guard, ns->word) == 0) && first_from;
     if (ns->want && !name_ok(ns->want))
         die_usage("-S '%s': not a netstack name (letters, digits, _ - . ; at most %d)", ns->want,
                   NETSTACK_NAME_MAX - 1);
@@ -275,8 +279,12 @@ void netstack_settle(struct mtu_opts *o)
         name = NULL;
     if (name)
         snprintf(ns->from, sizeof ns->from, "%s", ns->want ? "-S" : "++netstack= launch word");
+    if (ours && name)
+        snprintf(ns->from, sizeof ns->from, "%s", first_from);
     const char *iface = o->po.iface;
-    if (netstack_is_vmk(iface) && netstack_find_esxcli(ns->esxcli, sizeof ns->esxcli) == 0) {
+    if (ours && name) {
+        (void)netstack_find_esxcli(ns->esxcli, sizeof ns->esxcli);   /* the first run checked the vmk */
+    } else if (netstack_is_vmk(iface) && netstack_find_esxcli(ns->esxcli, sizeof ns->esxcli) == 0) {
         char stack[NETSTACK_NAME_MAX];
         vmk_netstack(ns, iface, stack, sizeof stack);
         if (name && strcmp(name, stack) != 0)
@@ -301,6 +309,7 @@ void netstack_settle(struct mtu_opts *o)
     if (!reexeced)
         reexec(ns, why, sizeof why);     /* returns only when it cannot */
     unsetenv(NETSTACK_GUARD_ENV);        /* not for the esxcli this run may start */
+    unsetenv(NETSTACK_FROM_ENV);
     if (usable_here(ns, o)) {
         ns->method = NSM_WORD;
         return;

@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# esxmtu -S NETSTACK and -I vmkN's netstack, on a bench where namespaces stand for
+# ESXi's netstacks (test/lib/esxmtu-net.bash, vmonet_*): namespace V is the "vmotion"
+# netstack holding the vMotion vmknic vmk1, a switch namespace S bridges it to the
+# peer P (198.18.3.0/24). esxmtu started in this (the default) namespace has no vmk1:
+# Linux ignores the ++netstack= launch word, so the run falls back to esxcli's ping,
+# played by test/lib/fake-esxcli running a real iputils ping inside V. Each verdict
+# there must be the one esxmtu reaches run inside V itself: PASS on the 9000 path, a
+# BLACK-HOLE behind a switch port dropping IP packets over 1500 (nft bridge rule), a
+# NO-REPLY from a silent peer, LOCAL-MTU when vmk1 itself is 1500.
+# Namespaces are named esxmtu-<pid>-V/S/P and deleted in teardown_file.
+load ../lib/common
+load ../lib/esxmtu-net
+
+MTU=$BIN/esxmtu
+PEER=198.18.3.2
+
+setup_file() {
+    [ "$(id -u)" = 0 ] || skip "needs root (namespaces, raw sockets)"
+    command -v ping >/dev/null || skip "iputils ping missing (the stand-in esxcli runs it)"
+    export ESXMTU=$BIN/esxmtu
+    vmonet_up "$$" || { vmonet_down; return 1; }
+    export FAKE_ESXI=$BATS_FILE_TMPDIR/esxi
+    mkdir -p "$FAKE_ESXI" "$BATS_FILE_TMPDIR/fakebin"
+    ln -sf "$ESXDIAG_ROOT/test/lib/fake-esxcli" "$BATS_FILE_TMPDIR/fakebin/esxcli"
+    printf 'vmk0 vSwitch0 Management_Network defaultTcpipStack 1500 00:50:56:00:00:01\nvmk1 vSwitch1 vMotion vmotion 9000 00:50:56:6a:1b:2c\n' > "$FAKE_ESXI/interfaces"
+    export FAKE_ESXCLI_NETSTACK_vmotion=$NS_V
+    export FAKEBIN=$BATS_FILE_TMPDIR/fakebin
+}
+
+teardown_file() {
+    vmonet_down
+}
+
+setup() {
+    [ -n "${NS_V:-}" ] || skip "no test bench (needs root)"
+    vmonet_reset
+}
+
+# esxmtu in the default namespace, the stand-in esxcli first on PATH
+onhost() { PATH="$FAKEBIN:$PATH" "$MTU" -c 2 -i 0.2 -W 1 "$@"; }
+# esxmtu inside the vmotion netstack itself (no esxcli: it probes there as always)
+inV() { ip netns exec "$NS_V" "$MTU" -c 2 -i 0.2 -W 1 "$@"; }
+# the verdict word of the line naming $PEER
+verdict() { awk -v p="$PEER" '$1 == p { print $2; exit }' <<<"$output"; }
+
+# both ways reach verdict $1 (and exit $2); the host run says it used esxcli in vmotion
+same_verdict() {
+    run inV -I vmk1 "$PEER"
+    assert_status "$2"
+    [ "$(verdict)" = "$1" ] || flunk "inside the netstack: expected $1: $output"
+    assert_contains "method raw"
+    run onhost -S vmotion -I vmk1 "$PEER"
+    assert_status "$2"
+    [ "$(verdict)" = "$1" ] || flunk "from the default netstack with -S: expected $1: $output"
+    assert_contains "netstack vmotion (-S): not entered (vmk1 does not exist in this process's netstack): probing through esxcli network diag ping"
+    assert_contains "DF set; method esxcli: esxcli network diag ping --df"
+    run onhost -I vmk1 "$PEER"
+    assert_status "$2"
+    [ "$(verdict)" = "$1" ] || flunk "from the default netstack, -I alone: expected $1: $output"
+    assert_contains "netstack vmotion (esxcli: vmk1 is on it): not entered"
+}
+
+@test "netstack: MTU 9000 path: PASS inside the vmotion netstack and through esxcli from the default one" {
+    same_verdict PASS 0
+    assert_contains "$PEER         PASS        2/2 full-size replies, 0% loss"
+    grep -q "network diag ping --netstack vmotion --interface vmk1 --ipv4 --df --size 8972 --count 2" "$FAKE_ESXI/log" ||
+        flunk "no full-size esxcli ping: $(cat "$FAKE_ESXI/log")"
+}
+
+@test "netstack: a switch port dropping IP packets over 1500: BLACK-HOLE both ways" {
+    vmonet_port_blackhole 1500
+    same_verdict BLACK-HOLE 1
+    assert_contains "small probes answered (2/2), full-size ones vanish without an error"
+}
+
+@test "netstack: a silent peer: NO-REPLY both ways" {
+    vmonet_silent_peer
+    same_verdict NO-REPLY 1
+}
+
+@test "netstack: vmk1 itself at MTU 1500: LOCAL-MTU both ways (esxcli: Message too long)" {
+    ip -n "$NS_V" link set vmk1 mtu 1500
+    same_verdict LOCAL-MTU 1
+    assert_contains "send failed here: Message too long"
+}
+
+@test "netstack: -J says the netstack, where its name came from and the method" {
+    run onhost -J -I vmk1 "$PEER"
+    assert_status 0
+    python3 - "$output" <<'PY' || flunk "$output"
+import json, sys
+d = json.loads(sys.argv[1])
+ns = d["netstack"]
+assert ns["name"] == "vmotion" and ns["method"] == "esxcli" and ns["from"] == "esxcli: vmk1 is on it", ns
+assert "vmk1" in ns["note"], ns
+p = d["peers"][0]
+assert p["method"] == "esxcli" and p["verdict"] == "PASS" and p["probes"]["received"] == 2, p
+PY
+    run inV -J -B 198.18.3.1 "$PEER"
+    assert_status 0
+    python3 -c 'import json,sys; d=json.loads(sys.argv[1]); n=d["netstack"]; assert n["name"] is None and n["method"] == "current", n' "$output" || flunk "$output"
+}
+
+@test "netstack: inside the netstack, -S re-executes with the launch word and probes there" {
+    run ip netns exec "$NS_V" env PATH="$FAKEBIN:$PATH" "$MTU" -c 2 -i 0.2 -W 1 -S vmotion -I vmk1 "$PEER"
+    assert_status 0
+    assert_contains "netstack vmotion (-S): entered with the ++netstack=vmotion launch word (vmk1's address 198.18.3.1 can be bound here)"
+    assert_contains "method raw"
+    [ "$(verdict)" = PASS ] || flunk "$output"
+}
+
+@test "netstack: refusals: unknown vmk, contradicting netstacks, -S without -I or -B, --trace through esxcli" {
+    run onhost -I vmk7 "$PEER"
+    assert_status 2
+    assert_contains "esxmtu: -I vmk7: no such vmknic on this host (esxcli network ip interface list has: vmk0, vmk1)"
+    run onhost -S vxlan -I vmk1 "$PEER"
+    assert_status 2
+    assert_contains "-I vmk1 is on netstack vmotion (esxcli network ip interface list), not vxlan"
+    run "$MTU" ++netstack=vxlan -S vmotion -B 198.18.3.1 "$PEER"
+    assert_status 2
+    assert_contains "-S vmotion contradicts the launch word ++netstack=vxlan"
+    run "$MTU" -S vmotion "$PEER"
+    assert_status 2
+    assert_contains "-S vmotion needs -I vmkN or -B SRCADDR"
+    run onhost --trace -S vmotion -I vmk1 "$PEER"
+    assert_status 2
+    assert_contains "through esxcli only the check runs, not --trace"
+    run env PATH=/nonexistent "$MTU" -S vmotion -I vmk1 "$PEER"
+    assert_status 2
+    assert_contains "and no esxcli on PATH, /bin or /sbin"
+    [ "${#lines[@]}" = 1 ] || flunk "one line: $output"
+}
