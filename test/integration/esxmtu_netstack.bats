@@ -131,3 +131,18 @@ PY
     assert_contains "and no esxcli on PATH, /bin or /sbin"
     [ "${#lines[@]}" = 1 ] || flunk "one line: $output"
 }
+
+@test "netstack: one re-exec at most: the re-executed run (the word, or the mark it carries) never re-executes" {
+    command -v strace >/dev/null || skip "strace missing"
+    local log=$BATS_TEST_TMPDIR/execs
+    run env PATH="$FAKEBIN:$PATH" strace -f -qq -e trace=execve -o "$log" "$MTU" -c 1 -W 0.5 -S vmotion -I vmk1 "$PEER"
+    assert_status 0
+    [ "$(grep -c "execve(\"[^\"]*esxmtu\"\|execve(\"/proc/self/exe\"" "$log")" = 2 ] || flunk "expected 2 execs of esxmtu: $(cat "$log")"
+    grep -q '"++netstack=vmotion"' "$log" || flunk "no ++netstack=vmotion word: $(cat "$log")"
+    # a host that takes the word out of argv: the mark in the environment still stops a second one
+    run env PATH="$FAKEBIN:$PATH" ESXMTU_NETSTACK_REEXEC=vmotion ESXMTU_NETSTACK_FROM=-S \
+        strace -f -qq -e trace=execve -o "$log" "$MTU" -c 1 -W 0.5 -S vmotion -I vmk1 "$PEER"
+    assert_status 0
+    [ "$(grep -c "execve(\"[^\"]*esxmtu\"\|execve(\"/proc/self/exe\"" "$log")" = 1 ] || flunk "expected 1 exec of esxmtu: $(cat "$log")"
+    assert_contains "netstack vmotion (-S): not entered"
+}
