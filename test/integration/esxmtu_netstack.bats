@@ -74,6 +74,18 @@ same_verdict() {
     assert_contains "small probes answered (2/2), full-size ones vanish without an error"
 }
 
+@test "netstack: --discover through esxcli finds the 1500 the switch port passes, as inside the netstack" {
+    vmonet_port_blackhole 1500
+    run inV --discover -I vmk1 "$PEER"
+    assert_status 1
+    assert_contains "discovered path MTU 1500 (1472 data bytes): smallest failed 1501 (loss)"
+    run onhost --discover -S vmotion -I vmk1 "$PEER"
+    assert_status 1
+    [ "$(verdict)" = BLACK-HOLE ] || flunk "$output"
+    assert_contains "discovered path MTU 1500 (1472 data bytes): smallest failed 1501 (loss)"
+    assert_contains "method esxcli"
+}
+
 @test "netstack: a silent peer: NO-REPLY both ways" {
     vmonet_silent_peer
     same_verdict NO-REPLY 1
@@ -125,7 +137,7 @@ PY
     assert_contains "-S vmotion needs -I vmkN or -B SRCADDR"
     run onhost --trace -S vmotion -I vmk1 "$PEER"
     assert_status 2
-    assert_contains "through esxcli only the check runs, not --trace"
+    assert_contains "through esxcli --trace cannot run"
     run env PATH=/nonexistent "$MTU" -S vmotion -I vmk1 "$PEER"
     assert_status 2
     assert_contains "and no esxcli on PATH, /bin or /sbin"

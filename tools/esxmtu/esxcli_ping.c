@@ -3,6 +3,7 @@
 #include "esxcli_ping.h"
 #include "check.h"
 #include "clock.h"
+#include "discover.h"
 #include "fail.h"
 #include "packet.h"
 
@@ -401,6 +402,16 @@ static int call_failed(const struct ecp_call *c, char *why, size_t len)
                    "(an esxcli whose layout this tool does not know?)", host, c->exit_code);
 }
 
+/* a call's bound: esxcli's own start (seconds on a busy host), the count's intervals
+ * (esxcli's default interval is taken as 1 s), the wait */
+static double deadline_of(const struct ecp_ask *a, unsigned count)
+{
+    double iv = a->interval ? strtod(a->interval, NULL) : 1.0;
+    if (!(iv >= 1.0))
+        iv = 1.0;
+    return 30.0 + (double)count * iv + a->wait_s;
+}
+
 int ecp_check(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, size_t len)
 {
     struct ecp_call *calls = xcalloc(n > 0 ? n * 2 : 1, sizeof *calls);
@@ -413,9 +424,7 @@ int ecp_check(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, 
             ecp_build(&calls[m++], a, host[i], peers[i].family,
                       probe_data_len(peers[i].family, peers[i].small_mtu));
     }
-    /* esxcli's own start (seconds on a host) + the count's intervals + the wait */
-    double deadline = 30.0 + (double)a->count * 1.0 + a->wait_s;
-    int rc = ecp_run_all(calls, m, deadline);
+    int rc = ecp_run_all(calls, m, deadline_of(a, a->count));
     if (rc != 0) {
         why_fmt(why, len, "cannot run esxcli: %s", errtext(errno));
     } else {
@@ -432,5 +441,113 @@ int ecp_check(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, 
     }
     free(host);
     free(calls);
+    return rc;
+}
+
+/* one size's call as discover.c's outcome; rounds.c's outcome_of reads probes alike */
+static enum disc_outcome call_outcome(const struct ecp_result *r, unsigned *lost)
+{
+    unsigned full = r->received - r->short_replies;
+    *lost = r->transmitted > r->received ? r->transmitted - r->received : 0;
+    if (full > 0)
+        return DO_PASS;
+    if (r->too_long)
+        return DO_LOCAL;
+    if (r->short_replies > 0)
+        return DO_ERROR;
+    return DO_LOST;
+}
+
+struct ecp_search {                   /* one peer's search and its round */
+    struct disc d;
+    struct disc_try plan[DISC_MAX_PLAN];
+    size_t nplan, first;              /* its sizes, and its first call in the round's list */
+};
+
+static void search_report(struct peer *pe, const struct ecp_search *x, double seconds)
+{
+    struct disc_report *out = &pe->disc;
+    out->state = x->d.state;
+    out->proof = x->d.proof;
+    out->mtu = x->d.result;
+    out->smallest_failed = x->d.smallest_failed;
+    out->rounds = x->d.rounds;
+    out->timeouts = x->d.timeouts;
+    out->probes = x->d.probes;
+    out->seconds = seconds;
+}
+
+int ecp_discover(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, size_t len)
+{
+    double t0 = mono_s();
+    struct ecp_search *x = xcalloc(n ? n : 1, sizeof *x);
+    char (*host)[64] = xcalloc(n ? n : 1, sizeof *host);
+    struct ecp_call *calls = xcalloc((n ? n : 1) * ECP_DISC_BUDGET, sizeof *calls);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        net_ntop(&peers[i].addr, host[i], sizeof host[i]);
+        disc_init(&x[i].d, peers[i].family, PKT_MAX_MTU);
+        x[i].d.budget = ECP_DISC_BUDGET;
+        memset(&peers[i].disc, 0, sizeof peers[i].disc);
+        peers[i].did_discover = verdict_answered(peers[i].verdict);
+    }
+    for (;;) {
+        size_t m = 0;
+        unsigned most = 1;
+        for (size_t i = 0; i < n; i++) {
+            x[i].nplan = 0;
+            if (!peers[i].did_discover || x[i].d.state != DS_RUN)
+                continue;
+            x[i].nplan = disc_plan(&x[i].d, x[i].plan, ECP_DISC_BUDGET);
+            x[i].first = m;
+            if (x[i].nplan == 0) {
+                search_report(&peers[i], &x[i], mono_s() - t0);
+                continue;
+            }
+            for (size_t k = 0; k < x[i].nplan; k++) {
+                struct ecp_ask one = *a;
+                one.count = x[i].plan[k].copies < DISC_CONFIRM_MAX ? x[i].plan[k].copies : DISC_CONFIRM_MAX;
+                if (one.count < 1)
+                    one.count = 1;
+                if (one.count > most)
+                    most = one.count;
+                ecp_build(&calls[m++], &one, host[i], peers[i].family,
+                          probe_data_len(peers[i].family, x[i].plan[k].mtu));
+            }
+        }
+        if (m == 0)
+            break;
+        if (ecp_run_all(calls, m, deadline_of(a, most)) != 0) {
+            rc = why_fmt(why, len, "cannot run esxcli: %s", errtext(errno));
+            break;
+        }
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            int timed_out = 0;
+            for (size_t k = 0; k < x[i].nplan && rc == 0; k++) {
+                const struct ecp_call *c = &calls[x[i].first + k];
+                if (call_failed(c, why, len)) {
+                    rc = -1;
+                    break;
+                }
+                unsigned lost, sent = c->res.transmitted ? c->res.transmitted : 1;
+                enum disc_outcome got = call_outcome(&c->res, &lost);
+                x[i].d.probes += sent;
+                if (got == DO_LOST && lost >= sent)
+                    timed_out = 1;
+                if (got == DO_PASS)
+                    disc_loss_seen(&x[i].d, sent, lost);
+                disc_feed(&x[i].d, x[i].plan[k].mtu, got, 0, got == DO_LOST ? lost : 0);
+            }
+            if (x[i].nplan)
+                disc_round_done(&x[i].d, timed_out);
+        }
+        if (rc != 0)
+            break;
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        check_weigh_discovery(&peers[i]);
+    free(calls);
+    free(host);
+    free(x);
     return rc;
 }

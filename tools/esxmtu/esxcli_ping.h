@@ -16,7 +16,8 @@
  * ICMP Seq, TTL, Round-trip Time: N us, Dup, Detail), then `Summary:` (Host Addr,
  * Transmitted, Recieved [ESXi's spelling], Duplicated, Packet Lost, Round-trip
  * Min/Avg/Max: N us). It is read by field name, any spacing and letter case, either
- * spelling of Received. Parsing (ecp_parse, ecp_fold) is pure; ecp_run_all spawns
+ * spelling of Received. --discover runs discover.c's search over such calls, in
+ * smaller rounds. Parsing (ecp_parse, ecp_fold) is pure; ecp_run_all spawns
  * the calls (posix_spawn, at most ECP_PARALLEL at once), each bounded in time and in
  * bytes read. */
 #ifndef ESXMTU_ESXCLI_PING_H
@@ -28,6 +29,7 @@
 #define ECP_OUT_MAX (256u << 10)     /* bytes read from one call at most */
 #define ECP_PARALLEL 16              /* calls running at once at most */
 #define ECP_ARGS_MAX 32
+#define ECP_DISC_BUDGET 16           /* probes (and sizes) of one peer's --discover round at most */
 
 struct ecp_result {
     int have_summary;                /* a Summary: with Transmitted was read */
@@ -81,5 +83,9 @@ struct peer;
  * one) a small call each, folded and decided. Returns 0, or -1 with why when esxcli
  * did not answer in its layout (an esxcli error, a call that did not finish). */
 int ecp_check(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, size_t len);
+/* --discover through esxcli, for every peer the check found answering: discover.c's
+ * search with a round of at most ECP_DISC_BUDGET probes (esxcli is one process a size),
+ * each size one call with --count its copies. Returns 0, or -1 with why as ecp_check. */
+int ecp_discover(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, size_t len);
 
 #endif

@@ -261,7 +261,8 @@ static void esxcli_check(const struct mtu_opts *o, struct peer *peers)
     char why[400];
     struct ecp_ask a = { o->ns.esxcli, o->ns.name, o->po.iface, o->chk.count,
                          (unsigned)((o->chk.timeout_ns + NS_PER_SEC - 1) / NS_PER_SEC), o->interval, o->po.ttl };
-    if (ecp_check(peers, o->peers.n, &a, why, sizeof why) != 0)
+    if (ecp_check(peers, o->peers.n, &a, why, sizeof why) != 0 ||
+        (o->discover && ecp_discover(peers, o->peers.n, &a, why, sizeof why) != 0))
         die(EXIT_USAGE, "netstack %s: %s", o->ns.name, why);
 }
 
@@ -286,7 +287,7 @@ int main(int argc, char **argv)
         open_prober(&p, &o, need4, need6);
     if (o.ns.method != NSM_ESXCLI && check_run(&p, peers, o.peers.n, &o.chk) != 0)
         die(EXIT_USAGE, "probing failed: %s", errtext(errno));
-    if (o.discover)
+    if (o.discover && o.ns.method != NSM_ESXCLI)
         discover(&p, peers, o.peers.n, o.chk.timeout_ns);
     for (size_t i = 0; o.trace && i < o.peers.n; i++) {
         peers[i].trace = xcalloc(1, sizeof *peers[i].trace);

@@ -321,8 +321,8 @@ void netstack_settle(struct mtu_opts *o)
     if (!ns->esxcli[0] && netstack_find_esxcli(ns->esxcli, sizeof ns->esxcli) != 0)
         die(EXIT_USAGE, "netstack %s: not entered (%s), and no esxcli on PATH, /bin or /sbin to probe "
             "through (run esxmtu in that netstack, or use a vmk of the default one with -B)", ns->name, ns->note);
-    if (o->discover || o->trace)
-        die_usage("netstack %s: not entered (%s): through esxcli only the check runs, not %s", ns->name,
-                  ns->note, o->discover ? "--discover" : "--trace");
+    if (o->trace)
+        die_usage("netstack %s: not entered (%s): through esxcli --trace cannot run (no TTL answers "
+                  "in its output)", ns->name, ns->note);
     ns->method = NSM_ESXCLI;
 }
