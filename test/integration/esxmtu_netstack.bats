@@ -23,7 +23,8 @@ setup_file() {
     export FAKE_ESXI=$BATS_FILE_TMPDIR/esxi
     mkdir -p "$FAKE_ESXI" "$BATS_FILE_TMPDIR/fakebin"
     ln -sf "$ESXDIAG_ROOT/test/lib/fake-esxcli" "$BATS_FILE_TMPDIR/fakebin/esxcli"
-    printf 'vmk0 vSwitch0 Management_Network defaultTcpipStack 1500 00:50:56:00:00:01\nvmk1 vSwitch1 vMotion vmotion 9000 00:50:56:6a:1b:2c\n' > "$FAKE_ESXI/interfaces"
+    # no $FAKE_ESXI/interfaces: the stand-in's own host, vmk0 on the default netstack
+    # and vmk1 on vmotion
     export FAKE_ESXCLI_NETSTACK_vmotion=$NS_V
     export FAKEBIN=$BATS_FILE_TMPDIR/fakebin
 }
@@ -120,6 +121,13 @@ PY
     assert_contains "netstack vmotion (-S): entered with the ++netstack=vmotion launch word (vmk1's address 198.18.3.1 can be bound here)"
     assert_contains "method raw"
     [ "$(verdict)" = PASS ] || flunk "$output"
+    # the interface by another of its names (a Linux altname, as the fleet bench gives
+    # its vMotion link): its address is found by index
+    ip -n "$NS_V" link property add dev vmk1 altname vmotion0
+    run ip netns exec "$NS_V" "$MTU" -c 2 -i 0.2 -W 1 -S vmotion -I vmotion0 "$PEER"
+    ip -n "$NS_V" link property del dev vmk1 altname vmotion0
+    assert_status 0
+    assert_contains "entered with the ++netstack=vmotion launch word (vmotion0's address 198.18.3.1 can be bound here)"
 }
 
 @test "netstack: refusals: unknown vmk, contradicting netstacks, -S without -I or -B, --trace through esxcli" {

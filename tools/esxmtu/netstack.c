@@ -196,7 +196,8 @@ static int usable_here(struct netstack *ns, const struct mtu_opts *o)
         return 0;
     }
     const char *iface = o->po.iface;
-    if (if_nametoindex(iface) == 0) {
+    unsigned idx = if_nametoindex(iface);   /* by index: the name may be an altname */
+    if (idx == 0) {
         snprintf(ns->note, sizeof ns->note, "%s does not exist in this process's netstack", iface);
         return 0;
     }
@@ -208,7 +209,7 @@ static int usable_here(struct netstack *ns, const struct mtu_opts *o)
     int ok = 0;
     char addr[64] = "";
     for (struct ifaddrs *i = ifs; i && !ok; i = i->ifa_next) {
-        if (!i->ifa_addr || strcmp(i->ifa_name, iface) != 0)
+        if (!i->ifa_addr || (strcmp(i->ifa_name, iface) != 0 && if_nametoindex(i->ifa_name) != idx))
             continue;
         int fam = i->ifa_addr->sa_family;
         if ((fam != AF_INET && fam != AF_INET6) || (o->family != AF_UNSPEC && fam != o->family))
