@@ -143,6 +143,9 @@ PY
     run "$MTU" -S vmotion "$PEER"
     assert_status 2
     assert_contains "-S vmotion needs -I vmkN or -B SRCADDR"
+    run onhost --method dgram -I vmk1 "$PEER"
+    assert_status 0
+    assert_contains "esxmtu: --method dgram does nothing through esxcli"
     run onhost --trace -S vmotion -I vmk1 "$PEER"
     assert_status 2
     assert_contains "through esxcli --trace cannot run"
@@ -165,4 +168,22 @@ PY
     assert_status 0
     [ "$(grep -c "execve(\"[^\"]*esxmtu\"\|execve(\"/proc/self/exe\"" "$log")" = 1 ] || flunk "expected 1 exec of esxmtu: $(cat "$log")"
     assert_contains "netstack vmotion (-S): not entered"
+}
+
+@test "netstack: syscall audit: the re-exec, the bind check and the esxcli calls stay within build/syscalls.allow" {
+    command -v strace >/dev/null || skip "strace missing"
+    # shellcheck source=test/lib/audit.bash
+    source "$ESXDIAG_ROOT/test/lib/audit.bash"
+    local log=$BATS_TEST_TMPDIR/trace extra
+    # esxmtu's own process only (no -f): esxcli and what it runs are the host's
+    run env PATH="$FAKEBIN:$PATH" strace -qq -o "$log" "$MTU" -c 1 -i 0.2 -W 0.5 -S vmotion -I vmk1 "$PEER"
+    assert_status 0
+    assert_contains "method esxcli"
+    extra=$(_audit_names "$log" strace | comm -23 - <(_audit_lists))
+    [ -z "$extra" ] || flunk "syscalls outside the lists (esxcli method): $extra"
+    run ip netns exec "$NS_V" strace -qq -o "$log" "$MTU" -c 1 -W 0.5 -S vmotion -I vmk1 "$PEER"
+    assert_status 0
+    assert_contains "launch word"
+    extra=$(_audit_names "$log" strace | comm -23 - <(_audit_lists))
+    [ -z "$extra" ] || flunk "syscalls outside the lists (launch word): $extra"
 }

@@ -325,5 +325,8 @@ void netstack_settle(struct mtu_opts *o)
     if (o->trace)
         die_usage("netstack %s: not entered (%s): through esxcli --trace cannot run (no TTL answers "
                   "in its output)", ns->name, ns->note);
+    if (o->po.method != METHOD_AUTO)
+        warnmsg("--method %s does nothing through esxcli (its ping picks its own socket)",
+                probe_method_name(o->po.method));
     ns->method = NSM_ESXCLI;
 }
