@@ -2,8 +2,8 @@
 # esxmtu -S NETSTACK and -I vmkN's netstack, on a bench where namespaces stand for
 # ESXi's netstacks (test/lib/esxmtu-net.bash, vmonet_*): namespace V is the "vmotion"
 # netstack holding the vMotion vmknic vmk1, a switch namespace S bridges it to the
-# peer P (198.18.3.0/24). esxmtu started in this (the default) namespace has no vmk1:
-# Linux ignores the ++netstack= launch word, so the run falls back to esxcli's ping,
+# peer P (198.18.3.0/24, 2001:db8:3::/64). esxmtu started in this (the default)
+# namespace has no vmk1: Linux ignores the ++netstack= launch word, so the run falls back to esxcli's ping,
 # played by test/lib/fake-esxcli running a real iputils ping inside V. Each verdict
 # there must be the one esxmtu reaches run inside V itself: PASS on the 9000 path, a
 # BLACK-HOLE behind a switch port dropping IP packets over 1500 (nft bridge rule), a
@@ -67,6 +67,15 @@ same_verdict() {
     assert_contains "$PEER         PASS        2/2 full-size replies, 0% loss"
     grep -q "network diag ping --netstack vmotion --interface vmk1 --ipv4 --df --size 8972 --count 2" "$FAKE_ESXI/log" ||
         flunk "no full-size esxcli ping: $(cat "$FAKE_ESXI/log")"
+}
+
+@test "netstack: IPv6 too: PASS both ways, esxcli asked with --ipv6 for 8952 data bytes" {
+    local PEER=2001:db8:3::2
+    same_verdict PASS 0
+    grep -q "network diag ping --netstack vmotion --interface vmk1 --ipv6 --df --size 8952 --count 2" "$FAKE_ESXI/log" ||
+        flunk "no IPv6 full-size esxcli ping: $(cat "$FAKE_ESXI/log")"
+    vmonet_silent_peer
+    same_verdict NO-REPLY 1
 }
 
 @test "netstack: a switch port dropping IP packets over 1500: BLACK-HOLE both ways" {

@@ -21,8 +21,8 @@
 # The vMotion netstack bench (a separate one; ESXi's netstacks stood in for by
 # namespaces):
 #   V (vmk1) <-> (sv) S: bridge br0 (sp) <-> (p0) P      S is a switch, not a router
-#   V 198.18.3.1/24 (the "vmotion" netstack, holding the vMotion vmknic vmk1)
-#   P 198.18.3.2/24 (the peer host's vMotion address); links at MTU 9000
+#   V 198.18.3.1/24 2001:db8:3::1/64 (the "vmotion" netstack, holding the vMotion vmknic vmk1)
+#   P 198.18.3.2/24 2001:db8:3::2/64 (the peer host's vMotion addresses); links at MTU 9000
 #   vmonet_up TAG            build, sets NS_V NS_S NS_P
 #   vmonet_reset             MTUs back to 9000, the switch's rules cleared, P answers
 #   vmonet_port_blackhole N  the switch port towards P drops IP packets over N bytes
@@ -215,6 +215,7 @@ vmonet_up() {
     local ns
     for ns in $NS_V $NS_S $NS_P; do
         ip netns add "$ns" || return 1
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
         ip -n "$ns" link set lo up
     done
     ip -n "$NS_V" link add vmk1 mtu 9000 type veth peer name sv netns "$NS_S" mtu 9000 || return 1
@@ -223,6 +224,8 @@ vmonet_up() {
     ip -n "$NS_S" link set sv master br0 && ip -n "$NS_S" link set sp master br0 || return 1
     ip -n "$NS_V" addr add 198.18.3.1/24 dev vmk1
     ip -n "$NS_P" addr add 198.18.3.2/24 dev p0
+    ip -n "$NS_V" addr add 2001:db8:3::1/64 dev vmk1 nodad
+    ip -n "$NS_P" addr add 2001:db8:3::2/64 dev p0 nodad
     local l
     for l in "$NS_V vmk1" "$NS_S sv" "$NS_S sp" "$NS_S br0" "$NS_P p0"; do
         # shellcheck disable=SC2086  # namespace and link, two words
@@ -233,7 +236,7 @@ vmonet_up() {
     # without STP)
     local esxmtu=${ESXMTU:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/out/bin/esxmtu} i
     for i in $(seq 30); do
-        ip netns exec "$NS_V" "$esxmtu" -q -m 1280 -c 1 -W 0.1 198.18.3.2 >/dev/null 2>&1 && return 0
+        ip netns exec "$NS_V" "$esxmtu" -q -m 1280 -c 1 -W 0.1 198.18.3.2 2001:db8:3::2 >/dev/null 2>&1 && return 0
     done
     echo "vMotion netstack bench: no answer from P after 30 tries" >&2
     return 1
@@ -247,7 +250,7 @@ table bridge esxmtu {
     chain esxmtu_fwd { type filter hook forward priority 0; policy accept; }
 }
 NFT
-    ip netns exec "$NS_P" sysctl -qw net.ipv4.icmp_echo_ignore_all=0
+    ip netns exec "$NS_P" sysctl -qw net.ipv4.icmp_echo_ignore_all=0 net.ipv6.icmp.echo_ignore_all=0
 }
 
 vmonet_port_blackhole() {
@@ -255,7 +258,7 @@ vmonet_port_blackhole() {
 }
 
 vmonet_silent_peer() {
-    ip netns exec "$NS_P" sysctl -qw net.ipv4.icmp_echo_ignore_all=1
+    ip netns exec "$NS_P" sysctl -qw net.ipv4.icmp_echo_ignore_all=1 net.ipv6.icmp.echo_ignore_all=1
 }
 
 vmonet_down() {
