@@ -158,6 +158,11 @@ PY
     run onhost --trace -S vmotion -I vmk1 "$PEER"
     assert_status 2
     assert_contains "through esxcli --trace cannot run"
+    # esxcli refuses (a netstack the host does not have): its own words, exit 2
+    run onhost -S vxlan -B 198.18.3.1 "$PEER"
+    assert_status 2
+    [ "$output" = "esxmtu: netstack vxlan: esxcli network diag ping --host $PEER (exit 1): Error: Invalid netstack vxlan" ] ||
+        flunk "$output"
     run env PATH=/nonexistent "$MTU" -S vmotion -I vmk1 "$PEER"
     assert_status 2
     assert_contains "and no esxcli on PATH, /bin or /sbin"
