@@ -7,7 +7,6 @@
 #include "check.h"
 #include "clock.h"
 #include "discover.h"
-#include "esxcli_ping.h"
 #include "fail.h"
 #include "net.h"
 #include "options.h"
@@ -255,17 +254,6 @@ static void discover(struct prober *p, struct peer *peers, size_t n, uint64_t ti
     free(t);
 }
 
-/* the check through esxcli, when this process cannot use the netstack (netstack.h) */
-static void esxcli_check(const struct mtu_opts *o, struct peer *peers)
-{
-    char why[400];
-    struct ecp_ask a = { o->ns.esxcli, o->ns.name, o->po.iface, o->chk.count,
-                         (unsigned)((o->chk.timeout_ns + NS_PER_SEC - 1) / NS_PER_SEC), o->interval, o->po.ttl };
-    if (ecp_check(peers, o->peers.n, &a, why, sizeof why) != 0 ||
-        (o->discover && ecp_discover(peers, o->peers.n, &a, why, sizeof why) != 0))
-        die(EXIT_USAGE, "netstack %s: %s", o->ns.name, why);
-}
-
 int main(int argc, char **argv)
 {
     struct mtu_opts o;
@@ -282,7 +270,7 @@ int main(int argc, char **argv)
     struct prober p;
     memset(&p, 0, sizeof p);
     if (o.ns.method == NSM_ESXCLI)
-        esxcli_check(&o, peers);
+        netstack_esxcli_check(&o, peers);
     else
         open_prober(&p, &o, need4, need6);
     if (o.ns.method != NSM_ESXCLI && check_run(&p, peers, o.peers.n, &o.chk) != 0)

@@ -2,6 +2,8 @@
  * esxcli's view of the vmknic, the re-exec, the check that the address can be used. */
 #include "netstack.h"
 #include "esxcli_ping.h"
+#include "check.h"
+#include "clock.h"
 #include "fail.h"
 #include "net.h"
 #include "options.h"
@@ -329,4 +331,14 @@ void netstack_settle(struct mtu_opts *o)
         warnmsg("--method %s does nothing through esxcli (its ping picks its own socket)",
                 probe_method_name(o->po.method));
     ns->method = NSM_ESXCLI;
+}
+
+void netstack_esxcli_check(const struct mtu_opts *o, struct peer *peers)
+{
+    char why[400];
+    struct ecp_ask a = { o->ns.esxcli, o->ns.name, o->po.iface, o->chk.count,
+                         (unsigned)((o->chk.timeout_ns + NS_PER_SEC - 1) / NS_PER_SEC), o->interval, o->po.ttl };
+    if (ecp_check(peers, o->peers.n, &a, why, sizeof why) != 0 ||
+        (o->discover && ecp_discover(peers, o->peers.n, &a, why, sizeof why) != 0))
+        die(EXIT_USAGE, "netstack %s: %s", o->ns.name, why);
 }

@@ -62,6 +62,11 @@ struct mtu_opts;
  * then). Exits 2 with one line on a refusal. */
 void netstack_settle(struct mtu_opts *o);
 
+struct peer;
+/* method esxcli: the check (and --discover) for every peer through esxcli's ping
+ * (esxcli_ping.h), verdicts set; exits 2 with one line when esxcli fails */
+void netstack_esxcli_check(const struct mtu_opts *o, struct peer *peers);
+
 const char *netstack_method_name(enum ns_method m);   /* "current", "launch-word", "esxcli" */
 
 #endif
