@@ -478,19 +478,6 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
     jw_obj(&w, NULL);
     jw_str(&w, "tool", tool_name);
     jw_str(&w, "version", version_string());
-    jw_obj(&w, "netstack");          /* name null: none named, this process's own */
-    if (c->ns && c->ns->name[0]) {
-        jw_str(&w, "name", c->ns->name);
-        jw_str(&w, "from", c->ns->from);
-        jw_str(&w, "method", netstack_method_name(c->ns->method));
-        jw_str(&w, "note", c->ns->note);
-    } else {
-        jw_null(&w, "name");
-        jw_null(&w, "from");
-        jw_str(&w, "method", netstack_method_name(NSM_CURRENT));
-        jw_null(&w, "note");
-    }
-    jw_end(&w);
     jw_arr(&w, "peers");
     unsigned pass = 0;
     for (size_t i = 0; i < n; i++) {
@@ -503,6 +490,21 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
     jw_uint(&w, "pass", pass);
     jw_uint(&w, "fail", n - pass);
     jw_int(&w, "exit", exit_code);
+    jw_end(&w);
+    /* added after the first release: kept after the original keys; name null when
+     * none was named (this process's own netstack) */
+    jw_obj(&w, "netstack");
+    if (c->ns && c->ns->name[0]) {
+        jw_str(&w, "name", c->ns->name);
+        jw_str(&w, "from", c->ns->from);
+        jw_str(&w, "method", netstack_method_name(c->ns->method));
+        jw_str(&w, "note", c->ns->note);
+    } else {
+        jw_null(&w, "name");
+        jw_null(&w, "from");
+        jw_str(&w, "method", netstack_method_name(NSM_CURRENT));
+        jw_null(&w, "note");
+    }
     jw_end(&w);
     jw_end(&w);
     char *out = xstrdup(jw_text(&w));
