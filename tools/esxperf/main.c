@@ -17,6 +17,7 @@
 #include "options.h"
 #include "output.h"
 #include "server.h"
+#include "session.h"
 #include "stream.h"
 #include "sweep.h"
 #include "version.h"
@@ -323,6 +324,9 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     int rc;
     char why[400];
+    /* -A covers every thread: the set is taken before the first one starts */
+    if (o.naffinity > 0)
+        session_pin(o.affinity, o.naffinity);
     /* the client's stop signals, before any other thread starts */
     struct client_stop *stop = o.server ? NULL : client_stop_start(why, sizeof why);
     if (!o.server && !stop)

@@ -172,6 +172,16 @@ static uint64_t interval_ns(const struct session *s)
     return s->o->interval > 0 ? (uint64_t)(s->o->interval * NS_PER_SEC) : 0;
 }
 
+void session_pin(const int *cpus, int ncpus)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int i = 0; i < ncpus; i++)
+        CPU_SET(cpus[i], &set);
+    if (sched_setaffinity(0, sizeof set, &set) < 0)
+        warnmsg("cannot pin to the -A CPUs: %s (is the CPU online?)", errtext(errno));
+}
+
 int session_start(struct session *s)
 {
     uint64_t now = mono_ns();
@@ -182,8 +192,10 @@ int session_start(struct session *s)
     s->t_next_tick = iv ? now + iv : 0;
     s->t_last_tick = now;
     cpu_sample(&s->cpu_a);
-    /* -A: this thread on the listed CPUs, each stream thread on one of them; a server
-     * without its own -A takes the CPU the client asked for (-A n,m sends m) */
+    /* -A: the process is on the listed CPUs from its start (session_pin, called
+     * before any thread exists), each stream thread on one of them; a server
+     * without its own -A takes the CPU the client asked for (-A n,m sends m) for
+     * this thread and the session's stream threads */
     const int *cpus = s->o->affinity;
     int ncpus = s->o->naffinity, asked = (int)s->p.server_affinity;
     /* (musl's CPU_SETSIZE counts bytes: the set's own size in bits is the bound) */
@@ -193,14 +205,7 @@ int session_start(struct session *s)
     else if (ncpus == 0 && !s->is_client && asked >= 0) {
         cpus = &asked;
         ncpus = 1;
-    }
-    if (ncpus > 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        for (int i = 0; i < ncpus; i++)
-            CPU_SET(cpus[i], &set);
-        if (sched_setaffinity(0, sizeof set, &set) < 0)
-            warnmsg("cannot pin to the -A CPUs: %s (is the CPU online?)", errtext(errno));
+        session_pin(cpus, ncpus);
     }
     for (int i = 0; i < s->nstreams; i++) {
         s->st[i].sender = session_is_sender(s, i);

@@ -75,6 +75,8 @@ int session_is_sender(const struct session *s, int index);
 void session_report_start(const struct session *s, const char *host, unsigned port,
                           const char *peer, const char *cookie);
 
+/* this thread (and every thread it starts later) on the CPUs listed */
+void session_pin(const int *cpus, int ncpus);
 int session_start(struct session *s);                 /* threads + clock */
 /* call often: handles omit end and interval ticks; returns ms until next event */
 int session_poll(struct session *s, uint64_t now);
