@@ -3,7 +3,8 @@
  * own --control-timeout, so that one that stays silent (or sends half a cookie)
  * holds only itself: a real client behind it is served at once. The first whole
  * cookie makes the test; the others still waiting then get ACCESS_DENIED, as any
- * connection during a test does. A connection that brings the last test's cookie
+ * connection during a test does, unless that cookie is no iperf3 cookie (its test
+ * ends at once, so it denies no one). A connection that brings the last test's cookie
  * is one of its data streams come late (that test has ended): denied without a log
  * line. The table is small and a full one makes room by dropping its oldest; out
  * of descriptors, a refused connection's, then the oldest waiting one's descriptor
@@ -125,7 +126,9 @@ static int pending_take(struct server *sv, int i, union sockaddr_any *peer)
     memcpy(sv->cookie, p->cookie, COOKIE_SIZE);
     sv->have_cookie = proto_cookie_valid(sv->cookie, COOKIE_SIZE);
     sv->pend[i] = sv->pend[--sv->npend];
-    while (sv->npend > 0) {      /* the test runs: the others are denied, as then */
+    /* a cookie that is no iperf3 cookie makes a test that the handshake ends at
+     * once: the connections still waiting stay, and the next of them is served */
+    while (sv->have_cookie && sv->npend > 0) {  /* the test runs: the others are denied */
         int fd = sv->pend[0].fd;
         sv->pend[0] = sv->pend[--sv->npend];
         server_deny(sv, fd);
