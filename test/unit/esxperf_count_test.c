@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/proto.h"
-#include "../../tools/esxperf/session.h"
-#include "../../tools/esxperf/stream.h"
+#include "options.h"
+#include "proto.h"
+#include "session.h"
+#include "stream.h"
 #include "clock.h"
 
 const char tool_name[] = "esxperf_test";

@@ -14,10 +14,10 @@
 
 #include <sys/socket.h>
 
-#include "../../tools/esxperf/client.h"
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/proto.h"
-#include "../../tools/esxperf/rcv_timeout.h"
+#include "client.h"
+#include "options.h"
+#include "proto.h"
+#include "rcv_timeout.h"
 #include "bytes.h"
 
 const char tool_name[] = "esxperf_test";

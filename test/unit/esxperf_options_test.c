@@ -1,4 +1,4 @@
-/* tools/esxperf/options.c and client_params: -b/-l/-w/-n units, sweep lists,
+/* options.c and client_params: -b/-l/-w/-n units, sweep lists,
  * and the parameters a client derives from its options. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,9 +10,9 @@
 
 #include <sys/socket.h>
 
-#include "../../tools/esxperf/client.h"
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/sweep.h"
+#include "client.h"
+#include "options.h"
+#include "sweep.h"
 #include "bytes.h"
 
 const char tool_name[] = "esxperf_test";

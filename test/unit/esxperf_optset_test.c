@@ -1,4 +1,4 @@
-/* tools/esxperf/options.c opts_set: what each option of the command line sets
+/* options.c opts_set: what each option of the command line sets
  * (the opt_sets table), the one-line refusals of bad values (the same words main
  * printed before the table), and that every option main.c hands over is known. */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <sys/socket.h>
 
-#include "../../tools/esxperf/options.h"
+#include "options.h"
 #include "bytes.h"
 
 const char tool_name[] = "esxperf_test";

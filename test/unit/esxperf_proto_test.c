@@ -1,4 +1,4 @@
-/* tools/esxperf/proto.c: cookie, framing, params and results JSON. */
+/* proto.c: cookie, framing, params and results JSON. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../tools/esxperf/proto.h"
+#include "proto.h"
 #include "clock.h"
 
 const char tool_name[] = "esxperf_test";

@@ -1,4 +1,4 @@
-/* tools/esxperf/server.c end guard: when the server itself ends a running test
+/* server.c end guard: when the server itself ends a running test
  * (--max-duration, a time test far past its end, an -n/-k test with no data moving).
  * Pure: synthetic monotonic times. */
 #include <stdarg.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/proto.h"
-#include "../../tools/esxperf/server.h"
+#include "options.h"
+#include "proto.h"
+#include "server.h"
 
 const char tool_name[] = "esxperf_test";
 

@@ -14,13 +14,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../tools/esxperf/batch.h"
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/pace.h"
-#include "../../tools/esxperf/stream.h"
-#include "../../tools/esxperf/tcp_lowat.h"
-#include "../../tools/esxperf/tcp_sndbuf.h"
-#include "../../tools/esxperf/udp.h"
+#include "batch.h"
+#include "options.h"
+#include "pace.h"
+#include "stream.h"
+#include "tcp_lowat.h"
+#include "tcp_sndbuf.h"
+#include "udp.h"
 #include "bytes.h"
 #include "clock.h"
 

@@ -1,4 +1,4 @@
-/* tools/esxperf/iperf_units.c: iperf3's unit suffixes (-n -l -w bytes, -b rates)
+/* iperf_units.c: iperf3's unit suffixes (-n -l -w bytes, -b rates)
  * and the -f column formats. These cases were in common_args_test.c and
  * common_units_test.c while the functions lived in common/. */
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../tools/esxperf/iperf_units.h"
+#include "iperf_units.h"
 #include "bytes.h"
 
 const char tool_name[] = "test";
