@@ -245,7 +245,7 @@ interop() {
 }
 
 # RSA auth, each peer in both roles: OAEP (the default of 3.17+) against 3.18 and
-# 3.22; PKCS#1 v1.5 against 3.12, which has nothing else (README "Authentication"):
+# 3.22; PKCS#1 v1.5 against 3.12, which has nothing else (docs/esxperf.md, "Authentication"):
 # interop_auth [row options] [-- more client options]; keys and users made by openssl
 # in setup_file
 interop_auth() {

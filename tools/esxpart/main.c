@@ -34,7 +34,7 @@ static const char usage[] =
 "  -p, --partedutil     print exactly what 'partedUtil getptbl DISK' prints\n"
 "  -u, --usable         print first and last usable sector ('getUsableSectors')\n"
 "  -g, --showguids      print the known partition type table (partedUtil showGuids)\n"
-"  -J, --json           JSON output (keys documented in README.md)\n"
+"  -J, --json           JSON output (keys documented in docs/esxpart.md)\n"
 "  -v, --verify         exit 1 when any disk has an error-level finding (as sgdisk -v)\n"
 "  -s, --sector-size N  force the logical sector size: 512 or 4096\n"
 "      --version        print the version\n"

@@ -1,5 +1,5 @@
 /* Output formats: the human table, partedUtil getptbl / getUsableSectors / showGuids
- * lines, and JSON (keys documented in README.md, section esxpart). */
+ * lines, and JSON (keys documented in docs/esxpart.md, "esxpart JSON"). */
 #include "report.h"
 #include "bytes.h"
 #include "content.h"

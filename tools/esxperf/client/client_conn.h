@@ -17,7 +17,7 @@
 /* Every wait for the server is bounded: a server that stops answering at any step
  * (a state byte, the UDP reply, the results, an -n/-k test whose data it stops
  * taking) ends the test after CTL_WAIT_S, with a line that says which step; the
- * results body gets 1 s more per RESULTS_BODY_BPS announced (README: hostile servers) */
+ * results body gets 1 s more per RESULTS_BODY_BPS announced (docs/esxperf.md: a client that survives hostile servers) */
 #define CTL_WAIT_S 10
 #define CTL_WAIT_NS ((uint64_t)CTL_WAIT_S * NS_PER_SEC)
 

@@ -92,8 +92,8 @@ char *params_encode(const struct test_params *p, size_t *len)
 
 /* The bounds of each number key. iperf3 3.22's get_parameters refuses, per key,
  * what is outside its own limits (MAX_TIME, MAX_OMIT_TIME, MAX_MSS, ...); esxperf
- * takes every value it takes, sometimes more (README "Parameters the server
- * accepts" lists both). Where iperf3 has no bound, ours only keeps the arithmetic
+ * takes every value it takes, sometimes more (docs/esxperf.md, "Parameters `esxperf -s` takes
+ * from a client", lists both). Where iperf3 has no bound, ours only keeps the arithmetic
  * sane. `why` names the key and the range for the log line. */
 struct num_key { const char *key; size_t off; int64_t min, max; const char *why, *type; };
 #define PK(k, field, lo, hi, range) { k, offsetof(struct test_params, field), lo, hi, \
