@@ -209,7 +209,7 @@ static const struct option longopts[] = {
     { "allow-readable-key", no_argument, NULL, O_READABLE_KEY },
     { "control-timeout", required_argument, NULL, O_CONTROL_TIMEOUT },
     { "max-duration", required_argument, NULL, O_MAX_DURATION },
-    /* output, run and server options of iperf3 3.17..3.22 (issue 12) */
+    /* output, run and server options of iperf3 3.17..3.22 */
     { "server-max-duration", required_argument, NULL, O_MAX_DURATION },
     { "json-stream", no_argument, NULL, O_JSON_STREAM },
     { "json-stream-full-output", no_argument, NULL, O_JSON_STREAM_FULL },
@@ -222,7 +222,7 @@ static const struct option longopts[] = {
     { "debug", optional_argument, NULL, 'd' },
     { "xbind", required_argument, NULL, 'X' },
     { "nstreams", required_argument, NULL, O_NSTREAMS },
-    /* iperf3 3.22's socket and wire options (issue 12) */
+    /* iperf3 3.22's socket and wire options */
     { "rcv-timeout", required_argument, NULL, O_RCV_TIMEOUT },
     { "snd-timeout", required_argument, NULL, O_SND_TIMEOUT },
     { "cntl-ka", optional_argument, NULL, O_CNTL_KA },

@@ -239,7 +239,7 @@ int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const 
 
 /* ---------------------------------------------------------------- what each option sets */
 
-/* the options whose value needs more than a range: their own rooms */
+/* the options whose value needs more than a range: one function each */
 static int set_format(struct perf_opts *o, const char *v, char *why, size_t len)
 {
     if (strlen(v) != 1 || !strchr("kmgtKMGTaA", v[0]))
@@ -507,13 +507,13 @@ static const struct opt_set opt_sets[] = {
     NUM(O_SKEW, time_skew, 0, AUTH_SKEW_MAX, "time skew threshold"),
     FLAG(O_READABLE_KEY, allow_readable_key), FN(O_CONTROL_TIMEOUT, set_control_timeout),
     NUM(O_MAX_DURATION, max_duration, 0, 86400 * 7, "max duration"),
-    /* output, run and server options of iperf3 3.17..3.22 (issue 12) */
+    /* output, run and server options of iperf3 3.17..3.22 */
     FN(O_JSON_STREAM, set_json_stream), FLAG(O_JSON_STREAM_FULL, json_stream_full),
     FN(O_TIMESTAMPS, set_timestamps), FLAG(O_REPEATING_PAYLOAD, repeating_payload),
     STR(O_EXTRA_DATA, extra_data), STR('F', file), FLAG('D', daemon), STR('I', pidfile),
     FN(O_BITRATE_LIMIT, set_bitrate_limit), FN('d', set_debug),
     FN('X', set_sctp_only), FN(O_NSTREAMS, set_sctp_only),
-    /* iperf3 3.22's socket and wire options (issue 12) */
+    /* iperf3 3.22's socket and wire options */
     NUM(O_RCV_TIMEOUT, rcv_timeout_ms, 100, 86400000, "receive timeout (--rcv-timeout, ms)"),
     NUM(O_SND_TIMEOUT, snd_timeout_ms, 0, 86400000, "send timeout (--snd-timeout, ms)"),
     FN(O_CNTL_KA, set_cntl_ka), FN(O_FQ_RATE, set_fq_rate), FN(O_NO_FQ_PACING, set_no_fq_pacing),

@@ -19,10 +19,10 @@ enum perf_opt_code {
     O_CPORT, O_DF, O_COOLDOWN, O_SWEEP_P, O_SWEEP_W, O_CSV, O_UDP64, O_PACING,
     O_USERNAME, O_RSA_PUB, O_PKCS1, O_RSA_PRIV, O_USERS, O_SKEW, O_READABLE_KEY,
     O_CONTROL_TIMEOUT, O_MAX_DURATION, O_SKIP_RX_COPY,
-    /* output, run and server options of iperf3 3.17..3.22 (issue 12, optrun) */
+    /* output, run and server options of iperf3 3.17..3.22 */
     O_JSON_STREAM, O_JSON_STREAM_FULL, O_TIMESTAMPS, O_REPEATING_PAYLOAD, O_EXTRA_DATA,
     O_BITRATE_LIMIT, O_NSTREAMS,
-    /* socket and wire options of iperf3 3.22 (issue 12) */
+    /* socket and wire options of iperf3 3.22 */
     O_RCV_TIMEOUT, O_SND_TIMEOUT, O_CNTL_KA, O_FQ_RATE, O_NO_FQ_PACING, O_DSCP, O_BIND_DEV,
     O_GSRO, O_SCTP,
     O_CODE_END
@@ -91,7 +91,7 @@ struct perf_opts {
     int64_t max_duration;       /* --server-max-duration / --max-duration SEC: the server
                                    refuses longer tests and ends any still running
                                    then; 0 = no cap */
-    /* output, run and server options of iperf3 3.17..3.22 (issue 12) */
+    /* output, run and server options of iperf3 3.17..3.22 */
     int json_stream;            /* --json-stream: one JSON event a line (sets -J) */
     int json_stream_full;       /* --json-stream-full-output: the whole document too */
     const char *timestamps;     /* --timestamps[=FMT]: strftime prefix, NULL = none */

@@ -1,6 +1,6 @@
 /* Client role. The client decides the end of every test (time, -n, -k), also
  * with -R, and sends TEST_END. One test is iperf3's state list
- * (../shared/reference/iperf3-protocol.md) from the client's side, one function per
+ * (docs/iperf3-protocol.md) from the client's side, one function per
  * phase: handshake (connect, cookie, PARAM_EXCHANGE), send_params (parameters,
  * CREATE_STREAMS), open_streams (the streams, TEST_START, TEST_RUNNING), run (until
  * the end, TEST_END), exchange (EXCHANGE_RESULTS, both results), display

@@ -1,4 +1,4 @@
-/* One esxperf client as its rooms share it: client.c the flow (connect, one test
+/* One esxperf client as its files share it: client.c the flow (connect, one test
  * phase by phase, the failure line), client_streams.c the data streams of a test,
  * client_stop.c the signals that stop it in any phase. Internal to the client;
  * the rest of esxperf uses client.h. */

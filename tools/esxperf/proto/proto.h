@@ -2,7 +2,7 @@
  * (proto.c), the parameter JSON client -> server (proto_params.c) and the results
  * JSON both ways (proto_results.c). Encoders and decoders are pure functions over
  * buffers (unit-tested, fuzzed); the ctl_* functions do the socket I/O with
- * deadlines. The states in the order of a test: ../shared/reference/iperf3-protocol.md
+ * deadlines. The states in the order of a test: docs/iperf3-protocol.md
  * and client.c / server.c, which follow it phase by phase. */
 #ifndef ESXPERF_PROTO_H
 #define ESXPERF_PROTO_H
@@ -35,7 +35,7 @@ enum iperf3_error {
     IE_AUTHTEST = 142,          /* test authorization failed */
     IE_INITSTREAM = 201,        /* cannot set up a data stream (threads, memory) */
     IE_STREAMACCEPT = 204,      /* cannot accept a data stream (none came: ETIMEDOUT) */
-    /* the server's limits and -F (issue 12, optrun) */
+    /* the server's limits and -F */
     IE_FILE = 14,               /* -F: cannot open the file */
     IE_TOTALRATE = 27,          /* --server-bitrate-limit passed */
     IE_UDPFILETRANSFER = 34,    /* -F with a UDP test */

@@ -1,7 +1,7 @@
 /* Server role: listen, take one test at a time, answer other connections with
  * ACCESS_DENIED, and return to listening whatever the client does.
  *
- * One test is iperf3's state list (../shared/reference/iperf3-protocol.md) from the
+ * One test is iperf3's state list (docs/iperf3-protocol.md) from the
  * server's side, one function per phase: handshake (the cookie, which the wait
  * for a client read: server_wait.c; PARAM_EXCHANGE),
  * take_params (parameters, token, buffers), open_streams (CREATE_STREAMS, the

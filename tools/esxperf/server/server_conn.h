@@ -1,4 +1,4 @@
-/* One esxperf server as its rooms share it: server.c the flow (listen, one test
+/* One esxperf server as its files share it: server.c the flow (listen, one test
  * phase by phase), server_wait.c the wait for the next test's cookie,
  * server_accept.c the data streams of a test, server_guard.c
  * what keeps the server from being held (refused connections drained in the

@@ -1,4 +1,4 @@
-/* What keeps the server from being held (issue 6): connections refused or denied
+/* What keeps the server from being held: connections refused or denied
  * are answered at once, half-closed and kept in a small "linger" table that
  * drains what they still send, so that the answer is not lost to a reset and the
  * main loop never blocks on them; other clients are denied while a test runs; the

@@ -404,9 +404,8 @@ static int file_hold(struct session *s, uint64_t now)
 }
 
 /* -n/-k: a receiver whose sender stopped short of the count ends the test after
- * this long without a byte (UDP from an iperf3 server with -b 0, or from an
- * esxperf server before issue 12, stops at exactly the count: a lost datagram is
- * never made up; that esxperf's TCP also fell short after a short write) */
+ * this long without a byte (UDP from an iperf3 server with -b 0 stops at exactly
+ * the count: a lost datagram is never made up, so the receiver never reaches it) */
 #define RECV_STALL_NS (5 * NS_PER_SEC)
 
 /* -n/-k, iperf3's rule (iperf_run_client in iperf_client_api.c): the client ends

@@ -1,4 +1,4 @@
-/* This side's own socket options from its command line (iperf3 3.22's, issue 12):
+/* This side's own socket options from its command line (iperf3 3.22's):
  * --bind-dev (SO_BINDTODEVICE), --snd-timeout (TCP_USER_TIMEOUT), --cntl-ka (the
  * control connection's keepalive), -m (IPPROTO_MPTCP data streams) and -L (the
  * IPv6 flow label of a TCP data stream the client connects). What the test

@@ -17,10 +17,9 @@
 /* SO_SNDBUF to ask for one sender of a test of `streams` TCP streams (sending
  * in the same direction) whose path's smallest RTT so far is min_rtt_us: 0 = leave
  * the kernel's autotuning (one stream, RTT unknown (< 0), or a path long enough
- * that streams x TCP_SNDBUF_HELD_MIN < 2 x 100 Gbit/s x min_rtt). Measured on
- * loopback in alternating pairs (-n 8G) against ESXPERF_ENGINE_OFF=sndbuf: -P 4
- * 1.42x less time, -P 8 1.31x, -P 2 1.16x, -P 4 -R 1.35x (noise about 8 %); one
- * stream held showed no gain (1.07x slower, within the noise), so never alone.
- * 384-512 KiB held were best; 256 KiB and 1 MiB and more gave up most of it. */
+ * that streams x TCP_SNDBUF_HELD_MIN < 2 x 100 Gbit/s x min_rtt). A lone stream
+ * is never held, because holding it gains nothing; the held size is the one that
+ * measured best, smaller and larger ones giving up most of the gain (the figures:
+ * BENCHMARKS.md, "The held send buffer"). */
 int tcp_sndbuf_hold(int64_t streams, int64_t min_rtt_us);
 #endif
