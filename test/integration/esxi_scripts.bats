@@ -405,7 +405,7 @@ EOT
     assert_status 0
 }
 
-# ---- issue 10 section 5: host settings survive every interruption
+# ---- host settings survive every interruption
 
 # reseal STATE: recompute the sum line after an edit (as a careful admin could)
 reseal() {

@@ -473,7 +473,7 @@ cross_check_blkid() {
     ! diff -q "$W/c.sig" <(img_sig "$W/c.img") >/dev/null || flunk "img_sig missed a write"
 }
 
-# ---- issue 15: hostile paths and tiny disks
+# ---- hostile paths and tiny disks
 
 @test "esxpart: FIFO, socket, character device: refused at once, the other disks still reported" {
     mkfifo "$W/fifo"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# esxperf issue 7 engine on loopback: each technique runs and says so (-V text,
+# esxperf's speed engine on loopback: each technique runs and says so (-V text,
 # JSON esxperf.engine), each fallback runs when the technique is refused (strace
 # error injection where the kernel call can be singled out, ESXPERF_ENGINE_OFF
 # otherwise), and the counts still agree with the peer. Also -A pinning and one
@@ -300,7 +300,7 @@ sndbuf_asks() { grep -c 'SO_SNDBUF, \[262144\]' "$1" || true; }
     udp_counts_exact "$sent" "${row#*/}" "${row%/*}" "$(udp_drops_since "$base")"
 }
 
-# --skip-rx-copy over UDP (issue 12): the receiver copies only each datagram's
+# --skip-rx-copy over UDP: the receiver copies only each datagram's
 # iperf3 header. In strace file $1 (the receiver's recvmmsg and setsockopt calls):
 # recvmmsg with MSG_TRUNC every time, every message buffer $2 bytes (12, or 16 with
 # 64-bit counters), the kernel reporting the true length $3 (MSG_TRUNC's promise),

@@ -1,5 +1,5 @@
-/* tools/esxpart report.c: partedUtil lines (the NVMe example from issue 3, built in
- * memory), usable sectors, the table and JSON. */
+/* tools/esxpart report.c: partedUtil lines (an NVMe disk's table as partedUtil shows it,
+ * built in memory), usable sectors, the table and JSON. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -125,7 +125,7 @@ static void writes_json_with_stable_keys(void **state)
     img_free(im);
 }
 
-/* issue 15 item 16: an image of 67 sectors or fewer has no usable range (first
+/* an image of 67 sectors or fewer has no usable range (first
  * usable 34 would come after last usable 33); 68 sectors has exactly one sector */
 static void usable_on_tiny_disks(void **state)
 {

@@ -94,7 +94,7 @@ static void counted_test_ends_after_3x_control_timeout_without_progress(void **s
     assert_non_null(end_guard_check(&g, T0 + 8 * S + 500000001ull, 20));
 }
 
-/* issue 12: iperf3's --server-max-duration and --server-bitrate-limit refusals at
+/* iperf3's --server-max-duration and --server-bitrate-limit refusals at
  * the parameters (errors 37 and 27), and -F with UDP (34) */
 static void params_refused_as_iperf3(void **state)
 {

@@ -62,8 +62,8 @@ static void formats_iperf3_units(void **state)
     assert_string_equal(b, "0.00 bits");
 }
 
-/* issue 15 item 7: strto*() skip leading white space, so "\t-5000" passed the
- * sign check and read as -5000; the suffixed parsers refuse any leading white space */
+/* the suffixed parsers refuse any leading white space: strto*() skip it, so
+ * "\t-5000" would pass a sign check on the first character and read as -5000 */
 static void refuses_leading_white_space(void **state)
 {
     (void)state;
