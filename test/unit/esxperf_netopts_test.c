@@ -1,5 +1,5 @@
 /* iperf3 3.22's socket and wire options: the values as iperf3 reads
- * them (tools/esxperf/options_net.c: the DSCP names table, flow labels,
+ * them (tools/esxperf/sockopt_parse.c: the DSCP names table, flow labels,
  * --cntl-ka's forms, ADDR%DEV), what opts_set makes of them, the role and
  * cross-option checks, the --rcv-timeout clock, and the parameters they put on
  * the wire (mptcp, fqrate, flowlabel, 3.22's gso/gro keys) both ways. */

@@ -13,7 +13,7 @@
 #include "daemon.h"
 #include "fail.h"
 #include "args.h"
-#include "net_opts.h"
+#include "sockopt_apply.h"
 #include "options.h"
 #include "output.h"
 #include "server.h"
@@ -287,7 +287,7 @@ static void parse(struct perf_opts *o, int argc, char **argv)
         warnmsg("warning: %s", line);
     if (o->congestion && stream_congestion_check(o->congestion, line, sizeof line) < 0)
         die_usage("%s", line);
-    if (o->mptcp && net_opts_mptcp_check(line, sizeof line) < 0)
+    if (o->mptcp && sockopt_mptcp_check(line, sizeof line) < 0)
         die_usage("%s", line);
 }
 

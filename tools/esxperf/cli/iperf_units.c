@@ -1,5 +1,6 @@
 /* iperf3's units: the -n -l -w -b suffixes and the -f column formats. */
 #include "iperf_units.h"
+#include "args.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -7,35 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int bad(const char **why, const char *text)
-{
-    if (why)
-        *why = text;
-    return -1;
-}
-
-/* strto*() skip any leading white space (tab, newline...) before a sign: a
- * number must start with its first digit or sign, so refuse it all */
-static int leading_space(const char *s)
-{
-    return isspace((unsigned char)*s);
-}
-
 /* number with an optional one-letter suffix; mult_k is 1024 (bytes) or 1000 (rates) */
 static int parse_suffixed(const char *s, double mult_k, double max, double *out,
                           const char **why)
 {
     if (!s || !*s)
-        return bad(why, "empty value");
-    if (*s == '-' || *s == '+' || leading_space(s))
-        return bad(why, "not a plain non-negative number");
+        return arg_refuse(why, "empty value");
+    if (*s == '-' || *s == '+' || arg_leading_space(s))
+        return arg_refuse(why, "not a plain non-negative number");
     errno = 0;
     char *end;
     double v = strtod(s, &end);
     if (end == s)
-        return bad(why, "not a number");
+        return arg_refuse(why, "not a number");
     if (!isfinite(v) || errno == ERANGE)
-        return bad(why, "out of range");
+        return arg_refuse(why, "out of range");
     double m = 1;
     if (*end) {
         switch (*end) {
@@ -43,14 +30,14 @@ static int parse_suffixed(const char *s, double mult_k, double max, double *out,
         case 'm': case 'M': m = mult_k * mult_k; break;
         case 'g': case 'G': m = mult_k * mult_k * mult_k; break;
         case 't': case 'T': m = mult_k * mult_k * mult_k * mult_k; break;
-        default: return bad(why, "unknown unit suffix (use K, M, G or T)");
+        default: return arg_refuse(why, "unknown unit suffix (use K, M, G or T)");
         }
         if (end[1])
-            return bad(why, "junk after the unit suffix");
+            return arg_refuse(why, "junk after the unit suffix");
     }
     v *= m;
     if (v > max)
-        return bad(why, "out of range");
+        return arg_refuse(why, "out of range");
     *out = v;
     return 0;
 }
@@ -61,7 +48,7 @@ int parse_bytes(const char *s, uint64_t max, uint64_t *out, const char **why)
     if (parse_suffixed(s, 1024.0, (double)max, &v, why))
         return -1;
     if (v != floor(v))
-        return bad(why, "not a whole number of bytes");
+        return arg_refuse(why, "not a whole number of bytes");
     *out = (uint64_t)v;
     return 0;
 }

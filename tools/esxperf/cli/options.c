@@ -35,29 +35,6 @@ void opts_defaults(struct perf_opts *o)
     o->rcv_timeout_ms = 120000;
 }
 
-/* A number as C writes it (strtol base 0: 16, 0x10, 020), the way iperf3 reads -S,
- * -L and the first CPU of -A; unlike strtol, what follows the number is refused */
-int opt_parse_cnum(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
-{
-    if (!s || !*s) {
-        *why = "empty number";
-        return -1;
-    }
-    errno = 0;
-    char *end;
-    long long v = strtoll(s, &end, 0);
-    if (end == s || *end || isspace((unsigned char)*s) || *s == '+' || *s == '-') {
-        *why = "not a number (decimal, 0x hex, or octal with a leading 0)";
-        return -1;
-    }
-    if (errno == ERANGE || v < min || v > max) {
-        *why = "out of range";
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
 {
     uint64_t v;
@@ -196,7 +173,7 @@ static int cpu_num(const char *s, size_t n, int c_style, int *out)
         return -1;
     memcpy(buf, s, n);
     buf[n] = '\0';
-    if ((c_style ? opt_parse_cnum(buf, 0, CPU_NUM_MAX, &v, &why)
+    if ((c_style ? parse_cnum(buf, 0, CPU_NUM_MAX, &v, &why)
                  : parse_i64(buf, 0, CPU_NUM_MAX, &v, &why)) < 0)
         return -1;
     *out = (int)v;
@@ -376,7 +353,7 @@ static int set_sctp_only(struct perf_opts *o, const char *v, char *why, size_t l
                    "SCTP: esxperf runs TCP or UDP (-u)");
 }
 
-/* ---- iperf3 3.22's socket and wire options (the values: options_net.c) */
+/* ---- iperf3 3.22's socket and wire options (the values: sockopt_parse.c) */
 
 static int set_client(struct perf_opts *o, const char *v, char *why, size_t len)
 {
@@ -534,7 +511,7 @@ static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, 
     case SET_NUM:
     case SET_CNUM:
     case SET_PORT:
-        if ((e->kind == SET_CNUM ? opt_parse_cnum(v, e->min, e->max, &n, &w)
+        if ((e->kind == SET_CNUM ? parse_cnum(v, e->min, e->max, &n, &w)
                                  : parse_i64(v, e->min, e->max, &n, &w)) < 0)
             return why_fmt(why, len, "bad %s '%s': %s (allowed %lld..%lld)", e->name, v, w,
                        (long long)e->min, (long long)e->max);

@@ -103,7 +103,7 @@ struct perf_opts {
     uint64_t bitrate_limit;     /* --server-bitrate-limit bits/s, 0 = none */
     double bitrate_limit_secs;  /* its averaging window, seconds (default 5) */
     int64_t debug;              /* -d/--debug[=LEVEL] 1..4 (4 without one): sets -V */
-    /* socket and wire options of iperf3 3.22 (options_net.c) */
+    /* socket and wire options of iperf3 3.22 (sockopt_parse.c) */
     int64_t rcv_timeout_ms;     /* --rcv-timeout: a receiver that gets nothing this long
                                    ends the test (default 120000, as iperf3) */
     int64_t snd_timeout_ms;     /* --snd-timeout: TCP_USER_TIMEOUT, 0 = the system's */
@@ -129,7 +129,6 @@ int opts_set(struct perf_opts *o, int code, const char *value, char *why, size_t
 
 /* a number as C writes it (decimal, 0x hex, 0 octal), as iperf3 reads -S, -L and
  * -A (strtol base 0), within [min, max]; anything after the number is refused */
-int opt_parse_cnum(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
 /* sizes for -l/-w/-n/-k with K/M/G/T suffixes (1024-based), within [min, max] */
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
 /* -b RATE[/BURST]: k/m/g/t 1000-based bits per second; burst 1..1000 */
@@ -143,7 +142,7 @@ int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const 
 /* "64K,256K,1M" -> list of window sizes */
 int opt_parse_sizes(const char *s, int64_t *out, int *n, const char **why);
 
-/* iperf3 3.22's socket and wire option values (options_net.c), each 0 or -1:
+/* iperf3 3.22's socket and wire option values (sockopt_parse.c), each 0 or -1:
  * --dscp NAME|N: the TOS byte (names af11..af43, cs0..cs7, ef, va, lowdelay,
  * throughput, reliability in any case; N 0..63 in any base, shifted left 2);
  * -L: a flow label 1..0xfffff in any base; --cntl-ka's IDLE/INTV/CNT (NULL or

@@ -4,6 +4,7 @@
  * --cntl-ka=IDLE/INTV/CNT (each part optional) and the %DEV tail of -B and -c
  * (SO_BINDTODEVICE; an IPv6 link-local address keeps its %zone). Pure. */
 #include "options.h"
+#include "args.h"
 #include "bytes.h"
 
 #include <arpa/inet.h>
@@ -30,7 +31,7 @@ static int number_any_base(const char *s, long long min, long long max, long lon
 {
     int64_t v;
     const char *why = NULL;
-    if (opt_parse_cnum(s, min, max, &v, &why) < 0)
+    if (parse_cnum(s, min, max, &v, &why) < 0)
         return -1;
     *out = v;
     return 0;

@@ -11,7 +11,7 @@
 #include "clock.h"
 #include "fail.h"
 #include "net.h"
-#include "net_opts.h"
+#include "sockopt_apply.h"
 #include "rcv_timeout.h"
 #include "proto.h"
 
@@ -196,14 +196,14 @@ static int addresses(struct client *c)
         if (gai)
             return cfail(c, EXIT_USAGE, "cannot use -B %s: %s", o->bind, net_gai_strerror(gai));
         c->have_src = 1;
-        if (net_opts_zone_missing(&c->src) && !o->bind_dev)
+        if (sockopt_zone_missing(&c->src) && !o->bind_dev)
             return cfail(c, EXIT_USAGE, "-B %s is an IPv6 link-local address without a zone: "
                          "name its interface, e.g. -B %s%%vmk1 (ESXi: esxcli network ip "
                          "interface list; Linux: ip link)", o->bind, o->bind);
     }
     int zoned = o->bind_dev || (c->have_src && c->src.sa.sa_family == AF_INET6 &&
                                 c->src.in6.sin6_scope_id);
-    if (net_opts_zone_missing(&c->dst) && !zoned)
+    if (sockopt_zone_missing(&c->dst) && !zoned)
         return cfail(c, EXIT_USAGE, "-c %s is an IPv6 link-local address without a zone: "
                      "name the interface it is reached on, e.g. -c %s%%vmk1 (ESXi: esxcli "
                      "network ip interface list; Linux: ip link)", o->host, o->host);
@@ -237,7 +237,7 @@ static int handshake(struct client *c)
     client_stop_watch(c->stop, STOP_CTL, c->ctl);
     int one = 1;
     setsockopt(c->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (net_opts_control(c->ctl, o, &why) < 0)
+    if (sockopt_control(c->ctl, o, &why) < 0)
         return cfail(c, EXIT_USAGE, "control connection to %s: %s: %s", o->host, why,
                      errtext(errno));
     proto_make_cookie(c->cookie);

@@ -6,7 +6,7 @@
 #include "client_conn.h"
 #include "clock.h"
 #include "fail.h"
-#include "net_opts.h"
+#include "sockopt_apply.h"
 #include "udp.h"
 
 #include <errno.h>
@@ -21,7 +21,7 @@ int client_dial(struct client *c, int type, const struct test_params *p, uint16_
 {
     union sockaddr_any dst = c->dst;
     int data_tcp = p && type == SOCK_STREAM;
-    int proto = data_tcp ? net_opts_tcp_proto(c->o) : 0;
+    int proto = data_tcp ? sockopt_tcp_proto(c->o) : 0;
     int fd = socket(dst.sa.sa_family, type | SOCK_CLOEXEC, proto);
     if (fd < 0) {
         *why = data_tcp && c->o->mptcp ? "cannot create an MPTCP socket (-m)"
@@ -30,10 +30,10 @@ int client_dial(struct client *c, int type, const struct test_params *p, uint16_
     }
     if (p && stream_sockopts(fd, p, net_wire_family(&c->dst), why) < 0)
         goto fail;
-    if (net_opts_bind_dev(fd, c->o, why) < 0)
+    if (sockopt_bind_dev(fd, c->o, why) < 0)
         goto fail;
-    if (data_tcp && (net_opts_snd_timeout(fd, c->o, why) < 0 ||
-                     net_opts_flowlabel(fd, p->flowlabel, &dst, why) < 0))
+    if (data_tcp && (sockopt_snd_timeout(fd, c->o, why) < 0 ||
+                     sockopt_flowlabel(fd, p->flowlabel, &dst, why) < 0))
         goto fail;
     if (c->have_src || cport) {
         union sockaddr_any a;

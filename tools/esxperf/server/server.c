@@ -14,7 +14,7 @@
 #include "server.h"
 #include "server_conn.h"
 #include "daemon.h"
-#include "net_opts.h"
+#include "sockopt_apply.h"
 #include "rcv_timeout.h"
 #include "fail.h"
 
@@ -227,7 +227,7 @@ static void begin_session(struct server *sv, const struct test_params *p)
 static int relisten(struct server *sv, int mptcp)
 {
     close(sv->lfd);
-    sv->lfd = net_opts_listen_proto(sv->o, SOCK_STREAM, mptcp ? IPPROTO_MPTCP : 0,
+    sv->lfd = sockopt_listen_proto(sv->o, SOCK_STREAM, mptcp ? IPPROTO_MPTCP : 0,
                                     &sv->laddr, 128);
     if (sv->lfd < 0)
         return -1;
@@ -431,17 +431,17 @@ static void listen_on(struct server *sv, const struct perf_opts *o)
     if (gai)
         die(EXIT_USAGE, "cannot use address %s: %s", o->bind ? o->bind : "(any)",
             net_gai_strerror(gai));
-    if (net_opts_zone_missing(&sv->laddr) && !o->bind_dev)
+    if (sockopt_zone_missing(&sv->laddr) && !o->bind_dev)
         die(EXIT_USAGE, "-B %s is an IPv6 link-local address without a zone: name its "
             "interface, e.g. -B %s%%vmk1 (ESXi: esxcli network ip interface list; Linux: "
             "ip link)", o->bind, o->bind);
     if (o->rsa_private_key)
         load_auth(sv, o);
     /* a large backlog: a flood is answered (ACCESS_DENIED) rather than left in SYN retries */
-    sv->lfd = net_opts_listen(o, SOCK_STREAM, &sv->laddr, 128);
+    sv->lfd = sockopt_listen(o, SOCK_STREAM, &sv->laddr, 128);
     if (sv->lfd < 0 && !o->bind && o->family == AF_UNSPEC && errno == EAFNOSUPPORT) {
         net_resolve(NULL, AF_INET, o->port, 1, &sv->laddr, NULL);
-        sv->lfd = net_opts_listen(o, SOCK_STREAM, &sv->laddr, 128);
+        sv->lfd = sockopt_listen(o, SOCK_STREAM, &sv->laddr, 128);
     }
     if (sv->lfd < 0)
         die(EXIT_USAGE, "cannot listen on port %u: %s (%s)", o->port, errtext(errno),

@@ -3,7 +3,7 @@
  * bound to the address the hello was sent to (udp_dest.h); every wait has the
  * step's deadline and ends when the client closes the control connection. */
 #include "server_conn.h"
-#include "net_opts.h"
+#include "sockopt_apply.h"
 #include "fail.h"
 #include "udp.h"
 #include "udp_dest.h"
@@ -113,7 +113,7 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
             /* options such as -C may be unknown here: iperf3 also carries on */
             warnmsg("data stream: %s", w);
         }
-        if (net_opts_snd_timeout(fd, sv->o, &w) < 0)
+        if (sockopt_snd_timeout(fd, sv->o, &w) < 0)
             warnmsg("data stream: %s", w);
         if (add_stream(sv, fd, why) < 0)
             return -1;
@@ -130,7 +130,7 @@ static int is_wildcard(const union sockaddr_any *a)
 
 int server_open_udp_listener(struct server *sv)
 {
-    sv->ufd = net_opts_listen(sv->o, SOCK_DGRAM, &sv->laddr, 0);
+    sv->ufd = sockopt_listen(sv->o, SOCK_DGRAM, &sv->laddr, 0);
     if (sv->ufd < 0)
         return -1;
     /* a wildcard listener learns each hello's destination; one on a single address

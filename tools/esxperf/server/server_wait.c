@@ -13,7 +13,7 @@
 #include "server_conn.h"
 #include "daemon.h"
 #include "fail.h"
-#include "net_opts.h"
+#include "sockopt_apply.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -82,7 +82,7 @@ static void pending_accept(struct server *sv, uint64_t now)
             return;
         sv->accept_told = 0;
         const char *why;
-        if (net_opts_control(fd, sv->o, &why) < 0)
+        if (sockopt_control(fd, sv->o, &why) < 0)
             warnmsg("control connection: %s: %s", why, perf_errtext(errno));
         if (sv->npend == PENDING_MAX)
             pending_drop(sv, oldest_pending(sv), "too many connections without a cookie: "

@@ -1,8 +1,8 @@
-/* This side's own socket options (net_opts.h): what iperf3 3.22 sets from its
+/* This side's own socket options (sockopt_apply.h): what iperf3 3.22 sets from its
  * command line on the control and data sockets, the same way (iperf_tcp.c,
  * net.c, iperf_api.c's iperf_set_control_keepalive). musl has no linux/in6.h:
  * the flow label lease request is declared here in the kernel's layout. */
-#include "net_opts.h"
+#include "sockopt_apply.h"
 #include "fail.h"
 
 #include <errno.h>
@@ -31,12 +31,12 @@ struct flowlabel_req {      /* the kernel's struct in6_flowlabel_req */
     uint32_t pad;
 };
 
-int net_opts_tcp_proto(const struct perf_opts *o)
+int sockopt_tcp_proto(const struct perf_opts *o)
 {
     return o->mptcp ? IPPROTO_MPTCP : 0;
 }
 
-int net_opts_mptcp_check(char *why, size_t len)
+int sockopt_mptcp_check(char *why, size_t len)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_MPTCP);
     if (fd < 0)
@@ -51,7 +51,7 @@ int net_opts_mptcp_check(char *why, size_t len)
                    e == ENOPROTOOPT ? "; on Linux, sysctl net.mptcp.enabled=1" : "");
 }
 
-int net_opts_bind_dev(int fd, const struct perf_opts *o, const char **why)
+int sockopt_bind_dev(int fd, const struct perf_opts *o, const char **why)
 {
     if (!o->bind_dev || net_bind_device(fd, o->bind_dev) == 0)
         return 0;
@@ -61,7 +61,7 @@ int net_opts_bind_dev(int fd, const struct perf_opts *o, const char **why)
     return -1;
 }
 
-int net_opts_snd_timeout(int fd, const struct perf_opts *o, const char **why)
+int sockopt_snd_timeout(int fd, const struct perf_opts *o, const char **why)
 {
     unsigned int ms = (unsigned int)o->snd_timeout_ms;
     if (!ms || setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms) == 0)
@@ -72,9 +72,9 @@ int net_opts_snd_timeout(int fd, const struct perf_opts *o, const char **why)
     return -1;
 }
 
-int net_opts_control(int fd, const struct perf_opts *o, const char **why)
+int sockopt_control(int fd, const struct perf_opts *o, const char **why)
 {
-    if (net_opts_snd_timeout(fd, o, why) < 0)
+    if (sockopt_snd_timeout(fd, o, why) < 0)
         return -1;
     if (!o->cntl_ka)
         return 0;
@@ -95,7 +95,7 @@ int net_opts_control(int fd, const struct perf_opts *o, const char **why)
     return 0;
 }
 
-int net_opts_flowlabel(int fd, long long label, union sockaddr_any *dst, const char **why)
+int sockopt_flowlabel(int fd, long long label, union sockaddr_any *dst, const char **why)
 {
     if (!label)
         return 0;
@@ -120,13 +120,13 @@ int net_opts_flowlabel(int fd, long long label, union sockaddr_any *dst, const c
     return 0;
 }
 
-int net_opts_zone_missing(const union sockaddr_any *a)
+int sockopt_zone_missing(const union sockaddr_any *a)
 {
     return a->sa.sa_family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&a->in6.sin6_addr) &&
            a->in6.sin6_scope_id == 0;
 }
 
-int net_opts_listen_proto(const struct perf_opts *o, int type, int proto,
+int sockopt_listen_proto(const struct perf_opts *o, int type, int proto,
                           const union sockaddr_any *addr, int backlog)
 {
     if (o->family != AF_INET6 || addr->sa.sa_family != AF_INET6)
@@ -148,9 +148,9 @@ int net_opts_listen_proto(const struct perf_opts *o, int type, int proto,
     return fd;
 }
 
-int net_opts_listen(const struct perf_opts *o, int type, const union sockaddr_any *addr,
+int sockopt_listen(const struct perf_opts *o, int type, const union sockaddr_any *addr,
                     int backlog)
 {
-    return net_opts_listen_proto(o, type, type == SOCK_STREAM ? net_opts_tcp_proto(o) : 0,
+    return sockopt_listen_proto(o, type, type == SOCK_STREAM ? sockopt_tcp_proto(o) : 0,
                                  addr, backlog);
 }
