@@ -83,12 +83,12 @@ static void counted_test_ends_after_3x_control_timeout_without_progress(void **s
     p.blockcount = 1000;
     end_guard_init(&g, &o, &p, T0);
     assert_null(end_guard_check(&g, T0 + 2 * S, 0));
-    assert_null(end_guard_check(&g, T0 + 3 * S, 0));
-    assert_non_null(strstr(end_guard_check(&g, T0 + 3 * S + 1, 0), "no data moved"));
+    assert_null(end_guard_check(&g, T0 + 3 * S - 1, 0));
+    assert_non_null(strstr(end_guard_check(&g, T0 + 3 * S, 0), "no data moved"));
     /* progress restarts the clock */
     end_guard_init(&g, &o, &p, T0);
     assert_null(end_guard_check(&g, T0 + 2 * S, 10));
-    assert_null(end_guard_check(&g, T0 + 5 * S, 10));
+    assert_null(end_guard_check(&g, T0 + 5 * S - 1, 10));
     assert_null(end_guard_check(&g, T0 + 5 * S + 500000000ull, 20));
     assert_null(end_guard_check(&g, T0 + 8 * S, 20));
     assert_non_null(end_guard_check(&g, T0 + 8 * S + 500000001ull, 20));

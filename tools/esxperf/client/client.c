@@ -98,22 +98,18 @@ static int send_stalled(struct client *c, uint64_t now)
     const struct session *s = &c->s;
     if (s->p.udp || !(s->p.num || s->p.blockcount))
         return 0;
-    uint64_t sent = 0;
+    uint64_t sent = session_bytes(s, BYTES_SENT, 0);
     int queued = -1;
-    for (int i = 0; i < s->nstreams; i++) {
-        if (!s->st[i].sender)
-            continue;
-        sent += atomic_load(&s->st[i].bytes);
+    for (int i = 0; i < s->nstreams && queued < 0; i++) {
         int q = 0;
-        if (queued < 0 && ioctl(s->st[i].fd, TIOCOUTQ, &q) == 0 && q > 0)
+        if (s->st[i].sender && ioctl(s->st[i].fd, TIOCOUTQ, &q) == 0 && q > 0)
             queued = i;
     }
-    if (!c->tx_seen_ns || sent != c->tx_seen || queued < 0) {
-        c->tx_seen = sent;
-        c->tx_seen_ns = now;
+    if (queued < 0) {
+        progress_start(&c->tx, sent, now);
         return 0;
     }
-    return now - c->tx_seen_ns >= CTL_WAIT_NS ? queued + 1 : 0;
+    return progress_stalled(&c->tx, sent, now, CTL_WAIT_NS) ? queued + 1 : 0;
 }
 
 /* the control connection has something during the test (within ms): the server's
@@ -153,7 +149,7 @@ static int run_test(struct client *c)
         }
         if (session_should_end(s, now))
             break;
-        if (rcv_idle_check(&idle, now, rcv_idle_received(s))) {
+        if (rcv_idle_check(&idle, now, session_bytes(s, BYTES_RECEIVED, 0))) {
             ctl_send_state(c->ctl, ST_CLIENT_TERMINATE, mono_ns() + NS_PER_SEC);
             return cfail(c, EXIT_CHECK, "no data came from the server for %lld ms "
                          "(--rcv-timeout): the test is ended, the server was told",
@@ -407,13 +403,8 @@ int client_run(const struct perf_opts *o, struct client_stop *stop, struct run_r
     c.errlen = errlen;
     if (err && errlen)
         err[0] = '\0';
-    rep_init(&c.rep, o->quiet ? NULL : stdout, o->json, o->format, 0);
+    session_report_init(&c.rep, o->quiet ? NULL : stdout, o, 0);
     c.rep.title = o->title;
-    c.rep.forceflush = o->forceflush;
-    c.rep.verbose = o->verbose;
-    c.rep.timestamps = o->timestamps;
-    c.rep.json_stream = o->json_stream;
-    c.rep.json_full = o->json_stream_full;
     c.rep.extra_data = o->extra_data;
     int rc = phases(&c, rr);
     crypto_wipe(c.authtoken, sizeof c.authtoken);

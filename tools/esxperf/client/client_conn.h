@@ -34,7 +34,7 @@ struct client {
     union sockaddr_any dst, src;
     int have_src;
     char host[64];
-    uint64_t tx_seen, tx_seen_ns;   /* -n/-k: bytes sent, and when that last changed */
+    struct progress tx;             /* -n/-k: the bytes sent while some stay queued */
     char *err;                      /* the failure line, for a sweep's table (or NULL) */
     size_t errlen;
 };

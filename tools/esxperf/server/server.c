@@ -30,14 +30,6 @@
 #define AUTH_PAUSE_NS NS_PER_SEC    /* after a refused token, accept nothing this long */
 #define BUFFERS_MAX (1ull << 30)    /* stream count x block size the server allocates */
 
-static uint64_t bytes_moved(const struct session *s)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < s->nstreams; i++)
-        n += atomic_load(&s->st[i].bytes);
-    return n;
-}
-
 /* the server ends the test: SERVER_TERMINATE, as iperf3 does when it is stopped.
  * The streams stay open until the client closes the control connection (at most
  * 2 s): a reset data stream would otherwise hide the message from an iperf3 client. */
@@ -110,13 +102,13 @@ static int run_until_end(struct server *sv, const char **why)
         uint64_t now = mono_ns();
         int ms = session_poll(s, now);
         linger_service(sv);
-        const char *reason = end_guard_check(&g, now, bytes_moved(s));
-        if (!reason && rcv_idle_check(&idle, now, rcv_idle_received(s)))
+        const char *reason = end_guard_check(&g, now, session_bytes(s, BYTES_ALL, 0));
+        if (!reason && rcv_idle_check(&idle, now, session_bytes(s, BYTES_RECEIVED, 0)))
             reason = "no data came on the data streams for --rcv-timeout; ended with "
                      "SERVER_TERMINATE";
         if (reason)
             return terminate(sv, why, reason, 0);
-        if (rate_guard_check(&rg, now, bytes_moved(s))) {
+        if (rate_guard_check(&rg, now, session_bytes(s, BYTES_ALL, 0))) {
             snprintf(sv->why, sizeof sv->why, "total throughput of %llu bit/s passed "
                      "--server-bitrate-limit %llu bit/s; ended with SERVER_ERROR (iperf3 "
                      "error 27)", (unsigned long long)rg.bps,
@@ -209,12 +201,7 @@ static int take_params(struct server *sv, const union sockaddr_any *peer,
 static void begin_session(struct server *sv, const struct test_params *p)
 {
     const struct perf_opts *o = sv->o;
-    rep_init(&sv->rep, stdout, o->json, o->format, p->get_server_output && !o->json);
-    sv->rep.forceflush = o->forceflush;
-    sv->rep.verbose = o->verbose;
-    sv->rep.timestamps = o->timestamps;
-    sv->rep.json_stream = o->json_stream;
-    sv->rep.json_full = o->json_stream_full;
+    session_report_init(&sv->rep, stdout, o, p->get_server_output && !o->json);
     sv->rep.extra_data = p->extra_data[0] ? p->extra_data : NULL;
     session_init(&sv->s, o, p, 0, &sv->rep);
     sv->have_session = 1;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "options.h"
+#include "progress.h"
 #include "proto.h"
 
 /* runs until killed (or one test with -1); returns the exit code */
@@ -20,7 +21,7 @@ int server_run(const struct perf_opts *o);
 struct end_guard {
     uint64_t limit, cap;        /* 0 = none */
     uint64_t stall_ns;
-    uint64_t moved, moved_at;   /* byte count last seen changing, and when */
+    struct progress moved;      /* the bytes moved */
     int counted;                /* an -n/-k test */
     uint64_t count, start;      /* -n/-k in bytes (0 = none), and TEST_RUNNING */
 };

@@ -162,7 +162,7 @@ void end_guard_init(struct end_guard *g, const struct perf_opts *o,
     if (o->max_duration > 0)
         g->cap = now + (uint64_t)(o->max_duration + MAX_DURATION_GRACE_S) * NS_PER_SEC;
     g->stall_ns = 3 * (uint64_t)o->control_timeout_ms * NS_PER_MS;
-    g->moved_at = now;
+    progress_start(&g->moved, 0, now);
 }
 
 const char *end_guard_check(struct end_guard *g, uint64_t now, uint64_t moved)
@@ -179,13 +179,9 @@ const char *end_guard_check(struct end_guard *g, uint64_t now, uint64_t moved)
         return NULL;
     if (!g->limit && g->count && moved >= g->count)
         g->limit = now + (now - g->start) + 60 * NS_PER_SEC;
-    if (moved != g->moved) {
-        g->moved = moved;
-        g->moved_at = now;
-    } else if (now - g->moved_at > g->stall_ns) {
+    if (progress_stalled(&g->moved, moved, now, g->stall_ns))
         return "no data moved in this -n/-k test for 3 x --control-timeout; ended with "
                "SERVER_TERMINATE";
-    }
     return NULL;
 }
 

@@ -369,13 +369,23 @@ double session_seconds(const struct session *s)
 }
 
 
-static uint64_t received_bytes(struct session *s)
+uint64_t session_bytes(const struct session *s, int which, int since_omit)
 {
     uint64_t n = 0;
     for (int i = 0; i < s->nstreams; i++)
-        if (!s->st[i].sender)
-            n += atomic_load(&s->st[i].bytes) - s->bk[i].bytes_base;
+        if (which == BYTES_ALL || (which == BYTES_SENT) == (s->st[i].sender != 0))
+            n += atomic_load(&s->st[i].bytes) - (since_omit ? s->bk[i].bytes_base : 0);
     return n;
+}
+
+void session_report_init(struct report *r, FILE *out, const struct perf_opts *o, int capture)
+{
+    rep_init(r, out, o->json, o->format, capture);
+    r->forceflush = o->forceflush;
+    r->verbose = o->verbose;
+    r->timestamps = o->timestamps;
+    r->json_stream = o->json_stream;
+    r->json_full = o->json_stream_full;
 }
 
 static void measure_end(struct session *s, uint64_t now)
@@ -431,15 +441,8 @@ static int counted_end(struct session *s, uint64_t now)
         return 0;
     uint64_t want = s->p.num ? (uint64_t)s->p.num
                              : (uint64_t)s->p.blockcount * (uint64_t)s->p.len;
-    uint64_t got = received_bytes(s);
-    if (got >= want)
-        return 1;
-    if (got != s->rx_seen || !s->rx_seen_ns) {
-        s->rx_seen = got;
-        s->rx_seen_ns = now;
-        return 0;
-    }
-    return now - s->rx_seen_ns > RECV_STALL_NS;
+    uint64_t got = session_bytes(s, BYTES_RECEIVED, 1);
+    return got >= want || progress_stalled(&s->rx, got, now, RECV_STALL_NS);
 }
 
 int session_should_end(struct session *s, uint64_t now)

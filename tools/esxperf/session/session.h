@@ -9,6 +9,7 @@
 #include "cpu.h"
 #include "figures.h"
 #include "options.h"
+#include "progress.h"
 #include "proto.h"
 #include "report.h"
 #include "stream.h"
@@ -49,7 +50,7 @@ struct session {
     int tcpinfo_ok;                /* getsockopt(TCP_INFO) worked on a sender */
     char congestion[32];
     struct run_result fig;         /* filled by session_summary */
-    uint64_t rx_seen, rx_seen_ns;  /* -n/-k receive progress (stall detection) */
+    struct progress rx;            /* -n/-k: the bytes received since the omit */
     uint64_t file_end_ns;          /* -F: the interval tick the test ends at, once
                                     * the file is sent (0 = not yet) */
 };
@@ -75,6 +76,13 @@ int session_is_sender(const struct session *s, int index);
 void session_report_start(const struct session *s, const char *host, unsigned port,
                           const char *peer, const char *cookie);
 
+/* the bytes this side's streams have moved so far, summed over those of one kind;
+ * since_omit: from the end of the omit (each stream's base) */
+enum { BYTES_ALL, BYTES_SENT, BYTES_RECEIVED };
+uint64_t session_bytes(const struct session *s, int which, int since_omit);
+/* a test's report as the options ask for it (format, flushing, -V, timestamps, the
+ * JSON stream); capture: keep the text for --get-server-output */
+void session_report_init(struct report *r, FILE *out, const struct perf_opts *o, int capture);
 /* this thread (and every thread it starts later) on the CPUs listed */
 void session_pin(const int *cpus, int ncpus);
 int session_start(struct session *s);                 /* threads + clock */
