@@ -1,6 +1,6 @@
 /* esxpart: which partition is OSDATA, VMFS, bootbank, coredump; is the table healthy.
- * Read-only. Options, help and flow; the work is in disk.c, probe.c, gpt.c, mbr.c,
- * types.c, content.c, report.c, scan.c. */
+ * Read-only. Options, help and flow; the work is in disk.c, probe.c, ptable.c,
+ * gpt.c, mbr.c, types.c, content.c, report.c, scan.c. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "output.h"
 #include "version.h"
 #include "disk.h"
-#include "ptable.h"
+#include "probe.h"
 #include "report.h"
 #include "scan.h"
 

@@ -70,10 +70,6 @@ struct ptable {
     size_t nfind, dropped;
 };
 
-/* Inspect d. force_sector is 0 (detect) or 512/4096. Never fails: problems become
- * findings. The parser entry point for the fuzz target. */
-void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector);
-
 void pt_add(struct ptable *t, enum sev sev, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* room for one more partition? adds an error finding the first time it is full */
