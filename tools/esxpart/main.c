@@ -141,6 +141,13 @@ static void one_disk(const struct opts *o, const char *path, size_t n,
     }
     pt_probe(&d, t, o->sector);
     disk_close(&d);
+    if (t->unreadable[0]) {
+        warnmsg("%s: %s", shown, t->unreadable);
+        if (o->json)
+            report_json_error(w, path, t->unreadable);
+        k->unreadable++;
+        return;
+    }
     k->readable++;
     if (pt_worst(t) == SEV_ERROR)
         k->with_errors++;

@@ -115,7 +115,15 @@ void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector)
     size_t n = d->size < sizeof head ? (size_t)d->size : sizeof head;
     memset(head, 0, sizeof head);
     if (disk_read(d, 0, head, n) < 0) {
-        pt_add(t, SEV_ERROR, "cannot read the first %zu bytes: %s", n, errtext(errno));
+        int e = errno;
+        if (d->ends_at >= 0)   /* a /proc or /sys file gives fewer bytes than its size */
+            snprintf(t->unreadable, sizeof t->unreadable, "short read: only the first %lld "
+                     "of its %llu bytes can be read (a /proc or /sys file? name a disk or "
+                     "an image file)", (long long)d->ends_at, (unsigned long long)d->size);
+        else
+            snprintf(t->unreadable, sizeof t->unreadable, "cannot read the first %zu bytes: "
+                     "%s", n, errtext(e));
+        pt_add(t, SEV_ERROR, "%s", t->unreadable);
         return;
     }
     if (force_sector) {

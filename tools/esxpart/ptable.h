@@ -49,6 +49,9 @@ struct part {
 };
 
 struct ptable {
+    /* why nothing of the disk could be read (its first sectors); "" when they were:
+     * such a disk is counted and reported as unreadable, not as a table */
+    char unreadable[200];
     enum pt_kind kind;
     uint64_t size_bytes;
     unsigned sector;
