@@ -125,6 +125,37 @@ static void writes_json_with_stable_keys(void **state)
     img_free(im);
 }
 
+/* a GPT entry ending at LBA 2^64-1 is sized UINT64_MAX bytes, not a wrapped
+ * product, and is still found outside the disk; the largest exact size stays exact */
+static void size_of_an_entry_at_the_top_of_the_lba_range(void **state)
+{
+    (void)state;
+    static const struct tpart p[] = {
+        { 1, 2048, UINT64_MAX, "A19D880F05FC4D3BA006743F0F84911E" },
+        { 2, 0, UINT64_MAX, "A19D880F05FC4D3BA006743F0F84911E" },
+        { 3, 0, UINT64_MAX / 512 - 1, "A19D880F05FC4D3BA006743F0F84911E" },
+    };
+    struct img *im = img_new(1ull << 30, 512);
+    img_gpt(im, p, 3, 128, 128);
+    struct ptable *t = img_probe(im, 0);
+    assert_int_equal(t->nparts, 3);
+    struct jsonw w;
+    jw_init(&w, 0);
+    report_json_disk(&w, "big", t);
+    const char *j = jw_text(&w);
+    assert_non_null(strstr(j, "{\"number\":1,\"start\":2048,\"end\":18446744073709551615,"
+                              "\"size_bytes\":18446744073709551615,"));
+    assert_non_null(strstr(j, "{\"number\":2,\"start\":0,\"end\":18446744073709551615,"
+                              "\"size_bytes\":18446744073709551615,"));
+    assert_non_null(strstr(j, "{\"number\":3,\"start\":0,\"end\":36028797018963966,"
+                              "\"size_bytes\":18446744073709551104,"));
+    assert_true(has_finding(t, SEV_ERROR, "partition 1 (2048-18446744073709551615) lies "
+                                          "outside the usable range 34-2097118"));
+    jw_free(&w);
+    free(t);
+    img_free(im);
+}
+
 /* an image of 67 sectors or fewer has no usable range (first
  * usable 34 would come after last usable 33); 68 sectors has exactly one sector */
 static void usable_on_tiny_disks(void **state)
@@ -211,6 +242,7 @@ int main(void)
         cmocka_unit_test(prints_an_aligned_table),
         cmocka_unit_test(writes_json_with_stable_keys),
         cmocka_unit_test(usable_on_tiny_disks),
+        cmocka_unit_test(size_of_an_entry_at_the_top_of_the_lba_range),
         cmocka_unit_test(escapes_for_the_terminal),
         cmocka_unit_test(escapes_labels_and_paths_in_the_table),
     };

@@ -84,10 +84,17 @@ static void put_cell(char *line, size_t len, size_t *o, const char *s, int w, in
         *o = (size_t)n < len - *o ? *o + (size_t)n : len - 1;
 }
 
-/* bytes of p; 0 for a partition whose end lies before its start (reported) */
+/* bytes of p; 0 for a partition whose end lies before its start (reported), and
+ * UINT64_MAX for one too large to count in 64 bits (a GPT entry can end at LBA
+ * 2^64-1; such an entry lies outside the disk, which is reported too) */
 static uint64_t part_bytes(const struct ptable *t, const struct part *p)
 {
-    return p->end >= p->start ? (p->end - p->start + 1) * t->sector : 0;
+    if (p->end < p->start)
+        return 0;
+    uint64_t span = p->end - p->start;   /* sectors minus one: 2^64 would wrap to 0 */
+    if (span >= UINT64_MAX / t->sector)
+        return UINT64_MAX;
+    return (span + 1) * t->sector;
 }
 
 #define NCOL 8
