@@ -39,3 +39,19 @@ teardown() { rm -rf "$W"; }
     [ "$(jq -r '.disks[1].error' <<< "$json")" = "short read: only the first $real of its $size bytes can be read (a /proc or /sys file? name a disk or an image file)" ] || flunk "$json"
     [ "$(jq -r '"\(.disks_read) \(.disks_unreadable) \(.exit_code)"' <<< "$json")" = "1 1 1" ] || flunk "$json"
 }
+
+@test "esxpart: an extended partition that starts past the end of the disk is said to lie beyond it, with the disk's size" {
+    local img=$W/ext.img
+    truncate -s 64M "$img"   # 131072 sectors
+    # MBR entry 1: type 0x05, start 131172, 2048 sectors
+    put_hex "$img" $((446 + 4)) 05
+    put_hex "$img" $((446 + 8)) "$(le32 131172)$(le32 2048)"
+    put_hex "$img" 510 55aa
+    run "$BIN/esxpart" "$img"
+    assert_status 0
+    assert_contains "  error: partition 1 (131172-133219) extends beyond the end of the disk (131072 sectors)"
+    assert_contains "  error: EBR at LBA 131172 lies beyond the end of the disk (131072 sectors of 512 bytes, 64 MiB): no logical partitions can be read"
+    [[ "$output" != *"No error information"* ]] || flunk "$output"
+    run "$BIN/esxpart" -v "$img"
+    assert_status 1
+}
