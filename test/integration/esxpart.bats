@@ -409,7 +409,7 @@ cross_check_blkid() {
     assert_status 0
     [ "$(jq -r 'keys_unsorted | join(",")' <<< "$output")" = "tool,version,disks,disks_read,disks_unreadable,disks_with_errors,verify,exit_code" ] || flunk "$output"
     [ "$(jq -r '.disks[0] | keys_unsorted | join(",")' <<< "$output")" = "path,error,size_bytes,sector_size,sector_size_source,sectors,cylinders,table,health,mbr,gpt,partitions,findings,findings_dropped" ] || flunk "$output"
-    [ "$(jq -r '.disks[0].partitions[0] | keys_unsorted | join(",")' <<< "$output")" = "number,start,end,size_bytes,type_guid,mbr_type,type_name,role,partedutil_attr,partition_guid,attributes,name,flags,content" ] || flunk "$output"
+    [ "$(jq -r '.disks[0].partitions[0] | keys_unsorted | join(",")' <<< "$output")" = "number,start,end,size_bytes,type_guid,mbr_type,type_name,role,partedutil_name,partedutil_attr,partition_guid,attributes,name,flags,content" ] || flunk "$output"
     [ "$(jq -r '.disks[0].partitions[1].content | keys_unsorted | join(",")' <<< "$output")" = "fs,vmfs_version,label,uuid,block_size,offset" ] || flunk "$output"
     [ "$(jq -r '.disks[0].partitions[3].content | "\(.fs) \(.uuid) \(.block_size)"' <<< "$output")" = "VMFS-L 1b2a3c5f-607f8e9d-b2a1-0050568a0b0c 1048576" ] || flunk "$output"
     # the VMFS UUID as blkid prints it
@@ -426,6 +426,8 @@ cross_check_blkid() {
     assert_contains " vmfs                 AA31E02A400F11DB9590000C2911D1B8"
     assert_contains " vmkDiagnostic        9D27538040AD11DBBF97000C2911D1B8"
     assert_contains " vmfsl                4EB2EA3978554790A79EFAE495E21F8D  vmfsl            OSDATA (VMFS-L)"
+    # showGuids lists Linux Raid, but getptbl prints unknown for it
+    assert_contains " Linux Raid           A19D880F05FC4D3BA006743F0F84911E  unknown          Linux RAID"
 }
 
 @test "esxpart: no argument scans the machine's whole disks without failing the suite" {

@@ -55,3 +55,21 @@ teardown() { rm -rf "$W"; }
     run "$BIN/esxpart" -v "$img"
     assert_status 1
 }
+
+@test "esxpart --partedutil: the admin's 4 TB Linux RAID disk prints what partedUtil printed, byte for byte; the table and -J keep linuxRaid" {
+    local img=$W/raid4t.img raid=A19D880F-05FC-4D3B-A006-743F0F84911E
+    truncate -s $((7814037168 * 512)) "$img"
+    sgdisk -a 1 -n 1:8192:16785407 -t 1:$raid -n 2:16785408:20979711 -t 2:$raid \
+        -n 3:21241856:7813832351 -t 3:$raid "$img" >/dev/null
+    # partedUtil getptbl on that disk, as the admin posted it
+    local want
+    want=$(printf '%s\n' gpt "486401 255 63 7814037168" \
+        "1 8192 16785407 A19D880F05FC4D3BA006743F0F84911E unknown 0" \
+        "2 16785408 20979711 A19D880F05FC4D3BA006743F0F84911E unknown 0" \
+        "3 21241856 7813832351 A19D880F05FC4D3BA006743F0F84911E unknown 0" | od -c)
+    [ "$("$BIN/esxpart" --partedutil "$img" | od -c)" = "$want" ] || flunk "$("$BIN/esxpart" --partedutil "$img")"
+    run "$BIN/esxpart" "$img"
+    assert_status 0
+    [[ "$output" =~ \ 1\ +8192\ +16785407\ +8\ GiB\ +linuxRaid\ +Linux\ RAID ]] || flunk "$output"
+    [ "$("$BIN/esxpart" -J "$img" | jq -r '[.disks[0].partitions[] | "\(.type_name)/\(.partedutil_name)"] | join(" ")')" = "linuxRaid/unknown linuxRaid/unknown linuxRaid/unknown" ] || flunk "json"
+}

@@ -117,7 +117,8 @@ static void writes_json_with_stable_keys(void **state)
                               "\"cylinders\":62260,\"table\":\"gpt\",\"health\":\"ok\","));
     assert_non_null(strstr(j, "{\"number\":7,\"start\":2048,\"end\":268435455,\"size_bytes\":137437904896,"
                               "\"type_guid\":\"4EB2EA39-7855-4790-A79E-FAE495E21F8D\",\"mbr_type\":null,"
-                              "\"type_name\":\"vmfsl\",\"role\":\"OSDATA (VMFS-L)\",\"partedutil_attr\":0,"));
+                              "\"type_name\":\"vmfsl\",\"role\":\"OSDATA (VMFS-L)\",\"partedutil_name\":\"vmfsl\","
+                              "\"partedutil_attr\":0,"));
     assert_non_null(strstr(j, "{\"path\":\"/dev/sdz\",\"error\":\"cannot open: No such file or directory\"}"));
     assert_non_null(strstr(j, "\"findings\":[{\"level\":\"info\",\"text\":\"partition 7: type vmfsl but no VMFS-L"));
     jw_free(&w);

@@ -191,10 +191,10 @@ void report_partedutil(FILE *out, const struct ptable *t)
             char hex[33];
             guid_hex(p->type, hex);
             fprintf(out, "%u %" PRIu64 " %" PRIu64 " %s %s %u\n", p->num, p->start, p->end,
-                    hex, p->ptype->name, parted_attr(t, p));
+                    hex, p->ptype->parted, parted_attr(t, p));
         } else {
             fprintf(out, "%u %" PRIu64 " %" PRIu64 " %u %s %u\n", p->num, p->start, p->end,
-                    p->mbr_type, p->ptype->name, parted_attr(t, p));
+                    p->mbr_type, p->ptype->parted, parted_attr(t, p));
         }
     }
 }
@@ -222,7 +222,7 @@ void report_showguids(FILE *out)
     fprintf(out, " %-20s %-33s %-16s %s\n", "Partition Type", "GUID", "getptbl name", "role");
     for (size_t i = 0; i < n; i++)
         fprintf(out, " %-20s %-33s %-16s %s\n", tab[i].show ? tab[i].show : tab[i].name,
-                tab[i].hex, tab[i].name, tab[i].role);
+                tab[i].hex, tab[i].parted, tab[i].role);
     fprintf(out, " %-20s %-33s %-16s %s\n", "Unused Entry", "00000000000000000000000000000000",
             "", "empty slot");
 }
@@ -236,6 +236,7 @@ void report_showguids_json(struct jsonw *w)
         jw_obj(w, NULL);
         jw_str(w, "guid", tab[i].hex);
         jw_str(w, "name", tab[i].name);
+        jw_str(w, "partedutil_name", tab[i].parted);
         jw_str(w, "label", tab[i].show);
         jw_str(w, "role", tab[i].role);
         jw_end(w);
@@ -286,6 +287,7 @@ static void json_part(struct jsonw *w, const struct ptable *t, const struct part
     }
     jw_str(w, "type_name", p->ptype->name);
     jw_str(w, "role", p->role);
+    jw_str(w, "partedutil_name", p->ptype->parted);
     jw_uint(w, "partedutil_attr", parted_attr(t, p));
     if (t->kind == PT_GPT) {
         guid_canon(p->uuid, buf);
