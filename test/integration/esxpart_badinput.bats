@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # esxpart on hostile inputs made at test time: a file that reads shorter than its
-# size, GPT entries at the top of the LBA range, an extended partition past the end
-# of the disk, a GPT written for the other sector size, the admin's 4 TB RAID disk
-# against partedUtil's own output, and a reader that closes the pipe. Each answer is
-# one line naming the input, counted in -J, with the documented exit code.
+# size, an extended partition past the end of the disk, the admin's 4 TB RAID disk
+# against partedUtil's own output, and a GPT written for the other sector size
+# (forced with --sector-size, and on a loop device with 4096-byte sectors where the
+# machine allows one). Each answer names the input, is counted in -J, with the
+# documented exit code.
 load ../lib/common
 
 setup_file() {
@@ -21,7 +22,10 @@ setup() {
     W=$(mktemp -d /tmp/esxpart-badw.XXXXXX)
     . "$ESXDIAG_ROOT/test/lib/esxpart-images.sh"
 }
-teardown() { rm -rf "$W"; }
+teardown() {
+    [ -z "${LOOPDEV:-}" ] || losetup -d "$LOOPDEV" || true
+    rm -rf "$W"
+}
 
 @test "esxpart: a file that reads shorter than its size (/sys) is unreadable: counted, -J error, exit 2 alone, 1 among good disks" {
     local f=/sys/class/net/lo/mtu
@@ -72,4 +76,36 @@ teardown() { rm -rf "$W"; }
     assert_status 0
     [[ "$output" =~ \ 1\ +8192\ +16785407\ +8\ GiB\ +linuxRaid\ +Linux\ RAID ]] || flunk "$output"
     [ "$("$BIN/esxpart" -J "$img" | jq -r '[.disks[0].partitions[] | "\(.type_name)/\(.partedutil_name)"] | join(" ")')" = "linuxRaid/unknown linuxRaid/unknown linuxRaid/unknown" ] || flunk "json"
+}
+
+@test "esxpart: a 512-byte GPT read with 4096-byte sectors (and a 4096-byte one with 512) says which size the table was written for" {
+    run "$BIN/esxpart" --sector-size 4096 "$IMGDIR/good.img"
+    assert_status 0
+    assert_contains "  warning: GPT written for 512-byte sectors (header at byte 512), not for the 4096 given: on a 4096-byte device ESXi looks at byte 4096 and will not find it; read it with --sector-size 512"
+    # the finding is an ordinary one in -J: same keys, level warning
+    local json; json=$("$BIN/esxpart" -J --sector-size 4096 "$IMGDIR/good.img")
+    [ "$(jq -r '[.disks[0].findings[] | select(.text | startswith("GPT written for 512-byte sectors")) | "\(keys_unsorted | join(",")) \(.level)"] | join(";")' <<< "$json")" = "level,text warning" ] || flunk "$json"
+    local k=$W/4k.img
+    truncate -s 64M "$k"
+    printf 'g\nn\n1\n256\n\nw\n' | fdisk -b 4096 "$k" >/dev/null 2>&1
+    run "$BIN/esxpart" --sector-size 512 "$k"
+    assert_contains "  warning: GPT written for 4096-byte sectors (header at byte 4096), not for the 512 given: on a 512-byte device ESXi looks at byte 512 and will not find it; read it with --sector-size 4096"
+    # read with the size it was written for: no such finding
+    run "$BIN/esxpart" "$IMGDIR/good.img" "$k"
+    assert_status 0
+    assert_not_contains "GPT written for"
+}
+
+@test "esxpart: a 512-byte GPT on a block device with 4096-byte sectors is listed with a warning that ESXi will not find it" {
+    [ "$(id -u)" = 0 ] && command -v losetup >/dev/null || skip "needs root and losetup"
+    local img=$W/dev512.img
+    mk_small_gpt "$img"
+    LOOPDEV=$(losetup -f --show -b 4096 "$img" 2>/dev/null) || skip "no loop device with 4096-byte sectors here"
+    [ "$(blockdev --getss "$LOOPDEV")" = 4096 ] || skip "loop device did not take 4096-byte sectors"
+    run "$BIN/esxpart" "$LOOPDEV"
+    assert_status 0
+    assert_contains "sectors of 512 bytes, gpt, health: warning"
+    assert_contains "  warning: GPT written for 512-byte sectors (header at byte 512) but the device has 4096-byte sectors: ESXi looks at byte 4096 and will not find it; rewrite the table for 4096-byte sectors"
+    run "$BIN/esxpart" --verify "$LOOPDEV"
+    assert_status 0   # a warning, not an error
 }

@@ -75,20 +75,54 @@ static void classify(struct disk *d, struct ptable *t, struct part *p)
                "or not the first extent)", p->num, p->ptype->name, fam_name(want));
 }
 
-static unsigned detect_sector(struct disk *d, const unsigned char *head, size_t n,
-                              struct ptable *t)
+/* "EFI PART" at byte 512 and at byte 4096: the sector sizes a GPT header at LBA 1
+ * says it was written for (bit 0: 512, bit 1: 4096) */
+static unsigned gpt_written_for(const unsigned char *head, size_t n)
 {
-    int at512 = n >= 520 && memcmp(head + 512, "EFI PART", 8) == 0;
-    int at4k = n >= 4104 && memcmp(head + 4096, "EFI PART", 8) == 0;
-    if (at512 && at4k) {
+    unsigned at = 0;
+    if (n >= 520 && memcmp(head + 512, "EFI PART", 8) == 0)
+        at |= 1;
+    if (n >= 4104 && memcmp(head + 4096, "EFI PART", 8) == 0)
+        at |= 2;
+    return at;
+}
+
+/* The UEFI spec puts the GPT header at LBA 1 in the device's logical blocks, so a
+ * table written for 512-byte sectors (header at byte 512) is not where a reader of
+ * a 4096-byte device looks (byte 4096), and the other way round. That ESXi reads
+ * a 4Kn device's GPT in 4096-byte LBAs follows from the spec only: ESXi takes 4Kn
+ * disks as local SAS/SATA HDDs, and no public capture of ESXi meeting such a
+ * table is at hand (UNVERIFIED). A warning, not an error: the table itself is
+ * sound, written with the wrong sector size or copied to the wrong device. */
+static void wrong_sector_size(struct ptable *t, unsigned written, unsigned device,
+                              int forced)
+{
+    if (forced)
+        pt_add(t, SEV_WARN, "GPT written for %u-byte sectors (header at byte %u), not for "
+               "the %u given: on a %u-byte device ESXi looks at byte %u and will not find "
+               "it; read it with --sector-size %u", written, written, device, device,
+               device, written);
+    else
+        pt_add(t, SEV_WARN, "GPT written for %u-byte sectors (header at byte %u) but the "
+               "device has %u-byte sectors: ESXi looks at byte %u and will not find it; "
+               "rewrite the table for %u-byte sectors", written, written, device, device,
+               device);
+}
+
+static unsigned detect_sector(struct disk *d, unsigned at, struct ptable *t)
+{
+    if (at == 3) {
         pt_add(t, SEV_WARN, "\"EFI PART\" found at byte 512 and at byte 4096; using %u-byte "
                "sectors (force with --sector-size)", d->sector_hint == 4096 ? 4096 : 512);
         t->sector_source = "gpt";
         return d->sector_hint == 4096 ? 4096 : 512;
     }
-    if (at512 || at4k) {
+    if (at) {
+        unsigned written = at == 1 ? 512 : 4096;
+        if (d->sector_hint && d->sector_hint != written)
+            wrong_sector_size(t, written, d->sector_hint, 0);
         t->sector_source = "gpt";
-        return at512 ? 512 : 4096;
+        return written;
     }
     if (d->sector_hint) {
         t->sector_source = "device";
@@ -126,11 +160,16 @@ void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector)
         pt_add(t, SEV_ERROR, "%s", t->unreadable);
         return;
     }
+    unsigned at = gpt_written_for(head, n);
     if (force_sector) {
         t->sector = force_sector;
         t->sector_source = "forced";
+        /* the header only at the other size's LBA 1 */
+        unsigned other = force_sector == 512 ? 2 : 1;
+        if (at == other)
+            wrong_sector_size(t, other == 1 ? 512 : 4096, force_sector, 1);
     } else {
-        t->sector = detect_sector(d, head, n, t);
+        t->sector = detect_sector(d, at, t);
     }
     t->sectors = d->size / t->sector;
     if (d->size % t->sector)
