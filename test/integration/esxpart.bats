@@ -417,6 +417,8 @@ cross_check_blkid() {
     run "$BIN/esxpart" -g -J
     assert_status 0
     [ "$(jq -r '.types[] | select(.name == "vmfsl") | .guid' <<< "$output")" = 4EB2EA3978554790A79EFAE495E21F8D ] || flunk "$output"
+    [ "$(jq -r '.types[0] | keys_unsorted | join(",")' <<< "$output")" = "guid,name,partedutil_name,label,role" ] || flunk "$output"
+    [ "$(jq -r '.types[] | select(.name == "linuxRaid") | .partedutil_name' <<< "$output")" = unknown ] || flunk "$output"
 }
 
 @test "esxpart: --showguids lists the known types" {
