@@ -5,7 +5,8 @@
  * CREATE_STREAMS), open_streams (the streams, TEST_START, TEST_RUNNING), run (until
  * the end, TEST_END), exchange (EXCHANGE_RESULTS, both results), display
  * (DISPLAY_RESULTS, the report, IPERF_DONE). What it asks for is client_params.c's,
- * its connections client_streams.c's, a stop signal in any phase client_stop.c's. */
+ * its connections client_streams.c's, the failure line and a stop signal in any
+ * phase client_abort.c's. */
 #include "client_conn.h"
 #include "crypto.h"
 #include "clock.h"
@@ -26,33 +27,6 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-int client_fail_line(struct client *c, int code, const char *msg)
-{
-    if (c->o->json && !c->o->quiet) {
-        report_json_error(&c->rep, msg);
-        report_json_print(&c->rep, stdout);
-        fflush(stdout);
-    }
-    warnmsg("%s", msg);
-    if (c->err)
-        snprintf(c->err, c->errlen, "%s", msg);
-    return code;
-}
-
-int cfail(struct client *c, int code, const char *fmt, ...)
-{
-    /* a wait the stop signal cut short fails with whatever it found: the stop is
-     * the reason */
-    if (client_stop_signal(c->stop))
-        return client_interrupted(c);
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return client_fail_line(c, code, msg);
-}
 
 static int ctl_mss(int fd)
 {
@@ -129,7 +103,7 @@ static int ctl_during_test(struct client *c, int ms)
  * streams too: when a stream fails, the control connection gets this long to say why */
 #define STREAM_FAIL_GRACE_MS 2000
 
-/* ^C or kill during the test (client_stop.c): the server is told (CLIENT_TERMINATE,
+/* ^C or kill during the test (client_abort.c): the server is told (CLIENT_TERMINATE,
  * as iperf3 does) so it ends the test at once instead of waiting for the control
  * connection to drop, and this side's summary so far is printed */
 static int run_test(struct client *c)

@@ -7,7 +7,7 @@
 #include "options.h"
 #include "session.h"
 
-/* SIGINT, SIGTERM and SIGHUP on a client, in every phase (client_stop.c): held in
+/* SIGINT, SIGTERM and SIGHUP on a client, in every phase (client_abort.c): held in
  * every thread and taken by a waiter thread, which notes the signal and shuts the
  * read side of what the client waits on (the control connection, a connect in
  * progress), so that the wait ends at once and the client ends the test itself */

@@ -1,7 +1,7 @@
 /* One esxperf client as its files share it: client.c the flow (connect, one test
- * phase by phase, the failure line), client_streams.c the data streams of a test,
- * client_stop.c the signals that stop it in any phase. Internal to the client;
- * the rest of esxperf uses client.h. */
+ * phase by phase), client_streams.c the data streams of a test, client_abort.c
+ * the failure line and the signals that stop it in any phase. Internal to the
+ * client; the rest of esxperf uses client.h. */
 #ifndef ESXPERF_CLIENT_CONN_H
 #define ESXPERF_CLIENT_CONN_H
 #include <stddef.h>
@@ -23,7 +23,7 @@
 
 struct client {
     const struct perf_opts *o;
-    struct client_stop *stop;       /* the stop signals (client_stop.c) */
+    struct client_stop *stop;       /* the stop signals (client_abort.c) */
     struct report rep;
     struct session s;
     int have_session;
@@ -40,13 +40,6 @@ struct client {
 };
 
 /* ---- client.c */
-/* the test's failure: the line on stderr (and in -J), code returned; a stop
- * signal taken meanwhile makes it the interruption instead (client_interrupted) */
-int cfail(struct client *c, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* msg as the test's failure as it stands: -J's "error" (the document printed),
- * the line on stderr, a sweep's err; returns code */
-int client_fail_line(struct client *c, int code, const char *msg);
 /* the state the protocol has next, or the test's failure naming what came */
 int wait_state(struct client *c, enum ctl_state want, uint64_t deadline);
 
@@ -58,7 +51,14 @@ int client_dial(struct client *c, int type, const struct test_params *p, uint16_
 /* the test's data streams, each into the session: 0, or the exit code after cfail */
 int client_create_streams(struct client *c, const struct test_params *p);
 
-/* ---- client_stop.c */
+/* ---- client_abort.c */
+/* the test's failure: the line on stderr (and in -J), code returned; a stop
+ * signal taken meanwhile makes it the interruption instead (client_interrupted) */
+int cfail(struct client *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* msg as the test's failure as it stands: -J's "error" (the document printed),
+ * the line on stderr, a sweep's err; returns code */
+int client_fail_line(struct client *c, int code, const char *msg);
 /* a stop signal came: CLIENT_TERMINATE to the server (when connected), the summary
  * of what this side measured, the line, exit 1 (as iperf3's client does) */
 int client_interrupted(struct client *c);

@@ -1,6 +1,6 @@
 /* The client's connections: the control connection and the test's data streams
  * (TCP with the cookie, or UDP with the hello and the server's reply), each
- * connect bounded by --connect-timeout and shut by a stop signal (client_stop.c);
+ * connect bounded by --connect-timeout and shut by a stop signal (client_abort.c);
  * a stream that cannot be made says why, with the errno (out of descriptors:
  * exit 2, naming the limit). */
 #include "client_conn.h"

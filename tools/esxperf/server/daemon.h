@@ -1,6 +1,6 @@
 /* -D and -I: a server left running on a host, findable (its pid in a file) and
  * stoppable (kill $(cat FILE) removes the file too); the thread that takes the
- * stop signals, for the server and (client_stop.c) the client. daemon.c. */
+ * stop signals, for the server and (client_abort.c) the client. daemon.c. */
 #ifndef ESXPERF_DAEMON_H
 #define ESXPERF_DAEMON_H
 #include <signal.h>

@@ -1,13 +1,15 @@
-/* A client stopped by SIGINT, SIGTERM or SIGHUP (^C, kill, a dropped SSH session)
- * in any phase, as iperf3's client catches them: while it connects, during the
- * handshake, the test or the wait for the results. The signals are held in every
- * thread and taken by a waiter, which notes the signal and shuts the read side of
- * the control connection and of a connect in progress: every wait of the client is
- * on one of those, so it ends at once, and the client ends the test itself
- * (client_interrupted): CLIENT_TERMINATE to the server (the write side still
- * works), the summary of what it measured, the line (and "error" in -J), exit 1.
- * What waits on nothing the waiter can shut (a name lookup, a password prompt,
- * joining the stream threads) is bounded, and the stop is acted on after it. */
+/* A client's test that ends short: the one failure line (cfail, client_fail_line:
+ * stderr, -J's "error", a sweep's record), or SIGINT, SIGTERM or SIGHUP (^C, kill,
+ * a dropped SSH session) in any phase, as iperf3's client catches them: while it
+ * connects, during the handshake, the test or the wait for the results. The
+ * signals are held in every thread and taken by a waiter, which notes the signal
+ * and shuts the read side of the control connection and of a connect in progress:
+ * every wait of the client is on one of those, so it ends at once, and the client
+ * ends the test itself (client_interrupted): CLIENT_TERMINATE to the server (the
+ * write side still works), the summary of what it measured, the line (and "error"
+ * in -J), exit 1. What waits on nothing the waiter can shut (a name lookup, a
+ * password prompt, joining the stream threads) is bounded, and the stop is acted
+ * on after it. */
 #include "client.h"
 #include "client_conn.h"
 #include "clock.h"
@@ -16,6 +18,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/socket.h>
 
@@ -83,4 +86,31 @@ int client_interrupted(struct client *c)
     snprintf(msg, sizeof msg, "interrupted (%s): the client has terminated%s",
              stop_signal_name(sig), told ? "; the server was told" : "");
     return client_fail_line(c, EXIT_CHECK, msg);
+}
+
+int client_fail_line(struct client *c, int code, const char *msg)
+{
+    if (c->o->json && !c->o->quiet) {
+        report_json_error(&c->rep, msg);
+        report_json_print(&c->rep, stdout);
+        fflush(stdout);
+    }
+    warnmsg("%s", msg);
+    if (c->err)
+        snprintf(c->err, c->errlen, "%s", msg);
+    return code;
+}
+
+int cfail(struct client *c, int code, const char *fmt, ...)
+{
+    /* a wait the stop signal cut short fails with whatever it found: the stop is
+     * the reason */
+    if (client_stop_signal(c->stop))
+        return client_interrupted(c);
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return client_fail_line(c, code, msg);
 }
