@@ -1,5 +1,6 @@
 /* The last check before exit: did the results get written? */
 #include "output.h"
+#include "escape.h"
 #include "fail.h"
 
 #include <errno.h>
@@ -27,12 +28,9 @@ int output_done(FILE *out, const char *where, int errfd, int rc)
         return rc;
     if (!e && write_errno(earlier))
         e = earlier;
-    /* one line, control characters of a --logfile path as \xNN (as fail.c does) */
+    /* one line, a --logfile path escaped as every message is (escape.h) */
     char line[1024], shown[600];
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)where; *p && o + 5 < sizeof shown; p++)
-        o += (size_t)snprintf(shown + o, sizeof shown - o, *p < 0x20 || *p == 0x7f ? "\\x%02x" : "%c", *p);
-    shown[o] = 0;
+    esc_text(where, shown, sizeof shown);
     int n = snprintf(line, sizeof line, "%s: cannot write the results to %s: %s\n", tool_name,
                      shown, e ? errtext(e) : "an earlier write failed");
     if (n > 0) {   /* if even this fails, the exit code still says it */

@@ -184,30 +184,6 @@ static void usable_on_tiny_disks(void **state)
     }
 }
 
-/* text output never carries a control byte or a byte that is not UTF-8 */
-static void escapes_for_the_terminal(void **state)
-{
-    (void)state;
-    static const struct { const char *in, *out; size_t cols; } cases[] = {
-        { "disk.img", "disk.img", 8 },
-        { "\x1b[31mX", "\\x1b[31mX", 9 },
-        { "a\xff" "b", "a\\xffb", 6 },
-        { "caf\xc3\xa9", "caf\xc3\xa9", 4 },
-        { "\xc2\x9b" "2J", "\\xc2\\x9b2J", 10 },   /* C1 CSI, both bytes shown */
-        { "\x7f\t", "\\x7f\\x09", 8 },
-    };
-    char out[64];
-    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-        assert_int_equal(report_escape(cases[i].in, out, sizeof out), cases[i].cols);
-        assert_string_equal(out, cases[i].out);
-    }
-    /* a short buffer cuts before an escape, never inside one */
-    report_escape("ab\x1b", out, 6);
-    assert_string_equal(out, "ab");
-    report_escape("\xc3\xa9\xc3\xa9", out, 4);
-    assert_string_equal(out, "\xc3\xa9");
-}
-
 static void escapes_labels_and_paths_in_the_table(void **state)
 {
     (void)state;
@@ -244,7 +220,6 @@ int main(void)
         cmocka_unit_test(writes_json_with_stable_keys),
         cmocka_unit_test(usable_on_tiny_disks),
         cmocka_unit_test(size_of_an_entry_at_the_top_of_the_lba_range),
-        cmocka_unit_test(escapes_for_the_terminal),
         cmocka_unit_test(escapes_labels_and_paths_in_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -205,7 +205,7 @@ static void finds_fat_labels(void **state)
     content_uuid(&t->parts[0].content, uuid, sizeof uuid);
     assert_string_equal(uuid, "1234-ABCD");
     /* a garbage label is kept as it is on disk (trailing blanks cut); what reaches
-     * a terminal is escaped (report_escape), never the raw bytes */
+     * a terminal is escaped (esc_text), never the raw bytes */
     memcpy(b + 43, "\x1b[2J\x07\xff     ", 11);
     img_write(im, 2048ull * 512, b, sizeof b);
     pt_probe(&im->d, t, 0);

@@ -31,7 +31,7 @@ const char tool_name[] = "esxmtu";
 
 static const char usage[] =
 "usage: esxmtu [options] PEER...\n"
-"       esxmtu [options] -f FILE          (one peer per line, # comments)\n"
+"       esxmtu [options] -f FILE [-f FILE]... (one peer per line, # comments)\n"
 "\n"
 "Checks that a packet of the full MTU crosses to each peer unfragmented (DF set),\n"
 "and says why not and where. Default MTU 9000: IPv4 data = MTU - 28 (8972),\n"
@@ -47,7 +47,7 @@ static const char usage[] =
 "  -B SRCADDR    source address\n"
 "  -4, -6        use IPv4 / IPv6 addresses only\n"
 "  -d            accepted for vmkping habits: DF is always set\n"
-"  -f FILE       read peers from FILE\n"
+"  -f FILE       read peers from FILE (again for more files, read in order)\n"
 "  --discover    find the exact path MTU (table of common MTUs, then bisection\n"
 "                with parallel probes; lost sizes are retried before concluding),\n"
 "                every peer's search at once\n"
@@ -134,6 +134,8 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
 {
     int c;
     char why[320];
+    const char **files = xcalloc((size_t)argc, sizeof *files);   /* every -f, in order */
+    size_t nfiles = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         switch (c) {
@@ -148,7 +150,7 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
         case '4': o->family = AF_INET; o->saw4 = 1; break;
         case '6': o->family = AF_INET6; o->saw6 = 1; break;
         case 'd': break;
-        case 'f': o->file = optarg; break;
+        case 'f': o->file = files[nfiles++] = optarg; break;
         case 'J': o->json = 1; break;
         case 'q': o->quiet = 1; break;
         case OPT_DISCOVER: o->discover = 1; break;
@@ -172,8 +174,16 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
     for (int i = optind; i < argc; i++)
         if (peers_add(&o->peers, argv[i], why, sizeof why) != 0)
             die_usage("%s", why);
-    if (o->file && peers_read_file(&o->peers, o->file, why, sizeof why) != 0)
-        die(EXIT_USAGE, "%s", why);
+    /* every list is read, in order after the operands; with several, each must hold a
+     * peer (one list alone that is empty is named by opts_validate, in the same words) */
+    for (size_t k = 0; k < nfiles; k++) {
+        size_t before = o->peers.n;
+        if (peers_read_file(&o->peers, files[k], why, sizeof why) != 0)
+            die(EXIT_USAGE, "%s", why);
+        if (nfiles > 1 && o->peers.n == before)
+            die_usage("%s: no peer in it (one address or name a line, # comments)", files[k]);
+    }
+    free(files);
     if (opts_validate(o, why, sizeof why) != 0)
         die_usage("%s", why);
 }

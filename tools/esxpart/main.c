@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "escape.h"
 #include "fail.h"
 #include "jsonw.h"
 #include "output.h"
@@ -131,7 +132,7 @@ static void one_disk(const struct opts *o, const char *path, size_t n,
 {
     struct disk d;
     char why[160], shown[1024];
-    report_escape(path, shown, sizeof shown);
+    esc_text(path, shown, sizeof shown);
     if (disk_open(&d, path, why, sizeof why) < 0) {
         warnmsg("%s: %s", shown, why);
         if (o->json)

@@ -3,6 +3,7 @@
 #include "report.h"
 #include "bytes.h"
 #include "content.h"
+#include "escape.h"
 #include "units.h"
 
 #include <inttypes.h>
@@ -34,33 +35,6 @@ static void flags_text(const struct ptable *t, const struct part *p, char *out, 
     if (p->mismatch)
         FLAG("type-mismatch");
 #undef FLAG
-}
-
-size_t report_escape(const char *in, char *out, size_t outlen)
-{
-    size_t o = 0, cols = 0, n = strlen(in);
-    if (outlen == 0)
-        return 0;
-    for (size_t i = 0; i < n;) {
-        size_t len = jw_utf8_len(in + i, n - i);
-        unsigned char c = (unsigned char)in[i];
-        unsigned cp = len == 2 && c == 0xC2 ? (unsigned char)in[i + 1] : c;
-        int plain = len > 0 && cp >= 0x20 && (cp < 0x7F || cp >= 0xA0);
-        size_t need = plain ? len : 4 * (len ? len : 1);
-        if (o + need >= outlen)
-            break;   /* cut on a character boundary */
-        if (plain) {
-            memcpy(out + o, in + i, len);
-            o += len;
-            cols++;
-        } else {
-            for (size_t k = 0; k < (len ? len : 1); k++, o += 4, cols += 4)
-                snprintf(out + o, outlen - o, "\\x%02x", (unsigned char)in[i + k]);
-        }
-        i += len ? len : 1;
-    }
-    out[o] = 0;
-    return cols;
 }
 
 /* columns a string takes on a terminal: one per character (no wide characters in
@@ -115,7 +89,7 @@ static void row_cells(const struct ptable *t, const struct part *p, char cell[NC
         snprintf(cell[4], sizeof cell[4], "%s", p->ptype->name);
     snprintf(cell[5], sizeof cell[5], "%s", p->role ? p->role : "");
     content_text(&p->content, raw, sizeof raw);
-    report_escape(raw, cell[6], sizeof cell[6]);
+    esc_text(raw, cell[6], sizeof cell[6]);
     flags_text(t, p, cell[7], sizeof cell[7]);
 }
 
@@ -134,7 +108,7 @@ void report_table(FILE *out, const char *path, const struct ptable *t)
 {
     char size[32], shown[1024];
     fmt_iec(size, sizeof size, t->size_bytes);
-    report_escape(path, shown, sizeof shown);
+    esc_text(path, shown, sizeof shown);
     fprintf(out, "%s: %s, %" PRIu64 " sectors of %u bytes, %s%s, health: %s\n", shown, size,
             t->sectors, t->sector, pt_kind_name(t->kind),
             t->gpt_backup_used ? " (from the backup GPT)" : "",
