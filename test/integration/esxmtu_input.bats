@@ -57,3 +57,35 @@ setup() {
     [ "$output" = 'esxmtu: cannot resolve \xef\xbb\xbf::1: unknown host or not an address (check the name, or give an address)' ] ||
         flunk "$output"
 }
+
+# a name that resolves (from a hosts file of this test, in a mount namespace of its
+# own) but holds an escape sequence, an invisible mark or a byte that is not UTF-8
+with_hosts() {
+    printf '127.0.0.1 localhost\n127.0.0.1 %s\n' "$1" > "$D/hosts"
+    shift
+    unshare -m sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' _ "$D/hosts" "$@"
+}
+
+@test "a peer name with control or invisible bytes is printed escaped (\\xNN), in text; JSON escapes it its way" {
+    command -v unshare >/dev/null || skip "unshare missing"
+    local esc=$'esx\e[2J01' zw=$'esx\xe2\x80\x8b02' bad=$'esx\xff03'
+    run with_hosts "$esc" "$MTU" -q -W 0.3 "$esc"
+    assert_status 0
+    [ "${lines[0]%% PASS*}" = 'esx\x1b[2J01 (127.0.0.1)' ] || flunk "$output"
+    [[ "$output" != *$'\e'* ]] || flunk "a raw ESC: $output"
+    run with_hosts "$zw" "$MTU" -q -W 0.3 "$zw"
+    assert_status 0
+    [ "${lines[0]%% PASS*}" = 'esx\xe2\x80\x8b02 (127.0.0.1)' ] || flunk "$output"
+    run with_hosts "$bad" "$MTU" -q -W 0.3 "$bad"
+    assert_status 0
+    [ "${lines[0]%% PASS*}" = 'esx\xff03 (127.0.0.1)' ] || flunk "$output"
+    run with_hosts "$esc" "$MTU" -J -W 0.3 "$esc"
+    assert_status 0
+    [ "$(jq -r '.peers[0].target' <<<"$output")" = "$esc" ] || flunk "$output"
+    [[ "$output" == *'"target": "esx\u001b[2J01"'* ]] || flunk "$output"
+    # an error naming such a peer escapes it too (fail.c, the same rule)
+    run "$MTU" -q -W 0.3 "$zw"
+    assert_status 2
+    [ "$output" = 'esxmtu: cannot resolve esx\xe2\x80\x8b02: unknown host or not an address (check the name, or give an address)' ] ||
+        flunk "$output"
+}

@@ -1,5 +1,6 @@
 /* Human and JSON reports. Keys and their order are part of the interface. */
 #include "report.h"
+#include "escape.h"
 #include "fail.h"
 #include "jsonw.h"
 #include "packet.h"
@@ -281,12 +282,13 @@ void report_human(FILE *f, const struct report_ctx *c, const struct peer *peers,
         }
     for (size_t i = 0; i < n; i++) {
         const struct peer *pe = &peers[i];
-        char ev[512], addr[64], name[128];
+        char ev[512], addr[64], name[128], given[41];
         net_ntop(&pe->addr, addr, sizeof addr);
+        esc_text(pe->name, given, sizeof given);     /* the name as given, cut, terminal-safe */
         if (strcmp(addr, pe->name) == 0)
             snprintf(name, sizeof name, "%s", addr);
         else
-            snprintf(name, sizeof name, "%.40s (%s)", pe->name, addr);
+            snprintf(name, sizeof name, "%s (%s)", given, addr);
         evidence(pe, ev, sizeof ev);
         fprintf(f, "%-18s %-11s %s\n", name, verdict_name(pe->verdict), ev);
         if (pe->did_discover)

@@ -9,6 +9,7 @@
  * phase client_abort.c's. */
 #include "client_conn.h"
 #include "crypto.h"
+#include "escape.h"
 #include "clock.h"
 #include "fail.h"
 #include "net.h"
@@ -190,7 +191,9 @@ static int handshake(struct client *c)
         return rc;
     if (client_authtoken(o, c->authtoken, sizeof c->authtoken) < 0)
         return EXIT_USAGE;
-    rep_printf(&c->rep, "Connecting to host %s, port %u\n", o->host, o->port);
+    char shown[4 * sizeof o->host_part];    /* the name as typed, terminal-safe (escape.h) */
+    esc_text(o->host, shown, sizeof shown);
+    rep_printf(&c->rep, "Connecting to host %s, port %u\n", shown, o->port);
     const char *why = NULL;
     c->ctl = client_dial(c, SOCK_STREAM, NULL, 0, &why);
     if (c->ctl < 0) {
