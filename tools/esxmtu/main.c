@@ -166,8 +166,8 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
             o->po.method = (enum probe_method)m;
             break;
         }
-        case OPT_VERSION: version_print(); exit(EXIT_OKAY);
-        case 'h': fputs(usage, stdout); exit(EXIT_OKAY);
+        case OPT_VERSION: version_print(); output_exit("the version");
+        case 'h': fputs(usage, stdout); output_exit("the help text");
         default: bad_option(c, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
         }
     }
@@ -258,6 +258,7 @@ static void discover(struct prober *p, struct peer *peers, size_t n, uint64_t ti
 
 int main(int argc, char **argv)
 {
+    output_start();
     argc = args_strip_vmk(argc, &argv);
     struct mtu_opts o;
     opts_defaults(&o);

@@ -112,10 +112,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
                       "--version prints the version");
         case OPT_VERSION:
             version_print();
-            exit(output_done(stdout, "stdout", STDERR_FILENO, EXIT_OKAY));
+            output_exit("the version");
         case 'h':
             fputs(usage, stdout);
-            exit(output_done(stdout, "stdout", STDERR_FILENO, EXIT_OKAY));
+            output_exit("the help text");
         default: bad_option(c, argc, argv);
         }
     }
@@ -200,6 +200,7 @@ static void json_close(struct jsonw *w, const struct opts *o, const struct tally
 int main(int argc, char **argv)
 {
     struct opts o = { 0 };
+    output_start();
     argc = args_strip_vmk(argc, &argv);
     parse_opts(argc, argv, &o);
     char **paths = argv + optind;

@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,11 +270,11 @@ static void parse(struct perf_opts *o, int argc, char **argv)
             continue;
         if (c == 'h') {
             fputs(usage_text, stdout);
-            exit(EXIT_OKAY);
+            output_exit("the help text");
         }
         if (c == 'v') {
             version_print();
-            exit(EXIT_OKAY);
+            output_exit("the version");
         }
         bad_option(c, optopt, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
     }
@@ -317,11 +316,11 @@ static int open_log(struct perf_opts *o)
 
 int main(int argc, char **argv)
 {
+    output_start();
     argc = args_strip_vmk(argc, &argv);
     struct perf_opts o;
     parse(&o, argc, argv);
     int errfd = open_log(&o);
-    signal(SIGPIPE, SIG_IGN);
     int rc;
     char why[400];
     /* -A covers every thread: the set is taken before the first one starts */
