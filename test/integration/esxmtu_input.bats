@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # esxmtu against clumsy input it cannot see: several -f lists, a list saved with a
-# byte-order mark, peer names holding control or invisible bytes. Real probes to
-# 127.0.0.1 and ::1 only (no namespace); a name that must resolve comes from a hosts
-# file bound over /etc/hosts in a private mount namespace (unshare -m), never the
-# machine's own.
+# byte-order mark, peer names holding control or invisible bytes, a run stopped by a
+# signal. Real probes to 127.0.0.1 and ::1; a name that must resolve comes from a
+# hosts file bound over /etc/hosts in a private mount namespace (unshare -m), never
+# the machine's own; the stopped run is in a network namespace of its own
+# (esxmtu-<pid>-stop: lo, and a veth pair 198.18.77.1/24 on which 198.18.77.2 never
+# answers), deleted in teardown.
 load ../lib/common
 
 MTU=$BIN/esxmtu
@@ -11,6 +13,14 @@ MTU=$BIN/esxmtu
 setup() {
     need_root
     D=$BATS_TEST_TMPDIR
+    NS=""
+}
+
+teardown() {
+    if [ -n "$NS" ]; then
+        ip netns pids "$NS" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+        ip netns del "$NS" 2>/dev/null || true
+    fi
 }
 
 @test "-f twice: both lists are read, in order after the operands; an empty one of several is named" {
@@ -88,4 +98,98 @@ with_hosts() {
     assert_status 2
     [ "$output" = 'esxmtu: cannot resolve esx\xe2\x80\x8b02: unknown host or not an address (check the name, or give an address)' ] ||
         flunk "$output"
+}
+
+# ---- a run stopped by a signal
+
+stop_ns_up() {
+    NS=esxmtu-$$-stop
+    ip netns add "$NS"
+    ip -n "$NS" link set lo up
+    ip -n "$NS" link add v0 mtu 9000 type veth peer name v1 mtu 9000
+    ip -n "$NS" addr add 198.18.77.1/24 dev v0
+    ip -n "$NS" link set v1 up
+    ip -n "$NS" link set v0 up
+    # 198.18.77.2's frames go to v1, which has no address and drops them: silence,
+    # without the ARP failure that would answer in a few seconds
+    ip -n "$NS" neigh replace 198.18.77.2 lladdr 02:00:00:00:77:02 dev v0 nud permanent
+}
+# ICMP echo replies the namespace's kernel has taken in (each reached esxmtu's raw
+# socket first: raw delivery comes before the ICMP layer counts it)
+echo_replies_in() {
+    ip netns exec "$NS" awk '$1 == "Icmp:" && !h { for (i = 2; i <= NF; i++) if ($i == "InEchoReps") c = i; h = 1; next }
+                             $1 == "Icmp:" { print $c }' /proc/net/snmp
+}
+# esxmtu ARGS in the namespace, stdout into a pipe (a FIFO read by cat into $D/out),
+# stopped by signal $1 once 127.0.0.1 has all 6 replies (3 full-size, 3 small) and
+# 198.18.77.2 is still waited for (-W 30); $status is esxmtu's
+stopped_run() {
+    local sig=$1 i pid
+    shift
+    rm -f "$D/fifo" "$D/out" "$D/err"
+    mkfifo "$D/fifo"
+    cat "$D/fifo" > "$D/out" &
+    local cat_pid=$!
+    local before; before=$(echo_replies_in)
+    # a background job of a script starts with SIGINT ignored: give it back its default
+    ip netns exec "$NS" env --default-signal=INT ${STOP_ENV:-} "$MTU" -c 3 -i 0.1 -W 30 "$@" 127.0.0.1 198.18.77.2 \
+        > "$D/fifo" 2> "$D/err" &
+    pid=$!
+    for i in $(seq 200); do                       # at most 10 s; it takes about 0.3 s
+        [ "$(echo_replies_in)" -ge $((before + 6)) ] && break
+        sleep 0.05
+    done
+    [ "$(echo_replies_in)" -ge $((before + 6)) ] || { kill -9 "$pid"; flunk "no replies seen"; }
+    [ -z "${KILL_FIRST:-}" ] || kill -"$KILL_FIRST" "$pid"
+    kill -"$sig" "$pid"
+    for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done   # 5 s bound
+    kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; flunk "esxmtu still runs 5 s after SIG$sig"; }
+    status=0
+    wait "$pid" || status=$?
+    wait "$cat_pid" || true
+    output=$(cat "$D/out")
+}
+
+# the same, with signal $1 sent just before $2: caught, $1 would be the one the
+# report names (or, left at its default, end esxmtu with 128 + $1)
+stopped_run_twice() {
+    local first=$1
+    shift
+    KILL_FIRST=$first stopped_run "$@"
+}
+
+@test "SIGINT mid-run, stdout a pipe: header, the finished peer's verdict, the other INTERRUPTED, exit 1; -J is whole" {
+    stop_ns_up
+    stopped_run INT
+    [ "$status" = 1 ] || flunk "exit $status: $output $(cat "$D/err")"
+    [ "$(cat "$D/err")" = "esxmtu: interrupted (SIGINT) during the check: what was measured so far is reported" ] ||
+        flunk "$(cat "$D/err")"
+    mapfile -t lines <<<"$output"
+    [ "${#lines[@]}" = 4 ] || flunk "$output"
+    [[ "${lines[0]}" == "MTU 9000 = 8972 data + 8 ICMP + 20 IPv4, DF set; method raw:"* ]] || flunk "$output"
+    [[ "${lines[1]}" == "127.0.0.1          PASS        3/3 full-size replies, 0% loss"* ]] || flunk "$output"
+    [[ "${lines[2]}" == "198.18.77.2        INTERRUPTED interrupted (SIGINT) before its probes were done (6 of 6 without an outcome); so far 0/0 full-size and 0/0 small probes answered; no conclusion" ]] ||
+        flunk "$output"
+    [ "${lines[3]}" = "summary: 1 of 2 peers pass; interrupted (SIGINT) during the check (exit 1)" ] || flunk "$output"
+    stopped_run INT -J
+    [ "$status" = 1 ] || flunk "exit $status: $output"
+    jq -e '.error == "interrupted (SIGINT) during the check" and .summary.exit == 1 and .summary.pass == 1
+           and .peers[0].verdict == "PASS" and .peers[0].probes.received == 3
+           and .peers[1].verdict == "INTERRUPTED" and .peers[1].probes.sent == 0' <<<"$output" >/dev/null ||
+        flunk "$output"
+}
+
+@test "SIGTERM and SIGHUP mid-run: the same report, named by the signal, exit 1" {
+    stop_ns_up
+    local s
+    for s in TERM HUP; do
+        stopped_run "$s" -q
+        [ "$status" = 1 ] || flunk "SIG$s: exit $status: $output"
+        assert_contains "198.18.77.2        INTERRUPTED interrupted (SIG$s) before"
+        assert_contains "summary: 1 of 2 peers pass; interrupted (SIG$s) during the check (exit 1)"
+    done
+    # started with SIGHUP ignored (nohup): it stays ignored; the SIGINT then stops the run
+    STOP_ENV=--ignore-signal=HUP stopped_run_twice HUP INT -q
+    [ "$status" = 1 ] || flunk "exit $status: $output"
+    assert_contains "interrupted (SIGINT) during the check (exit 1)"
 }

@@ -16,6 +16,7 @@
 #include "probe.h"
 #include "report.h"
 #include "rounds.h"
+#include "stop.h"
 #include "trace.h"
 #include "version.h"
 
@@ -76,7 +77,8 @@ static const char usage[] =
 "  esxmtu --discover 198.18.2.2                    exact path MTU\n"
 "  esxmtu --trace -6 2001:db8:2::2                 which hop limits the path\n"
 "\n"
-"Exit codes: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n";
+"Exit codes: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n"
+"Interrupted (SIGINT, SIGTERM, SIGHUP): what was measured so far, exit 1.\n";
 
 /* the options above, in getopt's words; a leading ':' lets us name a missing value */
 static const char shorts[] = ":m:s:c:i:W:t:I:B:46df:Jqh";
@@ -249,7 +251,7 @@ static void discover(struct prober *p, struct peer *peers, size_t n, uint64_t ti
             t[k++] = (struct disc_target){ &peers[i].addr, &peers[i].disc };
             peers[i].did_discover = 1;
         }
-    if (rounds_run(p, t, k, timeout_ns) != 0)
+    if (rounds_run(p, t, k, timeout_ns) != 0 && !stop_requested())
         die(EXIT_USAGE, "discovery failed: %s", errtext(errno));
     for (size_t i = 0; i < n; i++)
         check_weigh_discovery(&peers[i]);    /* does nothing without a discovery */
@@ -266,26 +268,42 @@ int main(int argc, char **argv)
 
     struct peer *peers = xcalloc(o.peers.n, sizeof *peers);
     int need4 = 0, need6 = 0;
+    stop_watch();
     prepare(&o, peers, &need4, &need6);
 
     struct prober p;
     open_prober(&p, &o, need4, need6);
-    if (check_run(&p, peers, o.peers.n, &o.chk) != 0)
+    /* each phase ends early on a stop signal (stop.h); `phase` names the one it hit */
+    const char *phase = "the check";
+    if (check_run(&p, peers, o.peers.n, &o.chk) != 0 && !stop_requested())
         die(EXIT_USAGE, "probing failed: %s", errtext(errno));
-    if (o.discover)
+    if (o.discover && !stop_requested()) {
+        phase = "--discover";
         discover(&p, peers, o.peers.n, o.chk.timeout_ns);
-    for (size_t i = 0; o.trace && i < o.peers.n; i++) {
+    }
+    for (size_t i = 0; o.trace && i < o.peers.n && !stop_requested(); i++) {
+        phase = "--trace";
         peers[i].trace = xcalloc(1, sizeof *peers[i].trace);
         if (trace_run(&p, &peers[i].addr, peers[i].mtu,
                       peers[i].small_mtu ? peers[i].small_mtu : peers[i].mtu, o.max_hops,
-                      o.chk.timeout_ns, peers[i].trace) != 0)
-            die(EXIT_USAGE, "trace failed: %s", errtext(errno));
+                      o.chk.timeout_ns, peers[i].trace) != 0) {
+            if (!stop_requested())
+                die(EXIT_USAGE, "trace failed: %s", errtext(errno));
+            free(peers[i].trace);       /* a trace cut short has no conclusion to show */
+            peers[i].trace = NULL;
+        }
     }
     int code = EXIT_OKAY;
     for (size_t i = 0; i < o.peers.n; i++)
         if (!verdict_ok(peers[i].verdict))
             code = EXIT_CHECK;
-    struct report_ctx rc = { &p, o.quiet, o.discover, o.trace };
+    char stopped[80] = "";
+    if (stop_requested()) {             /* an unfinished run proves nothing more: exit 1 */
+        code = EXIT_CHECK;
+        snprintf(stopped, sizeof stopped, "interrupted (%s) during %s", stop_signal_name(), phase);
+        warnmsg("%s: what was measured so far is reported", stopped);
+    }
+    struct report_ctx rc = { &p, o.quiet, o.discover, o.trace, stopped[0] ? stopped : NULL };
     if (o.json) {
         char *j = report_json(&rc, peers, o.peers.n, code);
         fputs(j, stdout);

@@ -10,6 +10,7 @@ struct report_ctx {
     const struct prober *p;
     int quiet;                   /* -q: verdict lines and summary only */
     int discover, trace;
+    const char *interrupted;     /* "interrupted (SIGINT) during the check", NULL when not */
 };
 
 /* "MTU 9000 = 8972 data + 8 ICMP + 20 IPv4" */
