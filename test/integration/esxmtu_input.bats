@@ -140,7 +140,14 @@ stopped_run() {
         sleep 0.05
     done
     [ "$(echo_replies_in)" -ge $((before + 6)) ] || { kill -9 "$pid"; flunk "no replies seen"; }
-    [ -z "${KILL_FIRST:-}" ] || kill -"$KILL_FIRST" "$pid"
+    if [ -n "${KILL_FIRST:-}" ]; then
+        # esxmtu's handlers are in place once it probes: the signal must still be
+        # ignored (the kernel's own record), and sending it changes nothing
+        local n; n=$(kill -l "$KILL_FIRST")
+        local ign; ign=$(awk '$1 == "SigIgn:" { print $2 }' "/proc/$pid/status")
+        (( 0x$ign >> (n - 1) & 1 )) || { kill -9 "$pid"; flunk "SIG$KILL_FIRST not ignored (SigIgn $ign)"; }
+        kill -"$KILL_FIRST" "$pid"
+    fi
     kill -"$sig" "$pid"
     for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done   # 5 s bound
     kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; flunk "esxmtu still runs 5 s after SIG$sig"; }
@@ -150,8 +157,8 @@ stopped_run() {
     output=$(cat "$D/out")
 }
 
-# the same, with signal $1 sent just before $2: caught, $1 would be the one the
-# report names (or, left at its default, end esxmtu with 128 + $1)
+# the same, for an esxmtu started with signal $1 ignored: it must still be ignored
+# while esxmtu probes, then $1 and $2 are sent
 stopped_run_twice() {
     local first=$1
     shift
