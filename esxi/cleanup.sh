@@ -201,7 +201,7 @@ why_not_kit() {
     listed=$(sed -n 's/^[0-9a-f]\{64\}  \(.*\)$/\1/p' "$kit/SHA256SUMS")
     entries "$kit" '' | while IFS= read -r e; do
         case $e in
-            bin | esxi | licenses) [ -d "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
+            bin | esxi | docs | licenses) [ -d "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
             SHA256SUMS | esxdiag.state | esxdiag.state.new) [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
             esxdiag.lock | esxdiag.lock/*) [ ! -L "$kit/$e" ] && continue ;;   # ours, held right now
         esac
