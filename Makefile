@@ -54,6 +54,11 @@ A_MBEDTLS   := $($(ARCH)_MBEDTLS)
 A_LABEL     := $(if $(filter $(ARCH),$(DEFAULT_ARCH)),, ($(ARCH)))
 
 COMMON_SRC  := $(sort $(wildcard common/*.c))
+# a tool's sources: tools/<tool>/main.c and the folders one level below it (esxperf's
+# cli/, client/, server/, ...); a tool's files, its unit tests and fuzz targets
+# include its headers by bare name, from every one of its folders
+tool_srcs   = $(sort $(wildcard tools/$(1)/*.c tools/$(1)/*/*.c))
+tool_incs   = $(addprefix -I,$(patsubst %/,%,$(sort $(dir $(wildcard tools/$(1)/*/*.h)))))
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
                -Wformat=2 -Wvla
 DEFS        := -std=c11 -D_GNU_SOURCE -DMBEDTLS_CONFIG_FILE='"esxdiag_mbedtls_config.h"'
@@ -138,13 +143,21 @@ $(A_OBJ)/libcommon.a: $(MUSL_COMMON)
 
 # the link map beside the objects records what went in (binaries.bats reads it)
 define TOOL_template
-$(A_BIN)/$(1): $(patsubst %.c,$(A_OBJ)/%.o,$(sort $(wildcard tools/$(1)/*.c))) \
+$(A_BIN)/$(1): $(patsubst %.c,$(A_OBJ)/%.o,$(call tool_srcs,$(1))) \
                  $(A_OBJ)/libcommon.a
 	@mkdir -p $$(@D)
 	@echo "  LINK    $$@"
 	$(Q)$(A_CC) $(MUSL_LDFLAGS) -Wl,-Map=$(A_OBJ)/$(1).map -o $$@ $$^ $(A_MBEDTLS)/lib/libmbedcrypto.a
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_template,$(t))))
+define TOOL_INCS_template
+$(A_OBJ)/tools/$(1)/%.o:             MUSL_CFLAGS += $(call tool_incs,$(1))
+$(OUT)/obj/host/tools/$(1)/%.o:      HOST_CFLAGS += $(call tool_incs,$(1))
+$(OUT)/obj/fuzz/tools/$(1)/%.o:      FUZZ_CFLAGS += $(call tool_incs,$(1))
+$(OUT)/obj/host/test/unit/$(1)_%.o:  HOST_CFLAGS += $(call tool_incs,$(1))
+$(OUT)/obj/fuzz/test/fuzz/$(1)_%.o:  FUZZ_CFLAGS += $(call tool_incs,$(1))
+endef
+$(foreach t,$(TOOLS),$(eval $(call TOOL_INCS_template,$(t))))
 
 # ---- host (sanitized) objects for unit tests and fuzz targets
 $(OUT)/obj/host/%.o: %.c $(DEPS_STAMP) | deps-test
@@ -163,7 +176,7 @@ $(OUT)/obj/fuzz/common/version.o: FUZZ_CFLAGS += -I$(OUT)/gen
 # a test named test/unit/<tool>_*.c (or fuzz) links that tool's modules (not main.c);
 # common_*.c links common/ only
 tool_of     = $(firstword $(subst _, ,$(notdir $(1))))
-tool_mods   = $(if $(filter $(call tool_of,$(1)),$(TOOLS)),$(filter-out tools/$(call tool_of,$(1))/main.c,$(sort $(wildcard tools/$(call tool_of,$(1))/*.c))))
+tool_mods   = $(if $(filter $(call tool_of,$(1)),$(TOOLS)),$(filter-out tools/$(call tool_of,$(1))/main.c,$(call tool_srcs,$(call tool_of,$(1)))))
 
 UNIT_SRC    := $(sort $(wildcard test/unit/*_test.c))
 UNIT_NAMES  := $(UNIT_SRC:test/unit/%.c=%)
@@ -191,7 +204,7 @@ $(foreach f,$(FUZZ_SRC:test/fuzz/%.c=%),$(eval $(call FUZZ_template,$(f))))
 # a tool built from the same sources with the sanitizers (host gcc, ASan+UBSan):
 # out/asan/<tool>, for integration tests that run it against hostile peers
 define ASAN_template
-$(OUT)/asan/$(1): $(patsubst %.c,$(OUT)/obj/host/%.o,$(sort $(wildcard tools/$(1)/*.c)) $(COMMON_SRC))
+$(OUT)/asan/$(1): $(patsubst %.c,$(OUT)/obj/host/%.o,$(call tool_srcs,$(1)) $(COMMON_SRC))
 	@mkdir -p $$(@D)
 	@echo "  LINK    $$@"
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $$@ $$^ $(MBED_HOST)/lib/libmbedcrypto.a -lpthread

@@ -43,7 +43,7 @@ else
     esac
 fi
 
-# package -> what it is for (README "Dependencies" lists the same)
+# package -> what it is for (HACKING.md, "Dependencies and what each is for", lists the same)
 # building the kit: musl-gcc, the JSON tokenizer header, and `apt-get source` plus a
 # compiler for mbedtls and musl
 PKGS_BUILD="musl-tools libjsmn-dev dpkg-dev make gcc"

@@ -2,7 +2,8 @@
 # build/dist.sh VERSION [ARCH]: pack dist/esxdiag-VERSION-ARCH.tar.gz from ARCH's binaries
 # (make dist [ARCH=...] runs `make all` first): x86_64 (the default) from out/bin,
 # aarch64 (ESXi-Arm) from out/aarch64/bin. One top folder esxdiag-VERSION/ (the same for
-# both: a host only ever gets its own) with bin/, esxi/, README.md, NOTICE, LICENSE,
+# both: a host only ever gets its own) with bin/, esxi/, README.md, the user guides a
+# host needs (docs/esxperf.md, esxmtu.md, esxpart.md, esxi.md), NOTICE, LICENSE,
 # licenses/ and SHA256SUMS (busybox `sha256sum -c SHA256SUMS` inside).
 #
 # Reproducible: the same commit gives the same bytes on any day, in any checkout:
@@ -65,7 +66,8 @@ for t in "$bindir"/*; do
 done
 # the tree's own files, PATH:MODE, each at the same PATH in the kit
 files='esxi/prepare.sh:0755 esxi/cleanup.sh:0755 esxi/hostcli.sh:0644 esxi/README:0644
-       README.md:0644 NOTICE:0644 LICENSE:0644'
+       README.md:0644 NOTICE:0644 LICENSE:0644
+       docs/esxperf.md:0644 docs/esxmtu.md:0644 docs/esxpart.md:0644 docs/esxi.md:0644'
 for fm in $files; do
     [ -f "${fm%:*}" ] || die "${fm%:*} is missing"
 done
@@ -77,7 +79,7 @@ top=esxdiag-$version
 stage=$(mktemp -d "${TMPDIR:-/tmp}/esxdiag-dist.XXXXXX")
 trap 'rm -rf "$stage"' EXIT INT TERM
 kit=$stage/$top
-mkdir -p "$kit/bin" "$kit/esxi" "$kit/licenses"
+mkdir -p "$kit/bin" "$kit/esxi" "$kit/docs" "$kit/licenses"
 
 # put SRC DST MODE: copy content only (cat: no source mode, owner or time carried)
 put() { cat "$1" > "$kit/$2" && chmod "$3" "$kit/$2"; }

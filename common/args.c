@@ -26,16 +26,14 @@ int args_strip_vmk(int argc, char ***argv)
     return argc;
 }
 
-static int bad(const char **why, const char *text)
+int arg_refuse(const char **why, const char *text)
 {
     if (why)
         *why = text;
     return -1;
 }
 
-/* strto*() skip any leading white space (tab, newline...) before a sign: a
- * number must start with its first digit or sign, so refuse it all */
-static int leading_space(const char *s)
+int arg_leading_space(const char *s)
 {
     return isspace((unsigned char)*s);
 }
@@ -43,16 +41,16 @@ static int leading_space(const char *s)
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const char **why)
 {
     if (!s || !*s)
-        return bad(why, "empty number");
-    if (*s == '-' || *s == '+' || leading_space(s))
-        return bad(why, "not a plain non-negative integer");
+        return arg_refuse(why, "empty number");
+    if (*s == '-' || *s == '+' || arg_leading_space(s))
+        return arg_refuse(why, "not a plain non-negative integer");
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
     if (end == s || *end)
-        return bad(why, "not a number");
+        return arg_refuse(why, "not a number");
     if (errno == ERANGE || v > max || v < min)
-        return bad(why, "out of range");
+        return arg_refuse(why, "out of range");
     *out = v;
     return 0;
 }
@@ -60,16 +58,35 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const ch
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
 {
     if (!s || !*s)
-        return bad(why, "empty number");
-    if (leading_space(s))
-        return bad(why, "not a number");
+        return arg_refuse(why, "empty number");
+    if (arg_leading_space(s))
+        return arg_refuse(why, "not a number");
     errno = 0;
     char *end;
     long long v = strtoll(s, &end, 10);
     if (end == s || *end)
-        return bad(why, "not a number");
+        return arg_refuse(why, "not a number");
     if (errno == ERANGE || v > max || v < min)
-        return bad(why, "out of range");
+        return arg_refuse(why, "out of range");
+    *out = v;
+    return 0;
+}
+
+/* A number as C writes it (strtol base 0: 16, 0x10, 020), the way iperf3 reads -S,
+ * -L and the first CPU of -A; unlike strtol, what follows the number is refused */
+int parse_cnum(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
+{
+    if (!s || !*s)
+        return arg_refuse(why, "empty number");
+    if (*s == '+' || *s == '-' || arg_leading_space(s))
+        return arg_refuse(why, "not a number (decimal, 0x hex, or octal with a leading 0)");
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 0);
+    if (end == s || *end)
+        return arg_refuse(why, "not a number (decimal, 0x hex, or octal with a leading 0)");
+    if (errno == ERANGE || v < min || v > max)
+        return arg_refuse(why, "out of range");
     *out = v;
     return 0;
 }
@@ -77,16 +94,16 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, const char 
 int parse_double(const char *s, double min, double max, double *out, const char **why)
 {
     if (!s || !*s)
-        return bad(why, "empty number");
-    if (leading_space(s))
-        return bad(why, "not a number");
+        return arg_refuse(why, "empty number");
+    if (arg_leading_space(s))
+        return arg_refuse(why, "not a number");
     errno = 0;
     char *end;
     double v = strtod(s, &end);
     if (end == s || *end)
-        return bad(why, "not a number");
+        return arg_refuse(why, "not a number");
     if (errno == ERANGE || !isfinite(v) || v < min || v > max)
-        return bad(why, "out of range");
+        return arg_refuse(why, "out of range");
     *out = v;
     return 0;
 }

@@ -15,5 +15,13 @@ int args_strip_vmk(int argc, char ***argv);
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const char **why);
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
 int parse_double(const char *s, double min, double max, double *out, const char **why);
+/* an integer as C writes it: decimal, 0x hex, or octal with a leading 0 */
+int parse_cnum(const char *s, int64_t min, int64_t max, int64_t *out, const char **why);
+
+/* for parsers of other kinds of values: *why = text (when why is given), -1 */
+int arg_refuse(const char **why, const char *text);
+/* strto*() skip any leading white space (tab, newline...) before a sign: a number
+ * must start with its first digit or sign, so a parser refuses one that does not */
+int arg_leading_space(const char *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* Error reporting and allocation wrappers: the main flow stays free of error plumbing. */
 #include "fail.h"
 #include "bytes.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,22 +10,17 @@
 
 #define ALLOC_LIMIT ((size_t)1 << 30)
 
-/* one message, one line: control characters from the input quoted in a message
- * (a tab or newline in an option value, an escape sequence in a name) are
- * written as \xNN, so they can neither split the line nor drive the terminal */
+/* one message, one line: what the input brings into a message (a tab or newline in
+ * an option value, an escape sequence or an invisible mark in a name, bytes that are
+ * not UTF-8) is written as \xNN (escape.h), so it can neither split the line, nor
+ * drive the terminal, nor hide */
 static void put_line(const char *fmt, va_list ap, const char *tail)
 {
-    char buf[2048];
+    char buf[2048], shown[4 * sizeof buf];
     vsnprintf(buf, sizeof buf, fmt, ap);
+    esc_text(buf, shown, sizeof shown);
     fflush(stdout);
-    fprintf(stderr, "%s: ", tool_name);
-    for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            fprintf(stderr, "\\x%02x", *p);
-        else
-            fputc(*p, stderr);
-    }
-    fprintf(stderr, "%s\n", tail);
+    fprintf(stderr, "%s: %s%s\n", tool_name, shown, tail);
 }
 
 static void vmsg(const char *fmt, va_list ap)

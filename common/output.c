@@ -1,8 +1,11 @@
-/* The last check before exit: did the results get written? */
+/* The last check before exit: did the output get written? (the rule: output.h) */
 #include "output.h"
+#include "escape.h"
 #include "fail.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -14,7 +17,22 @@ static int write_errno(int e)
            e == EBADF || e == EROFS;
 }
 
+void output_start(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+}
+
 int output_done(FILE *out, const char *where, int errfd, int rc)
+{
+    return output_done_what(out, "the results", where, errfd, rc);
+}
+
+_Noreturn void output_exit(const char *what)
+{
+    exit(output_done_what(stdout, what, "stdout", STDERR_FILENO, EXIT_OKAY));
+}
+
+int output_done_what(FILE *out, const char *what, const char *where, int errfd, int rc)
 {
     /* stdio keeps only a flag for an earlier failed write, not its errno: what the
      * failing write left in errno is used when nothing has replaced it since by
@@ -27,13 +45,10 @@ int output_done(FILE *out, const char *where, int errfd, int rc)
         return rc;
     if (!e && write_errno(earlier))
         e = earlier;
-    /* one line, control characters of a --logfile path as \xNN (as fail.c does) */
+    /* one line, a --logfile path escaped as every message is (escape.h) */
     char line[1024], shown[600];
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)where; *p && o + 5 < sizeof shown; p++)
-        o += (size_t)snprintf(shown + o, sizeof shown - o, *p < 0x20 || *p == 0x7f ? "\\x%02x" : "%c", *p);
-    shown[o] = 0;
-    int n = snprintf(line, sizeof line, "%s: cannot write the results to %s: %s\n", tool_name,
+    esc_text(where, shown, sizeof shown);
+    int n = snprintf(line, sizeof line, "%s: cannot write %s to %s: %s\n", tool_name, what,
                      shown, e ? errtext(e) : "an earlier write failed");
     if (n > 0) {   /* if even this fails, the exit code still says it */
         ssize_t w = write(errfd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);

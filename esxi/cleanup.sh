@@ -201,7 +201,7 @@ why_not_kit() {
     listed=$(sed -n 's/^[0-9a-f]\{64\}  \(.*\)$/\1/p' "$kit/SHA256SUMS")
     entries "$kit" '' | while IFS= read -r e; do
         case $e in
-            bin | esxi | licenses) [ -d "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
+            bin | esxi | docs | licenses) [ -d "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
             SHA256SUMS | esxdiag.state | esxdiag.state.new) [ -f "$kit/$e" ] && [ ! -L "$kit/$e" ] && continue ;;
             esxdiag.lock | esxdiag.lock/*) [ ! -L "$kit/$e" ] && continue ;;   # ours, held right now
         esac
@@ -216,14 +216,20 @@ why_not_kit() {
 # not removed (a later prepare.sh would otherwise refuse, seeing it)
 why=''
 [ "$keep_kit" = 1 ] || why=$(why_not_kit)
+state_gone=0
 if [ "$keep_kit" = 1 ] || [ -n "$why" ]; then
-    if [ -f "$state" ]; then act rm -f "$state" || { err "cannot remove $state"; exit 2; }; fi
+    if [ -f "$state" ]; then
+        act rm -f "$state" || { err "cannot remove $state"; exit 2; }
+        state_gone=1
+    fi
 fi
 if [ "$keep_kit" = 1 ]; then
     say "kit kept: $kit"
     exit 0
 fi
 if [ -n "$why" ]; then
+    [ "$state_gone" = 1 ] && [ "$DRY" != 1 ] &&
+        say "state file removed: the settings are back and prepare.sh can run again; the kit folder stays"
     err "not removing $kit: $why. Remove it yourself if you are sure."
     exit 1
 fi

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "../../tools/esxpart/disk.h"
-#include "../../tools/esxpart/ptable.h"
+#include "../../tools/esxpart/probe.h"
 #include "../../tools/esxpart/report.h"
 
 const char tool_name[] = "esxpart";

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/esxperf/auth.h"
-#include "../../tools/esxperf/proto.h"
+#include "auth.h"
+#include "proto.h"
 
 const char tool_name[] = "esxperf_auth_fuzz";
 

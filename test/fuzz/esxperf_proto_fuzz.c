@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "jsonw.h"
-#include "../../tools/esxperf/proto.h"
+#include "proto.h"
 #include "clock.h"
 
 const char tool_name[] = "esxperf_fuzz";

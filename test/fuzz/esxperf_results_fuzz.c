@@ -17,9 +17,9 @@
 
 #include "clock.h"
 #include "jsonr.h"
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/proto.h"
-#include "../../tools/esxperf/session.h"
+#include "options.h"
+#include "proto.h"
+#include "session.h"
 
 const char tool_name[] = "esxperf_results_fuzz";
 

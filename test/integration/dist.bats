@@ -76,7 +76,8 @@ teardown_file() {
 }
 
 @test "dist: the commit holds what the tarball ships (README.md, NOTICE, LICENSE, esxi/)" {
-    for f in README.md NOTICE LICENSE esxi/README esxi/prepare.sh esxi/cleanup.sh esxi/hostcli.sh build/dist.sh; do
+    for f in README.md NOTICE LICENSE esxi/README esxi/prepare.sh esxi/cleanup.sh esxi/hostcli.sh build/dist.sh \
+             docs/esxperf.md docs/esxmtu.md docs/esxpart.md docs/esxi.md; do
         git -C "$ESXDIAG_ROOT" cat-file -e "HEAD:$f" 2>/dev/null || flunk "$f is not committed"
     done
 }
@@ -98,7 +99,8 @@ $TOP-x86_64.tar.gz" ] || flunk "dist/ holds: $output"
         bad=$(printf '%s\n' "$output" | grep -v "^$TOP/" || true)
         [ -z "$bad" ] || flunk "$a: entries outside $TOP/: $bad"
         for f in bin/ esxi/ licenses/ esxi/prepare.sh esxi/cleanup.sh esxi/hostcli.sh esxi/README \
-                 README.md NOTICE LICENSE SHA256SUMS \
+                 README.md NOTICE LICENSE SHA256SUMS docs/ docs/esxperf.md docs/esxmtu.md \
+                 docs/esxpart.md docs/esxi.md \
                  licenses/musl.copyright licenses/mbedtls.LICENSE licenses/jsmn.copyright; do
             printf '%s\n' "$output" | grep -qxF "$TOP/$f" || flunk "$a: missing $TOP/$f"
         done

@@ -405,7 +405,7 @@ EOT
     assert_status 0
 }
 
-# ---- issue 10 section 5: host settings survive every interruption
+# ---- host settings survive every interruption
 
 # reseal STATE: recompute the sum line after an edit (as a careful admin could)
 reseal() {
@@ -915,6 +915,7 @@ refused_by_lock() {
     assert_status 1
     assert_contains "settings restored"
     assert_contains "it holds 'my-results.txt'"
+    assert_contains "state file removed: the settings are back and prepare.sh can run again; the kit folder stays"
     [ ! -e "$KIT/esxdiag.state" ] || flunk "state file kept: $(cat "$KIT/esxdiag.state")"
     [ -f "$KIT/my-results.txt" ] || flunk "foreign file removed"
     [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"

@@ -364,9 +364,9 @@ EOF2
     assert_contains "too big for IPv6 (at most 65487 data bytes)"
 }
 
-# issue 15 item 5: a blocking raw sendto stalled ~3 s per silent peer while ARP was
-# unresolved (30 peers: 7 s, 100 peers: 22 s, with -c 1; and the late ones came back
-# UNREACHABLE from this host's own ARP failure). Sends never block now.
+# Sends never block: a blocking raw sendto waits about 3 s per silent on-link peer
+# while its ARP is unresolved, so a run would grow with the number of peers, and the
+# late ones would read UNREACHABLE from this host's own ARP failure.
 @test "100 silent on-link peers: the run is bounded by -c/-i/-W, each is NO-REPLY, the live peer PASS" {
     local peers
     peers=$(seq -f '198.18.0.%g' 10 109)       # on A's link, nobody answers ARP there
@@ -384,9 +384,9 @@ EOF2
     count_is 1 '"verdict": "PASS"'
 }
 
-# issue 15 item 6 and issue 10 section 4: ENOBUFS for every big packet (a veth whose far
-# end is 1500) said BLACK-HOLE on a cold neighbour, then "UNREACHABLE send failed here:
-# No buffer space available", and --discover was skipped
+# ENOBUFS for every big packet (a veth whose far end is 1500) is this host's link
+# refusing the size: LOCAL-MTU with that reason, the same on a cold neighbour as on a
+# warm one (never BLACK-HOLE, never UNREACHABLE), and --discover still runs
 @test "ENOBUFS for full-size probes only: LOCAL-MTU with that reason on the first run and the tenth; --discover runs" {
     mtunet_veth_mismatch 1500
     ip -n "$NS_A" neigh flush dev a0            # the first run meets unresolved neighbours
@@ -424,7 +424,7 @@ EOF2
     assert_contains '"send_error": "No buffer space available"'
 }
 
-# issue 10 section 4: a host on the path lies (test/lib/icmp_forger.py in R); R drops
+# a host on the path lies (test/lib/icmp_forger.py in R); R drops
 # packets over 1500 itself, so only the lies answer the full-size probes
 # -W 1 in these: the forger (Python) answers in milliseconds, 1 s is slack for a loaded machine.
 # lies_told KIND...: since its last call (so each run is checked on its own), the forger
@@ -525,7 +525,7 @@ lies_told() {
     count_is 2 'discovered path MTU 1500 '
 }
 
-# issue 15 item 16: 28 identical "FRAG NEEDED" rows after the limiting hop
+# the rows after the limiting hop are all alike: one line says so, not 28 rows
 @test "--trace folds the identical rows behind the limiting hop (a target that does not answer echo)" {
     mtunet_mtu_b 1500
     ip netns exec "$NS_B" sysctl -qw net.ipv4.icmp_echo_ignore_all=1 net.ipv6.icmp.echo_ignore_all=1
@@ -540,7 +540,7 @@ lies_told() {
     count_is 29 '"full_size": "too-big"'
 }
 
-# issue 15 item 12: getopt's own message and ours made two lines, the second wrong
+# one line, ours: getopt's own message is silenced, so it never adds a second one
 @test "a missing or unwanted option value is one right line, exit 2" {
     one_line_errors <<'EOF2'
 -c|esxmtu: option -c needs a value
@@ -553,7 +553,7 @@ lies_told() {
 EOF2
 }
 
-# issue 15 item 8: "unknown host or not an address" for a good address of the other family
+# a good address of the other family is named as such, not "unknown host"
 @test "-4/-6 against an address of the other family says the family does not match" {
     one_line_errors <<'EOF2'
 -4 2001:db8:1::2|2001:db8:1::2 is an IPv6 address, but -4 asks for IPv4 (drop -4
@@ -564,7 +564,8 @@ EOF2
 EOF2
 }
 
-# issue 15 item 9: these got UNREACHABLE "Permission denied", NO-REPLY or even PASS
+# no verdict for a target that is not one peer (a probe to it would read UNREACHABLE
+# "Permission denied", NO-REPLY or even PASS): refused before anything is sent
 @test "broadcast, unspecified and multicast peers and a multicast -B are refused up front; ::ffff:a.b.c.d is IPv4" {
     one_line_errors <<'EOF2'
 255.255.255.255|255.255.255.255 is the broadcast address, not a path-MTU target
@@ -587,8 +588,8 @@ EOF2
     assert_contains '"verdict": "PASS"'
 }
 
-# issue 15 item 10: a 100,000-line silent cap, a directory read as "no peer", a long line
-# split into two peers, extra words and NUL lines dropped silently
+# a peer file is never read short in silence: a cap, a directory, a long line, extra
+# words and NUL bytes are each named, with the line
 @test "-f FILE: one line is one peer; other words warn with the line; bad files are errors naming the line" {
     local d=$BATS_TEST_TMPDIR
     printf '198.18.1.2 behind R\n# comment\n\n2001:db8:1::2\r\n' > "$d/words"
@@ -643,7 +644,7 @@ EOF2
     assert_contains "$d/big: cut short while read (8192 of"
 }
 
-# issue 15 item 16: "...; none uses the path-MTU cache" read as a fifth value
+# the help names the four methods only: a note after them must not read as a fifth
 @test "--help: --method lists its four values and no 'none'" {
     run "$MTU" --help
     assert_status 0

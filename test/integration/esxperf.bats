@@ -534,6 +534,28 @@ EOF
     [ "$output" -ge 3 ] || flunk "expected aborted tests in the server log"
 }
 
+@test "server: a bad cookie that arrives beside a real client's ends its own test and denies no one" {
+    esxperf_server
+    local srv=${PIDS[-1]} i n=0
+    # the server held still, so that both connections wait for it at once: the
+    # real client's first, then one that sends 37 bytes that are no cookie
+    kill -STOP "$srv"
+    timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 >"$TMP/cl.out" 2>&1 &
+    local cl=$!
+    PIDS+=($cl)
+    for i in $(seq 1 50); do
+        n=$(ss -tnH state established "dport = :$PORT" | wc -l)
+        [ "$n" -ge 1 ] && break
+        sleep 0.1
+    done
+    python3 -c 'import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"\xff" * 37); time.sleep(0.3)' "$PORT"
+    kill -CONT "$srv"
+    wait "$cl" || flunk "client: $(cat "$TMP/cl.out"); server: $(cat "$TMP/esxs.out")"
+    grep -q "test aborted: the client's cookie is not 36" "$TMP/esxs.out" || flunk "$(cat "$TMP/esxs.out")"
+}
+
 @test "client: a peer that sends garbage -> exit 1, one clear line" {
     python3 - "$PORT" >/dev/null 2>&1 <<'EOF' &
 import socket, sys

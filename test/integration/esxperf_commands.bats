@@ -7,8 +7,8 @@
 # A case must pass both ways wherever the reference passes. Where the reference fails
 # on this machine (no SCTP in the kernel; options iperf3 itself refuses) nothing is
 # required: the test ends as skipped, saying what the reference and esxperf did.
-# A known esxperf fault (issue 12) is not run (a hang costs the stall guard's 30 s):
-# `cmd ID --known "ROLE: issue 12 fault N: ..."` ends the test as skipped naming it,
+# A known esxperf fault is not run (a hang costs the stall guard's 30 s):
+# `cmd ID --known "ROLE: fault: ..."` ends the test as skipped naming it,
 # after the other way passed. COMMANDS_RUN_KNOWN=1 runs them like any other case.
 load ../lib/common
 

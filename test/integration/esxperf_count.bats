@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # -n/-k tests whose receiver is the client (-R), against real iperf3 peers (3.12 and
-# 3.22), where the count cannot arrive exactly as sent (issue 12 fault 1):
+# 3.22), where the count cannot arrive exactly as sent:
 #   UDP on a lossy path: loopback in a namespace of the test's own, with an nft rule
 #   on input dropping 2 % of the data datagrams (payloads over 64 bytes: the 4-byte
 #   stream hello and its reply pass). iperf3's client sends TEST_END only once it has

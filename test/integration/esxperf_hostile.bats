@@ -74,7 +74,7 @@ kb_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
     assert_contains "cookie is not 36 iperf3 cookie characters"
 }
 
-# issue 12 fault 3: the protection that stays while every value iperf3 takes is taken
+# the protection that stays while every value iperf3 takes is taken
 @test "hostile: a 9 KiB parameter message is refused with one clear log line; 8000 bytes of title are a test" {
     esxperf_server --control-timeout 2
     run timeout 30 "$HC" -p "$PORT" -t 5 -s 0.3 len-9k title-8k normal
@@ -120,7 +120,7 @@ kb_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 @test "hostile: --max-duration (iperf3's --server-max-duration) refuses longer and -n tests (esxperf and iperf3 clients), then a normal test" {
     esxperf_server --max-duration 2
     local t0=$SECONDS
-    # iperf3's meaning (issue 12): refused at the parameters with its error 37,
+    # iperf3's meaning: refused at the parameters with its error 37,
     # at once (the running cap behind it is 10 s later: unit-tested); 5 s bounds
     # "at once" with the slack the row had before
     run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 10 -i 0

@@ -2,8 +2,8 @@
 # esxperf -c against test/lib/hostile_server.py (a misbehaving iperf3 server, one
 # per case, on 127.0.0.1 with a kernel-chosen port). For every case in the table
 # below the client must exit with the documented code, print one line on stderr
-# that names the server's fault, finish within the documented bound (README,
-# "hostile servers": each wait for the server is at most 10 s) and stay under a
+# that names the server's fault, finish within the documented bound (docs/esxperf.md,
+# "A client that survives hostile servers": each wait for the server is at most 10 s) and stay under a
 # memory bound (peak RSS from GNU time -f %M), without a sanitizer report for the
 # cases run with the ASan+UBSan build (out/asan/esxperf, `make asan`).
 # setup_file runs every case (those that wait 10 s all at once, the others 4 at a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# esxperf against clumsy and hostile command lines and files (issue 15): no hang, no
+# esxperf against clumsy and hostile command lines and files: no hang, no
 # false success, one right line and the documented exit code. Real esxperf servers on
 # 127.0.0.1; the zero-bytes case runs in a network namespace of its own (lo only,
 # with an nft rule that drops UDP data), deleted in teardown.
@@ -52,7 +52,8 @@ sent_rate() {
 # the median stream's sending rate times the number of streams: on a loaded 2-CPU
 # host some of 128 threads get no CPU for most of a 1 s test (measured: 10 of 128
 # at a third of the rate, load average 26), which no pacer can make up; the median
-# stream shows what pacing gives (before the fix every stream sent half)
+# stream shows what pacing gives (a pacer that splits the rate wrongly shows as
+# every stream at half)
 median_rate() {
     python3 -c "import json,sys,statistics as st; e=json.load(open(sys.argv[1]))['end']; r=[x['sender']['bytes']*8/x['sender']['seconds'] for x in e['streams']]; print(int(st.median(r)*len(r)))" "$1"
 }
@@ -114,7 +115,7 @@ sent_bytes() {
 @test "input: low -b rates move data within a few % of the rate (TCP) or say why not (UDP)" {
     esxperf_server
     local a rate lo hi
-    # -b, -t, -l, -P as in issue 15; the rate is per stream, the check on the sum.
+    # -b, -t, -l, -P: the rate is per stream, the check on the sum.
     # Bounds: the pacer never runs ahead by more than 10 ms of the rate; a late
     # sender catches up, so the lower bound is generous (main moved 0 and 50 %).
     while read -r rate a; do

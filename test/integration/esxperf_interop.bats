@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Interop matrix: esxperf against every iperf3 in use (issue 12): Debian 12's 3.12,
+# Interop matrix: esxperf against every iperf3 in use: Debian 12's 3.12,
 # Debian 13's 3.18 and unstable's 3.22 (test/lib/iperf3-peers.sh unpacks the last two
 # beside trixie's libc). Each row below is one @test: one option (or set), run against
 # every peer in both roles, on loopback only:
@@ -12,7 +12,7 @@
 # A row:  @test "NAME" { interop [row options] -- CLIENT OPTIONS; }
 #   --roles c2i|i2e         only one role (default both)
 #   --na "PEERS ROLE: why"  combination that cannot exist (the peer lacks the option)
-#   --known "PEERS ROLE: issue 12 fault N: what happens"
+#   --known "PEERS ROLE: fault: what happens"
 #                           a known esxperf fault: not run (a hang would cost the
 #                           stall guard's 30 s); the test ends as skipped naming it,
 #                           after the other combinations passed. INTEROP_RUN_KNOWN=1
@@ -245,7 +245,7 @@ interop() {
 }
 
 # RSA auth, each peer in both roles: OAEP (the default of 3.17+) against 3.18 and
-# 3.22; PKCS#1 v1.5 against 3.12, which has nothing else (README "Authentication"):
+# 3.22; PKCS#1 v1.5 against 3.12, which has nothing else (docs/esxperf.md, "Authentication"):
 # interop_auth [row options] [-- more client options]; keys and users made by openssl
 # in setup_file
 interop_auth() {
@@ -336,9 +336,9 @@ interop_auth() {
 @test "UDP --skip-rx-copy"       { interop --na "3.12,3.18 i2e: iperf3 before 3.19 has no --skip-rx-copy" -- -u -b 100M --skip-rx-copy; }
 @test "UDP --skip-rx-copy -R"    { interop --na "3.12,3.18 i2e: iperf3 before 3.19 has no --skip-rx-copy" -- -u -b 100M -R --skip-rx-copy; }
 @test "-T title (text)"          { interop --quick --every-line '^t1:  ' -- -T t1; }
-# issue 12 fault 3: what iperf3 3.21+ takes in the parameters, esxperf -s takes too
-# (it refused a title or extra_data of 256+ bytes, pacing_timer over 10^7, CPU 1024);
-# -J carries the title at the top, on both sides, as iperf3 writes it
+# what iperf3 3.21+ takes in the parameters, esxperf -s takes too (a title or
+# extra_data of 256+ bytes, pacing_timer over 10^7, CPU 1024), so that any client
+# iperf3 serves is served; -J carries the title at the top, on both sides, as iperf3 writes it
 T300=$(printf 'T%.0s' $(seq 300)) X300=$(printf 'x%.0s' $(seq 300))
 @test "-T of 300 characters (-J title)" { interop --quick --expect "c['title']=='$T300' and s['title']=='$T300'" -- -T "$T300"; }
 @test "--extra-data of 300 characters" { interop --quick --expect "c['extra_data']=='$X300' and s['extra_data']=='$X300'" -- --extra-data "$X300"; }
@@ -372,8 +372,8 @@ T300=$(printf 'T%.0s' $(seq 300)) X300=$(printf 'x%.0s' $(seq 300))
 @test "UDP --cport"              { interop --expect "c['start']['connected'][0]['local_port']==@CPORT@" -- -u -b 50M --cport @CPORT@; }
 @test "server -B 127.0.0.1"      { interop --quick --server "-B 127.0.0.1" -- ; }
 
-# iperf3 3.17..3.22's output, run and server options both sides have (issue 12, optrun;
-# their behaviour against 3.22 in detail: esxperf_run_options.bats)
+# iperf3 3.17..3.22's output, run and server options both sides have
+# (their behaviour against 3.22 in detail: esxperf_run_options.bats)
 @test "--repeating-payload"      { interop --quick -- --repeating-payload; }
 @test "--extra-data"             { interop --quick --expect "c.get('extra_data')=='rack7' and s.get('extra_data')=='rack7'" -- --extra-data rack7; }
 @test "--timestamps (text)"      { interop --quick --every-line '^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4} ' -- --timestamps; }
@@ -381,7 +381,7 @@ T300=$(printf 'T%.0s' $(seq 300)) X300=$(printf 'x%.0s' $(seq 300))
 @test "server --server-bitrate-limit (test within it)" { interop --quick --server "--server-bitrate-limit 1000G/1" -- ; }
 @test "server --server-max-duration (test within it)"  { interop --server "--server-max-duration 20" --na "3.12,3.18 c2i: iperf3 before 3.19 has no --server-max-duration" -- -t 1 -O 1; }
 
-# ---- iperf3 3.22's socket and wire options (issue 12). What each does to the
+# ---- iperf3 3.22's socket and wire options. What each does to the
 # sockets and the packets is proven in esxperf_netopts.bats; here, that each peer
 # takes it in both roles and both sides agree on what the parameters asked.
 @test "TCP --dscp af41 (TOS 136)" { interop --quick --expect "c['start']['test_start']['tos']==136 and s['start']['test_start']['tos']==136" -- --dscp af41; }

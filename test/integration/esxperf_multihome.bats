@@ -22,9 +22,9 @@
 load ../lib/common
 
 PEERS_LIB="$ESXDIAG_ROOT/test/lib/iperf3-peers.sh"
-# a row takes 1-2 s here (-t 1 plus setup); before the fix a UDP row hung 30-32 s
-# (iperf3's 30 s wait for the hello's reply, or its data stream's). 20 s bounds a
-# hang with tenfold slack over the worst run measured
+# a row takes 1-2 s here (-t 1 plus setup); a UDP answer from the wrong address
+# hangs a row 30-32 s (iperf3's 30 s wait for the hello's reply, or its data
+# stream's). 20 s bounds a hang with tenfold slack over the worst run measured
 CASE_TIMEOUT=20
 
 setup_file() {

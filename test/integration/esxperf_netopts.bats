@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# iperf3 3.22's socket and wire options (issue 12), proven where they act: on the
+# iperf3 3.22's socket and wire options, proven where they act: on the
 # wire (the TOS byte and the IPv6 flow label captured by test/lib/tos_capture.py),
 # on the sockets of the running processes (test/lib/sockopt_peek.py copies each
 # socket of a running esxperf or iperf3 with pidfd_getfd and asks getsockopt), in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# iperf3 3.17..3.22's output, run and server options in esxperf (issue 12), each
+# iperf3 3.17..3.22's output, run and server options in esxperf, each
 # against iperf3 3.22 itself (test/lib/iperf3-peers.sh) and against esxperf, on
 # 127.0.0.1 only: --json-stream's events line by line beside 3.22's own, -F moving a
 # file both ways (sha256), --repeating-payload on the wire (the file a -F receiver

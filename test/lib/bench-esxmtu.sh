@@ -96,7 +96,7 @@ mtunet_reset; mtunet_mtu_b 4000; mtunet_drop_toobig
 bench_path "4000 link, no frag-needed"
 mtunet_reset; mtunet_mtu_b 1500
 bench_path "1500 link, frag-needed"
-# Silent on-link peers (issue 15 #5): addresses on A's own link that nobody answers, so
+# Silent on-link peers: addresses on A's own link that nobody answers, so
 # ARP never resolves, plus B. The fleet checks every host from one host at once, and
 # some are down. esxmtu (-c 1, and the defaults) against the anchor an administrator
 # has, one ping -M do per peer, all in parallel. Nothing of this leaves A: the probes
@@ -128,9 +128,9 @@ bench_silent() { # $1 = number of silent peers
 mtunet_reset
 for n in 10 30 50 100; do bench_silent $n; done
 
-# Black-holed peers (issue 13: the fleet runs one esxmtu --discover against all of a
-# host's failing peers): one run for all of them, against one run a peer, one after
-# another (the sum: how esxmtu searched them before its searches ran side by side).
+# Black-holed peers (the fleet runs one esxmtu --discover against all of a host's
+# failing peers): one run for all of them, against one run a peer, one after
+# another (the sum: what searching them one at a time would cost).
 # Each peer has its own black hole in R (an nft rule for its address).
 bench_holes() {
     local holes=(1499 4000 7777 8166) peers i t0 t1 out ok ts to

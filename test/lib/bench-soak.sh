@@ -1,5 +1,5 @@
 #!/bin/bash
-# Soak (issue 10, section 2): one `esxperf -s` serves SOAK_TESTS (default 1000)
+# Soak: one `esxperf -s` serves SOAK_TESTS (default 1000)
 # consecutive tests from a seeded, reproducible mix of clients on loopback:
 #   clients  esxperf, iperf3 3.22 (Debian sid, test/lib/iperf3-peers.sh), iperf3 3.12 (1 in 25:
 #            its token is PKCS#1 v1.5, which the server accepts as well as OAEP)
@@ -12,7 +12,8 @@
 #            makes it pause 1 s, which the next client waits out)
 #   kills    one test in twenty: its client gets SIGKILL at a random moment
 # Short tests: -n 16M (TCP) or 1-2 MiB (UDP) with -i 0.1 (iperf3 3.18+ ends an -n
-# test at an interval boundary); UDP -R by time, -t 1 (issue 12 fault 1).
+# test at an interval boundary); UDP -R by time, -t 1 (a UDP count cannot arrive
+# exactly as sent when a datagram is lost).
 # Prints the server's RSS, open descriptors and threads at tests 0, 1/4, 1/2, 3/4 and
 # all (measured idle, after the refused connections it keeps draining for 1 s are
 # closed), and counts: every test that should run ran; every refusal was the
@@ -94,8 +95,8 @@ pick() {
         creds=() EXPECT=refused                      # auth off: no token at all
     fi
     # short tests by count (-t takes whole seconds); iperf3 3.18+ ends an -n test at
-    # an interval boundary, so -i 0.1; UDP -R by time (issue 12 fault 1: an -n/-k UDP
-    # -R test against esxperf -s strands the client when a datagram is lost)
+    # an interval boundary, so -i 0.1; UDP -R by time (a UDP -n/-k count cannot
+    # arrive exactly as sent when a datagram is lost)
     local len=(-n 16M -i 0.1)
     case $mode in
     0) ARGS=() ;;

@@ -67,7 +67,7 @@ mk_esxi6() {
     vmfs_write "$1" 15472640 512 vmfs 5 datastore1
 }
 
-# the NVMe disk from issue 3: 1000215216 sectors, 7 vmfsl, 8 vmfs
+# an NVMe disk as partedUtil shows one: 1000215216 sectors, 7 vmfsl, 8 vmfs
 mk_nvme() {
     rm -f "$1"; truncate -s $((1000215216 * 512)) "$1"
     sgdisk -n 7:2048:268435455 -t 7:$GUID_VMFSL -n 8:268435456:1000212480 -t 8:$GUID_VMFS \

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A lying host on the path, for esxmtu's tests (issue 10 section 4).
+"""A lying host on the path, for esxmtu's tests.
 
 Runs inside the router namespace of test/lib/esxmtu-net.bash, reads the frames that
 arrive on one interface (AF_PACKET, before the router's nft rules drop them) and, for

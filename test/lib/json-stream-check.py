@@ -14,8 +14,8 @@ to be missing, not required to be). Exit 0 when they match, else 1 with what dif
 import json
 import sys
 
-# iperf3 3.22 -J keys esxperf's -J lacks (issue 12: fq_rate is the optnet branch's;
-# the rest not claimed yet)
+# iperf3 3.22 -J keys esxperf's -J lacks (a key added to esxperf's -J comes out of
+# this table)
 GAPS = {
     "start": {"fq_rate"},
     "interval": {"sum.reorder"},

@@ -49,8 +49,8 @@ static void parses_bounded_integers(void **state)
     assert_int_equal(parse_double("nan", 0, 1, &d, &why), -1);
 }
 
-/* issue 15 item 7: strto*() skip leading white space, so "\t-5000" passed the
- * sign check and read as -5000; every parser refuses any leading white space */
+/* every parser refuses any leading white space: strto*() skip it, so "\t-5000"
+ * would pass a sign check on the first character and read as -5000 */
 static void refuses_leading_white_space(void **state)
 {
     (void)state;

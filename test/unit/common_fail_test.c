@@ -63,8 +63,8 @@ static void die_prefixes_the_tool_and_exits_with_the_code(void **state)
     assert_string_equal(b, "esxtest: skipping 3\n");
 }
 
-/* issue 15: a value with a newline printed two lines; control characters are
- * written as \xNN so a message stays one line and cannot drive the terminal */
+/* control characters in a value (a newline would make two lines) are written as
+ * \xNN, so a message stays one line and cannot drive the terminal */
 static void messages_stay_one_line(void **state)
 {
     (void)state;

@@ -234,6 +234,31 @@ static void finds_4kn_gpt(void **state)
     img_free(im);
 }
 
+/* the device's own sector size (BLKSSZGET) differs from the one the GPT was
+ * written for: the table is read at its own size, with a warning */
+static void gpt_for_other_device_sector(void **state)
+{
+    (void)state;
+    struct img *im = small_gpt();
+    im->d.sector_hint = 4096;
+    struct ptable *t = img_probe(im, 0);
+    assert_int_equal(t->sector, 512);
+    assert_string_equal(t->sector_source, "gpt");
+    assert_int_equal(t->nparts, 2);
+    assert_true(has_finding(t, SEV_WARN, "GPT written for 512-byte sectors (header at byte "
+                            "512) but the device has 4096-byte sectors: ESXi looks at byte "
+                            "4096 and will not find it; rewrite the table for 4096-byte sectors"));
+    assert_string_equal(pt_health(t), "warning");
+    free(t);
+    /* the device's size matches: nothing said */
+    im->d.sector_hint = 512;
+    t = img_probe(im, 0);
+    assert_false(has_finding(t, SEV_WARN, "GPT written for"));
+    assert_string_equal(pt_health(t), "ok");
+    free(t);
+    img_free(im);
+}
+
 static void tiny_images(void **state)
 {
     (void)state;
@@ -296,6 +321,7 @@ int main(void)
         cmocka_unit_test(finds_overlap_and_out_of_range),
         cmocka_unit_test(backup_that_differs),
         cmocka_unit_test(finds_4kn_gpt),
+        cmocka_unit_test(gpt_for_other_device_sector),
         cmocka_unit_test(tiny_images),
         cmocka_unit_test(converts_names),
     };

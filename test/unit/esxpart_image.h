@@ -10,7 +10,7 @@
 
 #include "crc32.h"
 #include "../../tools/esxpart/disk.h"
-#include "../../tools/esxpart/ptable.h"
+#include "../../tools/esxpart/probe.h"
 #include "../../tools/esxpart/types.h"
 
 #define IMG_MAX_EXT 64

@@ -76,6 +76,30 @@ static void names_and_roles(void **state)
     assert_false(mbr_is_extended(0x00) || mbr_is_extended(0xEE) || mbr_is_extended(0xFB));
 }
 
+/* --partedutil prints only names public getptbl output shows (types.c says where):
+ * a new table row with an invented getptbl name fails here */
+static void parted_names_are_getptbl_names(void **state)
+{
+    (void)state;
+    static const char *seen[] = { "vmfs", "vmfsl", "vmkDiagnostic", "vsan", "virsto",
+                                  "systemPartition", "linuxNative", "microsoftRsvd",
+                                  "unknown" };
+    size_t n;
+    const struct ptype *tab = type_gpt_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        int ok = 0;
+        for (size_t j = 0; j < ARRAY_SIZE(seen); j++)
+            ok |= strcmp(tab[i].parted, seen[j]) == 0;
+        if (!ok)
+            fail_msg("%s: getptbl name %s is not one public captures show", tab[i].hex,
+                     tab[i].parted);
+    }
+    unsigned char g[16];
+    guid_parse("A19D880F05FC4D3BA006743F0F84911E", g);   /* Linux Raid */
+    assert_string_equal(type_by_guid(g)->name, "linuxRaid");
+    assert_string_equal(type_by_guid(g)->parted, "unknown");
+}
+
 /* VMFS volume header at +1 MiB and FS info at fsoff inside a partition at LBA 2048 */
 static void put_vmfs(struct img *im, uint64_t fsoff, unsigned char kind, unsigned ver,
                      const char *label)
@@ -181,7 +205,7 @@ static void finds_fat_labels(void **state)
     content_uuid(&t->parts[0].content, uuid, sizeof uuid);
     assert_string_equal(uuid, "1234-ABCD");
     /* a garbage label is kept as it is on disk (trailing blanks cut); what reaches
-     * a terminal is escaped (report_escape), never the raw bytes */
+     * a terminal is escaped (esc_text), never the raw bytes */
     memcpy(b + 43, "\x1b[2J\x07\xff     ", 11);
     img_write(im, 2048ull * 512, b, sizeof b);
     pt_probe(&im->d, t, 0);
@@ -196,6 +220,7 @@ int main(void)
         cmocka_unit_test(formats_mixed_endian_guids),
         cmocka_unit_test(every_table_row_round_trips),
         cmocka_unit_test(names_and_roles),
+        cmocka_unit_test(parted_names_are_getptbl_names),
         cmocka_unit_test(finds_vmfs6_and_vmfsl),
         cmocka_unit_test(finds_fat_labels),
     };

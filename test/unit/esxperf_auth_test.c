@@ -1,4 +1,4 @@
-/* tools/esxperf/auth.c: tokens both ways with the openssl command and with the real
+/* auth.c: tokens both ways with the openssl command and with the real
  * iperf3 3.12 (client and server, on 127.0.0.1 only), users file edge cases, time
  * skew, wrong keys, hostile tokens, key file permissions, the password prompt. */
 #include <stdarg.h>
@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "../../tools/esxperf/auth.h"
+#include "auth.h"
 #include "clock.h"
 #include "jsonr.h"
 #include "net.h"

@@ -1,4 +1,4 @@
-/* -n/-k (issue 12 fault 1): who is bound by the count (session.c: every TCP
+/* -n/-k: who is bound by the count (session.c: every TCP
  * sender and the client's UDP senders; a sending server's UDP streams go on until
  * TEST_END), and a TCP sender's -k count of whole blocks through short writes
  * (stream_tcp.c), over a real loopback TCP connection whose reader is slow. */
@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/proto.h"
-#include "../../tools/esxperf/session.h"
-#include "../../tools/esxperf/stream.h"
+#include "options.h"
+#include "proto.h"
+#include "session.h"
+#include "stream.h"
 #include "clock.h"
 
 const char tool_name[] = "esxperf_test";
@@ -107,9 +107,9 @@ static void tcp_pair(int *tx, int *rx)
     close(l);
 }
 
-/* before the fix a short write used up a whole block of -k: the stream put fewer
- * than k x len bytes on the wire, and an iperf3 client, which reads len-byte
- * blocks, waited for the last one until the stall guard (issue 12, cmd 28) */
+/* a short write must not use up a whole block of -k: the stream puts exactly
+ * k x len bytes on the wire, since an iperf3 client reads len-byte blocks and
+ * would wait for a missing last one until the stall guard */
 static void tcp_k_sends_whole_blocks_through_short_writes(void **state)
 {
     (void)state;

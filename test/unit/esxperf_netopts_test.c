@@ -1,5 +1,5 @@
-/* iperf3 3.22's socket and wire options (issue 12): the values as iperf3 reads
- * them (tools/esxperf/options_net.c: the DSCP names table, flow labels,
+/* iperf3 3.22's socket and wire options: the values as iperf3 reads
+ * them (tools/esxperf/sockopt_parse.c: the DSCP names table, flow labels,
  * --cntl-ka's forms, ADDR%DEV), what opts_set makes of them, the role and
  * cross-option checks, the --rcv-timeout clock, and the parameters they put on
  * the wire (mptcp, fqrate, flowlabel, 3.22's gso/gro keys) both ways. */
@@ -14,10 +14,10 @@
 
 #include <sys/socket.h>
 
-#include "../../tools/esxperf/client.h"
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/proto.h"
-#include "../../tools/esxperf/rcv_timeout.h"
+#include "client.h"
+#include "options.h"
+#include "proto.h"
+#include "rcv_timeout.h"
 #include "bytes.h"
 
 const char tool_name[] = "esxperf_test";

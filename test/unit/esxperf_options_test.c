@@ -1,4 +1,4 @@
-/* tools/esxperf/options.c and client_params: -b/-l/-w/-n units, sweep lists,
+/* options.c and client_params: -b/-l/-w/-n units, sweep lists,
  * and the parameters a client derives from its options. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,9 +10,9 @@
 
 #include <sys/socket.h>
 
-#include "../../tools/esxperf/client.h"
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/sweep.h"
+#include "client.h"
+#include "options.h"
+#include "sweep.h"
 #include "bytes.h"
 
 const char tool_name[] = "esxperf_test";
@@ -77,7 +77,7 @@ static void sweep_lists(void **state)
     assert_int_equal(opt_parse_sizes("12", v, &n, &why), -1);       /* below 1K */
 }
 
-/* issue 15 item 15: an empty item is a typo, refused (strtok skipped it) */
+/* an empty item is a typo, refused (strtok would skip it in silence) */
 static void sweep_lists_refuse_empty_items(void **state)
 {
     (void)state;
@@ -178,7 +178,7 @@ static void assert_valid(const struct perf_opts *o)
         fail_msg("refused: %s", why);
 }
 
-/* issue 15 item 15: client options on a server and server options on a client
+/* client options on a server and server options on a client
  * are refused, naming the option (iperf3 refuses them too) */
 static void validate_roles(void **state)
 {
@@ -236,7 +236,7 @@ static void validate_test_shape(void **state)
     o.udp = 1;
     o.len = 70000;
     assert_refused(&o, "UDP block size");
-    /* issue 15 item 15: -P with --sweep-parallel contradict */
+    /* -P with --sweep-parallel contradict */
     client_opts(&o, "198.18.0.2");
     o.given['P'] = 1;
     o.parallel = 2;
@@ -251,7 +251,7 @@ static void validate_test_shape(void **state)
     assert_refused(&o, "--username and --rsa-public-key-path");
 }
 
-/* issue 15 item 14: stream i binds --cport + i - 1; the last must be a port */
+/* stream i binds --cport + i - 1; the last must be a port */
 static void validate_cport_range(void **state)
 {
     (void)state;
@@ -274,7 +274,7 @@ static void validate_cport_range(void **state)
     assert_refused(&o, "65530..65537");
 }
 
-/* issue 15 item 8: numeric addresses of the wrong family say so */
+/* numeric addresses of the wrong family say so */
 static void validate_family(void **state)
 {
     (void)state;
@@ -313,7 +313,7 @@ static void warnings_of(const struct perf_opts *o, char *out, size_t len)
     }
 }
 
-/* issue 15 item 15: accepted but ignored options get one warning line each */
+/* accepted but ignored options get one warning line each */
 static void warnings_for_ignored_options(void **state)
 {
     (void)state;
@@ -360,7 +360,7 @@ static void warnings_for_ignored_options(void **state)
     assert_int_equal(opts_warning(&o, 99, w, sizeof w), -1);
 }
 
-/* issue 12: the roles iperf3 gives its 3.17..3.22 options, -F's TCP-only rule,
+/* the roles iperf3 gives its 3.17..3.22 options, -F's TCP-only rule,
  * and what the client sends for --repeating-payload and --extra-data */
 static void iperf3_322_options_roles(void **state)
 {

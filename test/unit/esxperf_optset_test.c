@@ -1,4 +1,4 @@
-/* tools/esxperf/options.c opts_set: what each option of the command line sets
+/* options.c opts_set: what each option of the command line sets
  * (the opt_sets table), the one-line refusals of bad values (the same words main
  * printed before the table), and that every option main.c hands over is known. */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <sys/socket.h>
 
-#include "../../tools/esxperf/options.h"
+#include "options.h"
 #include "bytes.h"
 
 const char tool_name[] = "esxperf_test";
@@ -99,7 +99,7 @@ static void own_parsers(void **state)
     assert_int_equal(o.control_timeout_ms, 2500);
 }
 
-/* issue 12: iperf3 3.17..3.22's output, run and server options, with iperf3's
+/* iperf3 3.17..3.22's output, run and server options, with iperf3's
  * defaults (--timestamps "%c ", --server-bitrate-limit over 5 s, --debug 4) */
 static void iperf3_322_run_options(void **state)
 {
@@ -188,7 +188,7 @@ static void bad_values_one_line_each(void **state)
     assert_int_equal(o.parallel, 1);
 }
 
-/* each number as iperf3 3.22 reads it, option by option (issue 12 fault 4): -S and
+/* each number as iperf3 3.22 reads it, option by option: -S and
  * -A's own CPUs with strtol base 0 (hex, octal), -A's server CPU and the rest with
  * atoi (decimal: 010 is ten), --pacing-timer and --connect-timeout with unit_atoi
  * (K/M/G suffixes); what strtol or atoi would stop at is refused, not cut */

@@ -1,4 +1,4 @@
-/* tools/esxperf/proto.c: cookie, framing, params and results JSON. */
+/* proto.c: cookie, framing, params and results JSON. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../tools/esxperf/proto.h"
+#include "proto.h"
 #include "clock.h"
 
 const char tool_name[] = "esxperf_test";
@@ -201,9 +201,9 @@ static void params_refuse_out_of_range(void **state)
     assert_int_equal(dec("{\"tcp\":true,\"pacing_timer\":-1}"), -1);
 }
 
-/* what iperf3 3.22's own get_parameters takes, esxperf -s takes too (issue 12
- * fault 3: a title of 256+ bytes, pacing_timer over 10^7 and server_affinity 1024
- * were refused) */
+/* what iperf3 3.22's own get_parameters takes, esxperf -s takes too (a title of
+ * 256+ bytes, pacing_timer over 10^7, server_affinity 1024), so that any client
+ * iperf3 serves is served */
 static void params_take_what_iperf3_takes(void **state)
 {
     (void)state;

@@ -1,4 +1,4 @@
-/* issue 7 engine: pacing arithmetic (tools/esxperf/pace.c), batch accounting and
+/* esxperf's speed engine: pacing arithmetic (tools/esxperf/pace.c), batch accounting and
  * GRO splitting (batch.c) including real loopback round trips through every
  * sendmmsg/GSO/recvmmsg/GRO combination and fallback, ESXPERF_ENGINE_OFF
  * names (stream.c) and -A parsing (options.c). */
@@ -14,13 +14,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../tools/esxperf/batch.h"
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/pace.h"
-#include "../../tools/esxperf/stream.h"
-#include "../../tools/esxperf/tcp_lowat.h"
-#include "../../tools/esxperf/tcp_sndbuf.h"
-#include "../../tools/esxperf/udp.h"
+#include "batch.h"
+#include "options.h"
+#include "pace.h"
+#include "stream.h"
+#include "tcp_lowat.h"
+#include "tcp_sndbuf.h"
+#include "udp.h"
 #include "bytes.h"
 #include "clock.h"
 
@@ -55,8 +55,8 @@ static void pace_batch_counts_whole_blocks(void **state)
     assert_int_equal(pace_batch(100, 0, 0, 64), 0);
 }
 
-/* issue 15 item 4: the first block goes at once, whatever the rate and size
- * (main waited until a whole block was earned: 10.5 s for 128 KiB at 100 kbit/s) */
+/* the first block goes at once, whatever the rate and size (waiting until a whole
+ * block is earned would hold 128 KiB at 100 kbit/s for 10.5 s before any data) */
 static void pace_first_block_goes_at_once(void **state)
 {
     (void)state;
@@ -101,7 +101,7 @@ static double simulated_rate(uint64_t rate, size_t blk, int wake, uint64_t dur_n
     return (double)sent * 8 / ((double)rate * (double)dur_ns / 1e9);
 }
 
-/* issue 15 item 4's cases land within a few % of the rate: TCP in pace_chunk
+/* low rates with large blocks land within a few % of the rate: TCP in pace_chunk
  * writes, UDP in whole datagrams that fit the test */
 static void pace_low_rates_land_on_the_rate(void **state)
 {

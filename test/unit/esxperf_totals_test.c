@@ -1,4 +1,4 @@
-/* tools/esxperf/session.c session_totals: the end figures of a test (per-stream
+/* session.c session_totals: the end figures of a test (per-stream
  * rows, each direction's sums, CPU and efficiency, the sweep's headline) from the
  * session's books and the peer's results, computed without producing a report.
  * Streams without sockets (fd -1), counters and CPU samples set by hand. */
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../tools/esxperf/options.h"
-#include "../../tools/esxperf/proto.h"
-#include "../../tools/esxperf/session.h"
+#include "options.h"
+#include "proto.h"
+#include "session.h"
 #include "clock.h"
 
 const char tool_name[] = "esxperf_test";

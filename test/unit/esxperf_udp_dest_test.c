@@ -1,4 +1,4 @@
-/* tools/esxperf/udp_dest.c: a datagram's destination from its control messages
+/* udp_dest.c: a datagram's destination from its control messages
  * (IPv4, IPv6, IPv4-mapped on a dual-stack socket; none for multicast, broadcast,
  * or a family the socket cannot have), and on loopback, where every 127/8 address
  * is this host's: a hello sent to 127.0.0.3 is answered from 127.0.0.3 (the
@@ -16,7 +16,7 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include "../../tools/esxperf/udp_dest.h"
+#include "udp_dest.h"
 
 const char tool_name[] = "esxperf_test";
 

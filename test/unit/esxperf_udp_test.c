@@ -1,4 +1,4 @@
-/* tools/esxperf/udp.c: datagram header (32/64-bit counters), loss, out-of-order,
+/* udp.c: datagram header (32/64-bit counters), loss, out-of-order,
  * jitter, and the connect handshake values of old and new iperf3. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../tools/esxperf/udp.h"
+#include "udp.h"
 
 const char tool_name[] = "esxperf_test";
 

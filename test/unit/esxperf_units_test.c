@@ -1,4 +1,4 @@
-/* tools/esxperf/iperf_units.c: iperf3's unit suffixes (-n -l -w bytes, -b rates)
+/* iperf_units.c: iperf3's unit suffixes (-n -l -w bytes, -b rates)
  * and the -f column formats. These cases were in common_args_test.c and
  * common_units_test.c while the functions lived in common/. */
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../tools/esxperf/iperf_units.h"
+#include "iperf_units.h"
 #include "bytes.h"
 
 const char tool_name[] = "test";
@@ -62,8 +62,8 @@ static void formats_iperf3_units(void **state)
     assert_string_equal(b, "0.00 bits");
 }
 
-/* issue 15 item 7: strto*() skip leading white space, so "\t-5000" passed the
- * sign check and read as -5000; the suffixed parsers refuse any leading white space */
+/* the suffixed parsers refuse any leading white space: strto*() skip it, so
+ * "\t-5000" would pass a sign check on the first character and read as -5000 */
 static void refuses_leading_white_space(void **state)
 {
     (void)state;

@@ -3,7 +3,9 @@
 #include "clock.h"
 #include "fail.h"
 #include "packet.h"
+#include "stop.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +78,10 @@ void check_collect(const struct probe *v, size_t n, int peer, struct vstats *s)
         const struct probe *pr = &v[i];
         if (pr->group / 2 != peer)
             continue;
+        if (pr->res == PR_PENDING) {      /* a stop signal came first: no outcome */
+            s->pending++;
+            continue;
+        }
         if (pr->group % 2) {              /* small probe */
             s->small_sent++;
             if (pr->res == PR_REPLY)
@@ -205,12 +211,17 @@ int check_run(struct prober *p, struct peer *peers, size_t npeers, const struct 
             v[j - 1] = t;
         }
     int rc = probe_batch(p, v, n, o->timeout_ns, BATCH_ALL);
-    if (rc == 0)
+    int stopped = rc != 0 && errno == EINTR && stop_requested();
+    /* stopped: a peer whose probes all had their outcome has its verdict, the others
+     * are INTERRUPTED with what they got so far */
+    if (rc == 0 || stopped)
         for (size_t i = 0; i < npeers; i++) {
             check_sizes(&peers[i], peers[i].mtu);
             check_collect(v, n, (int)i, &peers[i].st);
-            peers[i].verdict = verdict_decide(&peers[i].st);
+            peers[i].verdict = peers[i].st.pending ? V_INTERRUPTED : verdict_decide(&peers[i].st);
         }
     free(v);
+    if (stopped)
+        errno = EINTR;
     return rc == 0 ? confirm_local(p, peers, npeers, o->timeout_ns) : rc;
 }

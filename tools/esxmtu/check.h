@@ -35,7 +35,8 @@ struct check_opts {
 void check_sizes(struct peer *pe, uint32_t mtu);
 /* fold probe outcomes of peer number `peer` (probe.group / 2 == peer) into its stats */
 void check_collect(const struct probe *v, size_t n, int peer, struct vstats *s);
-/* run the check for all peers; returns 0 or -1 on a system error */
+/* run the check for all peers; returns 0 or -1 on a system error, or -1 with errno
+ * EINTR after a stop signal (stop.h), the verdicts set as far as they go */
 int check_run(struct prober *p, struct peer *peers, size_t npeers, const struct check_opts *o);
 /* after --discover: a next-hop MTU below the size discovery saw pass is a lie; it
  * joins the bogus ones and the verdict is decided again */

@@ -16,6 +16,7 @@
 #include "probe.h"
 #include "report.h"
 #include "rounds.h"
+#include "stop.h"
 #include "trace.h"
 #include "version.h"
 
@@ -31,7 +32,7 @@ const char tool_name[] = "esxmtu";
 
 static const char usage[] =
 "usage: esxmtu [options] PEER...\n"
-"       esxmtu [options] -f FILE          (one peer per line, # comments)\n"
+"       esxmtu [options] -f FILE [-f FILE]... (one peer per line, # comments)\n"
 "\n"
 "Checks that a packet of the full MTU crosses to each peer unfragmented (DF set),\n"
 "and says why not and where. Default MTU 9000: IPv4 data = MTU - 28 (8972),\n"
@@ -52,7 +53,7 @@ static const char usage[] =
 "  -B SRCADDR    source address\n"
 "  -4, -6        use IPv4 / IPv6 addresses only\n"
 "  -d            accepted for vmkping habits: DF is always set\n"
-"  -f FILE       read peers from FILE\n"
+"  -f FILE       read peers from FILE (again for more files, read in order)\n"
 "  --discover    find the exact path MTU (table of common MTUs, then bisection\n"
 "                with parallel probes; lost sizes are retried before concluding),\n"
 "                every peer's search at once\n"
@@ -82,7 +83,8 @@ static const char usage[] =
 "  esxmtu --discover 198.18.2.2                    exact path MTU\n"
 "  esxmtu --trace -6 2001:db8:2::2                 which hop limits the path\n"
 "\n"
-"Exit codes: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n";
+"Exit codes: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n"
+"Interrupted (SIGINT, SIGTERM, SIGHUP): what was measured so far, exit 1.\n";
 
 /* the options above, in getopt's words; a leading ':' lets us name a missing value */
 static const char shorts[] = ":m:s:c:i:W:t:I:B:S:46df:Jqh";
@@ -141,6 +143,8 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
 {
     int c;
     char why[320];
+    const char **files = xcalloc((size_t)argc, sizeof *files);   /* every -f, in order */
+    size_t nfiles = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         switch (c) {
@@ -156,7 +160,7 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
         case '4': o->family = AF_INET; o->saw4 = 1; break;
         case '6': o->family = AF_INET6; o->saw6 = 1; break;
         case 'd': break;
-        case 'f': o->file = optarg; break;
+        case 'f': o->file = files[nfiles++] = optarg; break;
         case 'J': o->json = 1; break;
         case 'q': o->quiet = 1; break;
         case OPT_DISCOVER: o->discover = 1; break;
@@ -172,16 +176,24 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
             o->po.method = (enum probe_method)m;
             break;
         }
-        case OPT_VERSION: version_print(); exit(EXIT_OKAY);
-        case 'h': fputs(usage, stdout); exit(EXIT_OKAY);
+        case OPT_VERSION: version_print(); output_exit("the version");
+        case 'h': fputs(usage, stdout); output_exit("the help text");
         default: bad_option(c, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
         }
     }
     for (int i = optind; i < argc; i++)
         if (peers_add(&o->peers, argv[i], why, sizeof why) != 0)
             die_usage("%s", why);
-    if (o->file && peers_read_file(&o->peers, o->file, why, sizeof why) != 0)
-        die(EXIT_USAGE, "%s", why);
+    /* every list is read, in order after the operands; with several, each must hold a
+     * peer (one list alone that is empty is named by opts_validate, in the same words) */
+    for (size_t k = 0; k < nfiles; k++) {
+        size_t before = o->peers.n;
+        if (peers_read_file(&o->peers, files[k], why, sizeof why) != 0)
+            die(EXIT_USAGE, "%s", why);
+        if (nfiles > 1 && o->peers.n == before)
+            die_usage("%s: no peer in it (one address or name a line, # comments)", files[k]);
+    }
+    free(files);
     if (opts_validate(o, why, sizeof why) != 0)
         die_usage("%s", why);
 }
@@ -247,7 +259,7 @@ static void discover(struct prober *p, struct peer *peers, size_t n, uint64_t ti
             t[k++] = (struct disc_target){ &peers[i].addr, &peers[i].disc };
             peers[i].did_discover = 1;
         }
-    if (rounds_run(p, t, k, timeout_ns) != 0)
+    if (rounds_run(p, t, k, timeout_ns) != 0 && !stop_requested())
         die(EXIT_USAGE, "discovery failed: %s", errtext(errno));
     for (size_t i = 0; i < n; i++)
         check_weigh_discovery(&peers[i]);    /* does nothing without a discovery */
@@ -256,6 +268,7 @@ static void discover(struct prober *p, struct peer *peers, size_t n, uint64_t ti
 
 int main(int argc, char **argv)
 {
+    output_start();
     struct mtu_opts o;
     opts_defaults(&o);
     netstack_note(&o.ns, argc, argv);
@@ -265,30 +278,48 @@ int main(int argc, char **argv)
 
     struct peer *peers = xcalloc(o.peers.n, sizeof *peers);
     int need4 = 0, need6 = 0;
+    stop_watch();
     prepare(&o, peers, &need4, &need6);
 
     struct prober p;
     memset(&p, 0, sizeof p);
+    /* each phase ends early on a stop signal (stop.h); `phase` names the one it hit */
+    const char *phase = "the check";
     if (o.ns.method == NSM_ESXCLI)
         netstack_esxcli_check(&o, peers);
-    else
+    else {
         open_prober(&p, &o, need4, need6);
-    if (o.ns.method != NSM_ESXCLI && check_run(&p, peers, o.peers.n, &o.chk) != 0)
-        die(EXIT_USAGE, "probing failed: %s", errtext(errno));
-    if (o.discover && o.ns.method != NSM_ESXCLI)
+        if (check_run(&p, peers, o.peers.n, &o.chk) != 0 && !stop_requested())
+            die(EXIT_USAGE, "probing failed: %s", errtext(errno));
+    }
+    if (o.discover && o.ns.method != NSM_ESXCLI && !stop_requested()) {
+        phase = "--discover";
         discover(&p, peers, o.peers.n, o.chk.timeout_ns);
-    for (size_t i = 0; o.trace && i < o.peers.n; i++) {
+    }
+    for (size_t i = 0; o.trace && i < o.peers.n && !stop_requested(); i++) {
+        phase = "--trace";
         peers[i].trace = xcalloc(1, sizeof *peers[i].trace);
         if (trace_run(&p, &peers[i].addr, peers[i].mtu,
                       peers[i].small_mtu ? peers[i].small_mtu : peers[i].mtu, o.max_hops,
-                      o.chk.timeout_ns, peers[i].trace) != 0)
-            die(EXIT_USAGE, "trace failed: %s", errtext(errno));
+                      o.chk.timeout_ns, peers[i].trace) != 0) {
+            if (!stop_requested())
+                die(EXIT_USAGE, "trace failed: %s", errtext(errno));
+            free(peers[i].trace);       /* a trace cut short has no conclusion to show */
+            peers[i].trace = NULL;
+        }
     }
     int code = EXIT_OKAY;
     for (size_t i = 0; i < o.peers.n; i++)
         if (!verdict_ok(peers[i].verdict))
             code = EXIT_CHECK;
-    struct report_ctx rc = { &p, o.quiet, o.discover, o.trace, &o.ns };
+    char stopped[80] = "";
+    if (stop_requested()) {             /* an unfinished run proves nothing more: exit 1 */
+        code = EXIT_CHECK;
+        snprintf(stopped, sizeof stopped, "interrupted (%s) during %s", stop_signal_name(), phase);
+        warnmsg("%s: what was measured so far is reported", stopped);
+    }
+    struct report_ctx rc = { &p, o.quiet, o.discover, o.trace, &o.ns,
+                             stopped[0] ? stopped : NULL };
     if (o.json) {
         char *j = report_json(&rc, peers, o.peers.n, code);
         fputs(j, stdout);

@@ -46,7 +46,13 @@ struct reader {
     char line[PEERS_LINE_MAX + 1];
     size_t len;
     unsigned long no;             /* number of the line being read, from 1 */
+    size_t bom;                   /* bytes of a leading byte-order mark matched; 3: past it */
 };
+
+/* A list saved by a Windows editor starts with EF BB BF, invisible on screen: read as
+ * part of the first peer's name it would make that peer unresolvable for no reason the
+ * admin can see. Only at the very start of the file is it a mark. */
+static const char bom_mark[3] = { '\xef', '\xbb', '\xbf' };
 
 /* one whole line (NUL-terminated, no newline): its first word is a peer */
 static int take_line(struct reader *r, char *why, size_t len)
@@ -81,7 +87,18 @@ static int take_line(struct reader *r, char *why, size_t len)
 /* feed bytes; 0 or -1 (why) */
 static int feed(struct reader *r, const char *b, size_t n, char *why, size_t len)
 {
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    while (r->bom < 3 && i < n && b[i] == bom_mark[r->bom]) {   /* the start of the file */
+        r->bom++;
+        i++;
+    }
+    if (r->bom < 3 && i < n) {        /* no mark after all: what matched of it is text */
+        size_t had = r->bom;
+        r->bom = 3;
+        if (had && feed(r, bom_mark, had, why, len) != 0)
+            return -1;
+    }
+    for (; i < n; i++) {
         if (r->len == 0 && r->no++ == PEERS_LINES_MAX)
             return fail(why, len, "%s: more than %d lines (at most %d, comments included; split the file)",
                         r->path, PEERS_LINES_MAX, PEERS_LINES_MAX);

@@ -1,6 +1,7 @@
 /* The batch: send probes on time, retry what the host refuses for room, and match
  * every answer to the probe it names (see probe.h for the rules). */
 #include "probe.h"
+#include "stop.h"
 #include "packet.h"
 #include "bytes.h"
 #include "clock.h"
@@ -417,6 +418,18 @@ int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns
     uint64_t start = mono_ns();
     size_t next = 0;
     for (unsigned long loops = 0; loops < 10000000UL; loops++) {
+        if (stop_requested()) {
+            /* a stop signal: nothing more is sent; what already came back counts, the
+             * rest stays PR_PENDING for the caller to report as unfinished */
+            for (int fi = 0; fi < 2; fi++)
+                if (p->fd[fi] >= 0) {
+                    drain_errqueue(&b, fi, NULL);
+                    drain_packets(&b, fi);
+                }
+            free(b.r);
+            errno = EINTR;
+            return -1;
+        }
         for (int k = 0; k < 16 && next < n && start + v[next].at_ns <= mono_ns(); k++)
             attempt(&b, next++, NULL);     /* 16 at most, then read: long rounds interleave */
         uint64_t wake = retry_due(&b);

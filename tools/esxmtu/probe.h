@@ -111,7 +111,8 @@ enum batch_wait {
 };
 /* Send the probes (at_ns must not decrease) and wait as `wait` says. Unanswered
  * probes become PR_LOST (with BATCH_SEND_ONLY: sent). Returns 0, or -1 on a system
- * error (errno). */
+ * error (errno), or -1 with errno EINTR after a stop signal (stop.h): then what had
+ * come back is counted and the probes without an outcome stay PR_PENDING. */
 int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns,
                 enum batch_wait wait);
 

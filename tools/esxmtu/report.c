@@ -1,9 +1,11 @@
 /* Human and JSON reports. Keys and their order are part of the interface. */
 #include "report.h"
 #include "esxcli_ping.h"
+#include "escape.h"
 #include "fail.h"
 #include "jsonw.h"
 #include "packet.h"
+#include "stop.h"
 #include "version.h"
 
 #include <errno.h>
@@ -120,6 +122,12 @@ static void evidence(const struct peer *pe, char *buf, size_t len)
     case V_BLACK_HOLE:
         evidence_black_hole(pe, buf, len);
         break;
+    case V_INTERRUPTED:
+        snprintf(buf, len, "interrupted (%s) before its probes were done (%u of %u without an outcome); "
+                 "so far %u/%u full-size and %u/%u small probes answered; no conclusion", stop_signal_name(),
+                 s->pending, s->pending + s->big_sent + s->small_sent, s->big_recv, s->big_sent, s->small_recv,
+                 s->small_sent);
+        break;
     case V_SEND_FAILED:
         send_fail_text(s, sf, sizeof sf);
         snprintf(buf, len, "send failed here: %s, and nothing answered: this host's interface queue or "
@@ -133,10 +141,12 @@ static void evidence(const struct peer *pe, char *buf, size_t len)
     }
 }
 
-static void human_discover(FILE *f, const struct peer *pe)
+static void human_discover(FILE *f, const struct report_ctx *c, const struct peer *pe)
 {
     const struct disc_report *d = &pe->disc;
-    if (d->state == DS_FOUND)
+    if (c->interrupted && d->state == DS_RUN)
+        fprintf(f, "  discovery interrupted: largest answered %u; ", d->mtu);
+    else if (d->state == DS_FOUND)
         fprintf(f, "  discovered path MTU %u (%u data bytes): smallest failed %u (%s); ",
                 d->mtu, probe_data_len(pe->family, d->mtu), d->smallest_failed ? d->smallest_failed : d->mtu + 1,
                 d->proof == DP_MAX ? "the largest IP packet passed" : disc_proof_name(d->proof));
@@ -309,21 +319,22 @@ void report_human(FILE *f, const struct report_ctx *c, const struct peer *peers,
         }
     for (size_t i = 0; i < n; i++) {
         const struct peer *pe = &peers[i];
-        char ev[512], addr[64], name[128];
+        char ev[512], addr[64], name[128], given[41];
         net_ntop(&pe->addr, addr, sizeof addr);
+        esc_text(pe->name, given, sizeof given);     /* the name as given, cut, terminal-safe */
         if (strcmp(addr, pe->name) == 0)
             snprintf(name, sizeof name, "%s", addr);
         else
-            snprintf(name, sizeof name, "%.40s (%s)", pe->name, addr);
+            snprintf(name, sizeof name, "%s (%s)", given, addr);
         evidence(pe, ev, sizeof ev);
         fprintf(f, "%-18s %-11s %s\n", name, verdict_name(pe->verdict), ev);
         if (pe->did_discover)
-            human_discover(f, pe);
+            human_discover(f, c, pe);
         if (pe->trace && !c->quiet)
             human_trace(f, pe);
     }
-    fprintf(f, "summary: %u of %zu peer%s pass%s (exit %d)\n", pass, n, n == 1 ? "" : "s",
-            n == 1 ? "es" : "", exit_code);
+    fprintf(f, "summary: %u of %zu peer%s pass%s%s%s (exit %d)\n", pass, n, n == 1 ? "" : "s",
+            n == 1 ? "es" : "", c->interrupted ? "; " : "", c->interrupted ? c->interrupted : "", exit_code);
 }
 
 static void jaddr(struct jsonw *w, const char *key, const union sockaddr_any *a, int set)
@@ -506,6 +517,8 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
         jw_null(&w, "note");
     }
     jw_end(&w);
+    if (c->interrupted)
+        jw_str(&w, "error", c->interrupted);
     jw_end(&w);
     char *out = xstrdup(jw_text(&w));
     jw_free(&w);

@@ -12,6 +12,7 @@ struct report_ctx {
     int quiet;                   /* -q: verdict lines and summary only */
     int discover, trace;
     const struct netstack *ns;   /* the run's netstack and how it was reached */
+    const char *interrupted;     /* "interrupted (SIGINT) during the check", NULL when not */
 };
 
 /* "MTU 9000 = 8972 data + 8 ICMP + 20 IPv4" */

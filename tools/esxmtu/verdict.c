@@ -33,6 +33,7 @@ static const char *const verdict_names[] = {
     [V_PASS] = "PASS", [V_LOCAL_MTU] = "LOCAL-MTU", [V_TOO_BIG] = "TOO-BIG",
     [V_SHORT_REPLY] = "SHORT-REPLY", [V_UNREACHABLE] = "UNREACHABLE", [V_TTL_EXCEEDED] = "TTL-EXCEEDED",
     [V_BLACK_HOLE] = "BLACK-HOLE", [V_NO_REPLY] = "NO-REPLY", [V_SEND_FAILED] = "SEND-FAILED",
+    [V_INTERRUPTED] = "INTERRUPTED",
 };
 _Static_assert(ARRAY_SIZE(verdict_names) == V_LAST + 1, "a name for every enum verdict");
 
@@ -48,7 +49,8 @@ int verdict_ok(enum verdict v)
 
 int verdict_answered(enum verdict v)
 {
-    return v != V_NO_REPLY && v != V_UNREACHABLE && v != V_TTL_EXCEEDED && v != V_SEND_FAILED;
+    return v != V_NO_REPLY && v != V_UNREACHABLE && v != V_TTL_EXCEEDED && v != V_SEND_FAILED &&
+           v != V_INTERRUPTED;
 }
 
 const char *verdict_bogus_why(int family, uint32_t mtu, uint32_t probe_mtu, uint32_t passed,

@@ -15,16 +15,19 @@ enum verdict {
     V_TTL_EXCEEDED,  /* -t too small for the path */
     V_BLACK_HOLE,    /* small probes answered, full-size ones vanished silently */
     V_NO_REPLY,      /* nothing answered at all: no MTU conclusion */
-    V_SEND_FAILED    /* this host would not send the probes (ENOBUFS, EAGAIN after retries),
+    V_SEND_FAILED,   /* this host would not send the probes (ENOBUFS, EAGAIN after retries),
                       * and nothing answered: no MTU conclusion */
+    V_INTERRUPTED    /* a stop signal came before all its probes had an outcome: no
+                      * conclusion (set by check.c, never by verdict_decide) */
 };
-#define V_LAST V_SEND_FAILED
+#define V_LAST V_INTERRUPTED
 
 /* what the probes to one peer produced */
 struct vstats {
     uint32_t mtu, small_mtu;          /* full-size and small probe sizes (IP bytes) */
     unsigned big_sent, big_recv, big_short, big_lost;
     unsigned small_sent, small_recv;
+    unsigned pending;                  /* probes without an outcome when a stop signal came */
     unsigned local, too_big, unreach, ttl;
     uint32_t local_mtu, next_hop_mtu;  /* from the first such event */
     union sockaddr_any router;         /* who sent TOO-BIG / UNREACH / TTL */

@@ -53,6 +53,7 @@ int disk_open(struct disk *d, const char *path, char *why, size_t whylen)
     const char *kind;
     memset(d, 0, sizeof *d);
     d->fd = -1;
+    d->ends_at = -1;
     d->path = path;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -113,6 +114,7 @@ void disk_from_callback(struct disk *d, const char *name, uint64_t size,
 {
     memset(d, 0, sizeof *d);
     d->fd = -1;
+    d->ends_at = -1;
     d->path = name;
     d->size = size;
     d->read = fn;
@@ -175,6 +177,7 @@ int disk_read(struct disk *d, uint64_t off, void *buf, size_t len)
         if (got < 0)
             return -1;
         if ((uint64_t)got <= skip) {
+            d->ends_at = (int64_t)(aoff + (uint64_t)got);
             errno = EIO;
             return -1;
         }
@@ -188,6 +191,7 @@ int disk_read(struct disk *d, uint64_t off, void *buf, size_t len)
         off += n;
         len -= n;
         if (len > 0 && (size_t)got < alen) {
+            d->ends_at = (int64_t)(aoff + (uint64_t)got);
             errno = EIO;   /* short read inside the reported size */
             return -1;
         }

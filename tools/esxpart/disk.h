@@ -17,6 +17,7 @@ struct disk {
     const char *path;
     uint64_t size;          /* bytes */
     unsigned sector_hint;   /* BLKSSZGET, 0 when unknown */
+    int64_t ends_at;        /* -1; else where the data ran out inside size (a short read) */
     int fd;                 /* -1 for a callback source */
     disk_read_fn read;
     void *ctx;
@@ -36,7 +37,8 @@ void disk_from_callback(struct disk *d, const char *name, uint64_t size,
 void disk_close(struct disk *d);
 
 /* read len bytes at byte offset off (any alignment); -1 with errno when the range
- * is outside the disk or the read fails or comes up short */
+ * is outside the disk or the read fails or comes up short (EIO, and ends_at is set
+ * to the offset where the data stopped) */
 int disk_read(struct disk *d, uint64_t off, void *buf, size_t len);
 
 /* a memory image as a callback source: ctx is a struct disk_mem */

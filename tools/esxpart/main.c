@@ -1,6 +1,6 @@
 /* esxpart: which partition is OSDATA, VMFS, bootbank, coredump; is the table healthy.
- * Read-only. Options, help and flow; the work is in disk.c, probe.c, gpt.c, mbr.c,
- * types.c, content.c, report.c, scan.c. */
+ * Read-only. Options, help and flow; the work is in disk.c, probe.c, ptable.c,
+ * gpt.c, mbr.c, types.c, content.c, report.c, scan.c. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +8,13 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "escape.h"
 #include "fail.h"
 #include "jsonw.h"
 #include "output.h"
 #include "version.h"
 #include "disk.h"
-#include "ptable.h"
+#include "probe.h"
 #include "report.h"
 #include "scan.h"
 
@@ -34,7 +35,7 @@ static const char usage[] =
 "  -p, --partedutil     print exactly what 'partedUtil getptbl DISK' prints\n"
 "  -u, --usable         print first and last usable sector ('getUsableSectors')\n"
 "  -g, --showguids      print the known partition type table (partedUtil showGuids)\n"
-"  -J, --json           JSON output (keys documented in README.md)\n"
+"  -J, --json           JSON output (keys documented in docs/esxpart.md)\n"
 "  -v, --verify         exit 1 when any disk has an error-level finding (as sgdisk -v)\n"
 "  -s, --sector-size N  force the logical sector size: 512 or 4096\n"
 "      --version        print the version\n"
@@ -111,10 +112,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
                       "--version prints the version");
         case OPT_VERSION:
             version_print();
-            exit(output_done(stdout, "stdout", STDERR_FILENO, EXIT_OKAY));
+            output_exit("the version");
         case 'h':
             fputs(usage, stdout);
-            exit(output_done(stdout, "stdout", STDERR_FILENO, EXIT_OKAY));
+            output_exit("the help text");
         default: bad_option(c, argc, argv);
         }
     }
@@ -131,7 +132,7 @@ static void one_disk(const struct opts *o, const char *path, size_t n,
 {
     struct disk d;
     char why[160], shown[1024];
-    report_escape(path, shown, sizeof shown);
+    esc_text(path, shown, sizeof shown);
     if (disk_open(&d, path, why, sizeof why) < 0) {
         warnmsg("%s: %s", shown, why);
         if (o->json)
@@ -141,6 +142,13 @@ static void one_disk(const struct opts *o, const char *path, size_t n,
     }
     pt_probe(&d, t, o->sector);
     disk_close(&d);
+    if (t->unreadable[0]) {
+        warnmsg("%s: %s", shown, t->unreadable);
+        if (o->json)
+            report_json_error(w, path, t->unreadable);
+        k->unreadable++;
+        return;
+    }
     k->readable++;
     if (pt_worst(t) == SEV_ERROR)
         k->with_errors++;
@@ -192,6 +200,7 @@ static void json_close(struct jsonw *w, const struct opts *o, const struct tally
 int main(int argc, char **argv)
 {
     struct opts o = { 0 };
+    output_start();
     argc = args_strip_vmk(argc, &argv);
     parse_opts(argc, argv, &o);
     char **paths = argv + optind;

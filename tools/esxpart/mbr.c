@@ -2,6 +2,7 @@
  * with a visited list and a hard limit, so a looping or endless chain stops. */
 #include "mbr.h"
 #include "fail.h"
+#include "units.h"
 
 #include <errno.h>
 #include <string.h>
@@ -82,7 +83,15 @@ static void walk_chain(struct disk *d, struct ptable *t, uint64_t ext_start, uin
                    (unsigned long long)ext_end);
             return;
         }
-        if (ebr >= t->sectors || disk_read(d, ebr * t->sector, s, t->sector) < 0) {
+        if (ebr >= t->sectors) {
+            char size[32];
+            fmt_iec(size, sizeof size, t->size_bytes);
+            pt_add(t, SEV_ERROR, "EBR at LBA %llu lies beyond the end of the disk (%llu "
+                   "sectors of %u bytes, %s): no logical partitions can be read",
+                   (unsigned long long)ebr, (unsigned long long)t->sectors, t->sector, size);
+            return;
+        }
+        if (disk_read(d, ebr * t->sector, s, t->sector) < 0) {
             pt_add(t, SEV_ERROR, "cannot read the EBR at LBA %llu: %s",
                    (unsigned long long)ebr, errtext(errno));
             return;

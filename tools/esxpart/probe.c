@@ -1,72 +1,15 @@
 /* The parser entry point: sector size, MBR, GPT or msdos, content, cross-checks. */
-#include "ptable.h"
+#include "probe.h"
 #include "content.h"
 #include "gpt.h"
 #include "mbr.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fail.h"
-
-void pt_add(struct ptable *t, enum sev sev, const char *fmt, ...)
-{
-    if (t->nfind >= PT_MAX_FINDINGS) {
-        t->dropped++;
-        /* keep the worst severity visible even when the list is full */
-        if (sev > t->findings[PT_MAX_FINDINGS - 1].sev)
-            t->findings[PT_MAX_FINDINGS - 1].sev = sev;
-        return;
-    }
-    struct finding *f = &t->findings[t->nfind++];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->text, sizeof f->text, fmt, ap);
-    va_end(ap);
-    f->sev = sev;
-}
-
-struct part *pt_new_part(struct ptable *t)
-{
-    if (t->nparts >= PT_MAX_PARTS) {
-        if (!t->parts_full)
-            pt_add(t, SEV_ERROR, "more than %d partitions: only the first %d are listed",
-                   PT_MAX_PARTS, PT_MAX_PARTS);
-        t->parts_full = 1;
-        return NULL;
-    }
-    struct part *p = &t->parts[t->nparts++];
-    memset(p, 0, sizeof *p);
-    return p;
-}
-
-int pt_worst(const struct ptable *t)
-{
-    int w = -1;
-    for (size_t i = 0; i < t->nfind; i++)
-        if ((int)t->findings[i].sev > w)
-            w = (int)t->findings[i].sev;
-    return w;
-}
-
-const char *pt_health(const struct ptable *t)
-{
-    int w = pt_worst(t);
-    return w == SEV_ERROR ? "error" : w == SEV_WARN ? "warning" : "ok";
-}
-
-const char *pt_kind_name(enum pt_kind k)
-{
-    return k == PT_GPT ? "gpt" : k == PT_MSDOS ? "msdos" : "unknown";
-}
-
-const char *sev_name(enum sev s)
-{
-    return s == SEV_ERROR ? "error" : s == SEV_WARN ? "warning" : "info";
-}
 
 static int before(const struct part *x, const struct part *y)
 {
@@ -132,20 +75,54 @@ static void classify(struct disk *d, struct ptable *t, struct part *p)
                "or not the first extent)", p->num, p->ptype->name, fam_name(want));
 }
 
-static unsigned detect_sector(struct disk *d, const unsigned char *head, size_t n,
-                              struct ptable *t)
+/* "EFI PART" at byte 512 and at byte 4096: the sector sizes a GPT header at LBA 1
+ * says it was written for (bit 0: 512, bit 1: 4096) */
+static unsigned gpt_written_for(const unsigned char *head, size_t n)
 {
-    int at512 = n >= 520 && memcmp(head + 512, "EFI PART", 8) == 0;
-    int at4k = n >= 4104 && memcmp(head + 4096, "EFI PART", 8) == 0;
-    if (at512 && at4k) {
+    unsigned at = 0;
+    if (n >= 520 && memcmp(head + 512, "EFI PART", 8) == 0)
+        at |= 1;
+    if (n >= 4104 && memcmp(head + 4096, "EFI PART", 8) == 0)
+        at |= 2;
+    return at;
+}
+
+/* The UEFI spec puts the GPT header at LBA 1 in the device's logical blocks, so a
+ * table written for 512-byte sectors (header at byte 512) is not where a reader of
+ * a 4096-byte device looks (byte 4096), and the other way round. That ESXi reads
+ * a 4Kn device's GPT in 4096-byte LBAs follows from the spec only: ESXi takes 4Kn
+ * disks as local SAS/SATA HDDs, and no public capture of ESXi meeting such a
+ * table is at hand (UNVERIFIED). A warning, not an error: the table itself is
+ * sound, written with the wrong sector size or copied to the wrong device. */
+static void wrong_sector_size(struct ptable *t, unsigned written, unsigned device,
+                              int forced)
+{
+    if (forced)
+        pt_add(t, SEV_WARN, "GPT written for %u-byte sectors (header at byte %u), not for "
+               "the %u given: on a %u-byte device ESXi looks at byte %u and will not find "
+               "it; read it with --sector-size %u", written, written, device, device,
+               device, written);
+    else
+        pt_add(t, SEV_WARN, "GPT written for %u-byte sectors (header at byte %u) but the "
+               "device has %u-byte sectors: ESXi looks at byte %u and will not find it; "
+               "rewrite the table for %u-byte sectors", written, written, device, device,
+               device);
+}
+
+static unsigned detect_sector(struct disk *d, unsigned at, struct ptable *t)
+{
+    if (at == 3) {
         pt_add(t, SEV_WARN, "\"EFI PART\" found at byte 512 and at byte 4096; using %u-byte "
                "sectors (force with --sector-size)", d->sector_hint == 4096 ? 4096 : 512);
         t->sector_source = "gpt";
         return d->sector_hint == 4096 ? 4096 : 512;
     }
-    if (at512 || at4k) {
+    if (at) {
+        unsigned written = at == 1 ? 512 : 4096;
+        if (d->sector_hint && d->sector_hint != written)
+            wrong_sector_size(t, written, d->sector_hint, 0);
         t->sector_source = "gpt";
-        return at512 ? 512 : 4096;
+        return written;
     }
     if (d->sector_hint) {
         t->sector_source = "device";
@@ -172,14 +149,27 @@ void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector)
     size_t n = d->size < sizeof head ? (size_t)d->size : sizeof head;
     memset(head, 0, sizeof head);
     if (disk_read(d, 0, head, n) < 0) {
-        pt_add(t, SEV_ERROR, "cannot read the first %zu bytes: %s", n, errtext(errno));
+        int e = errno;
+        if (d->ends_at >= 0)   /* a /proc or /sys file gives fewer bytes than its size */
+            snprintf(t->unreadable, sizeof t->unreadable, "short read: only the first %lld "
+                     "of its %llu bytes can be read (a /proc or /sys file? name a disk or "
+                     "an image file)", (long long)d->ends_at, (unsigned long long)d->size);
+        else
+            snprintf(t->unreadable, sizeof t->unreadable, "cannot read the first %zu bytes: "
+                     "%s", n, errtext(e));
+        pt_add(t, SEV_ERROR, "%s", t->unreadable);
         return;
     }
+    unsigned at = gpt_written_for(head, n);
     if (force_sector) {
         t->sector = force_sector;
         t->sector_source = "forced";
+        /* the header only at the other size's LBA 1 */
+        unsigned other = force_sector == 512 ? 2 : 1;
+        if (at == other)
+            wrong_sector_size(t, other == 1 ? 512 : 4096, force_sector, 1);
     } else {
-        t->sector = detect_sector(d, head, n, t);
+        t->sector = detect_sector(d, at, t);
     }
     t->sectors = d->size / t->sector;
     if (d->size % t->sector)

@@ -49,6 +49,9 @@ struct part {
 };
 
 struct ptable {
+    /* why nothing of the disk could be read (its first sectors); "" when they were:
+     * such a disk is counted and reported as unreadable, not as a table */
+    char unreadable[200];
     enum pt_kind kind;
     uint64_t size_bytes;
     unsigned sector;
@@ -69,10 +72,6 @@ struct ptable {
     struct finding findings[PT_MAX_FINDINGS];
     size_t nfind, dropped;
 };
-
-/* Inspect d. force_sector is 0 (detect) or 512/4096. Never fails: problems become
- * findings. The parser entry point for the fuzz target. */
-void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector);
 
 void pt_add(struct ptable *t, enum sev sev, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

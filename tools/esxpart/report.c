@@ -1,8 +1,9 @@
 /* Output formats: the human table, partedUtil getptbl / getUsableSectors / showGuids
- * lines, and JSON (keys documented in README.md, section esxpart). */
+ * lines, and JSON (keys documented in docs/esxpart.md, "esxpart JSON"). */
 #include "report.h"
 #include "bytes.h"
 #include "content.h"
+#include "escape.h"
 #include "units.h"
 
 #include <inttypes.h>
@@ -36,33 +37,6 @@ static void flags_text(const struct ptable *t, const struct part *p, char *out, 
 #undef FLAG
 }
 
-size_t report_escape(const char *in, char *out, size_t outlen)
-{
-    size_t o = 0, cols = 0, n = strlen(in);
-    if (outlen == 0)
-        return 0;
-    for (size_t i = 0; i < n;) {
-        size_t len = jw_utf8_len(in + i, n - i);
-        unsigned char c = (unsigned char)in[i];
-        unsigned cp = len == 2 && c == 0xC2 ? (unsigned char)in[i + 1] : c;
-        int plain = len > 0 && cp >= 0x20 && (cp < 0x7F || cp >= 0xA0);
-        size_t need = plain ? len : 4 * (len ? len : 1);
-        if (o + need >= outlen)
-            break;   /* cut on a character boundary */
-        if (plain) {
-            memcpy(out + o, in + i, len);
-            o += len;
-            cols++;
-        } else {
-            for (size_t k = 0; k < (len ? len : 1); k++, o += 4, cols += 4)
-                snprintf(out + o, outlen - o, "\\x%02x", (unsigned char)in[i + k]);
-        }
-        i += len ? len : 1;
-    }
-    out[o] = 0;
-    return cols;
-}
-
 /* columns a string takes on a terminal: one per character (no wide characters in
  * what esxpart prints but labels, where this is close enough) */
 static int text_width(const char *s)
@@ -84,10 +58,17 @@ static void put_cell(char *line, size_t len, size_t *o, const char *s, int w, in
         *o = (size_t)n < len - *o ? *o + (size_t)n : len - 1;
 }
 
-/* bytes of p; 0 for a partition whose end lies before its start (reported) */
+/* bytes of p; 0 for a partition whose end lies before its start (reported), and
+ * UINT64_MAX for one too large to count in 64 bits (a GPT entry can end at LBA
+ * 2^64-1; such an entry lies outside the disk, which is reported too) */
 static uint64_t part_bytes(const struct ptable *t, const struct part *p)
 {
-    return p->end >= p->start ? (p->end - p->start + 1) * t->sector : 0;
+    if (p->end < p->start)
+        return 0;
+    uint64_t span = p->end - p->start;   /* sectors minus one: 2^64 would wrap to 0 */
+    if (span >= UINT64_MAX / t->sector)
+        return UINT64_MAX;
+    return (span + 1) * t->sector;
 }
 
 #define NCOL 8
@@ -108,7 +89,7 @@ static void row_cells(const struct ptable *t, const struct part *p, char cell[NC
         snprintf(cell[4], sizeof cell[4], "%s", p->ptype->name);
     snprintf(cell[5], sizeof cell[5], "%s", p->role ? p->role : "");
     content_text(&p->content, raw, sizeof raw);
-    report_escape(raw, cell[6], sizeof cell[6]);
+    esc_text(raw, cell[6], sizeof cell[6]);
     flags_text(t, p, cell[7], sizeof cell[7]);
 }
 
@@ -127,7 +108,7 @@ void report_table(FILE *out, const char *path, const struct ptable *t)
 {
     char size[32], shown[1024];
     fmt_iec(size, sizeof size, t->size_bytes);
-    report_escape(path, shown, sizeof shown);
+    esc_text(path, shown, sizeof shown);
     fprintf(out, "%s: %s, %" PRIu64 " sectors of %u bytes, %s%s, health: %s\n", shown, size,
             t->sectors, t->sector, pt_kind_name(t->kind),
             t->gpt_backup_used ? " (from the backup GPT)" : "",
@@ -184,10 +165,10 @@ void report_partedutil(FILE *out, const struct ptable *t)
             char hex[33];
             guid_hex(p->type, hex);
             fprintf(out, "%u %" PRIu64 " %" PRIu64 " %s %s %u\n", p->num, p->start, p->end,
-                    hex, p->ptype->name, parted_attr(t, p));
+                    hex, p->ptype->parted, parted_attr(t, p));
         } else {
             fprintf(out, "%u %" PRIu64 " %" PRIu64 " %u %s %u\n", p->num, p->start, p->end,
-                    p->mbr_type, p->ptype->name, parted_attr(t, p));
+                    p->mbr_type, p->ptype->parted, parted_attr(t, p));
         }
     }
 }
@@ -215,7 +196,7 @@ void report_showguids(FILE *out)
     fprintf(out, " %-20s %-33s %-16s %s\n", "Partition Type", "GUID", "getptbl name", "role");
     for (size_t i = 0; i < n; i++)
         fprintf(out, " %-20s %-33s %-16s %s\n", tab[i].show ? tab[i].show : tab[i].name,
-                tab[i].hex, tab[i].name, tab[i].role);
+                tab[i].hex, tab[i].parted, tab[i].role);
     fprintf(out, " %-20s %-33s %-16s %s\n", "Unused Entry", "00000000000000000000000000000000",
             "", "empty slot");
 }
@@ -229,6 +210,7 @@ void report_showguids_json(struct jsonw *w)
         jw_obj(w, NULL);
         jw_str(w, "guid", tab[i].hex);
         jw_str(w, "name", tab[i].name);
+        jw_str(w, "partedutil_name", tab[i].parted);
         jw_str(w, "label", tab[i].show);
         jw_str(w, "role", tab[i].role);
         jw_end(w);
@@ -279,6 +261,7 @@ static void json_part(struct jsonw *w, const struct ptable *t, const struct part
     }
     jw_str(w, "type_name", p->ptype->name);
     jw_str(w, "role", p->role);
+    jw_str(w, "partedutil_name", p->ptype->parted);
     jw_uint(w, "partedutil_attr", parted_attr(t, p));
     if (t->kind == PT_GPT) {
         guid_canon(p->uuid, buf);

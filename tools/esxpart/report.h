@@ -7,10 +7,6 @@
 #include "jsonw.h"
 #include "ptable.h"
 
-/* in, made safe for a terminal: control characters (C0, DEL, C1) and bytes that
- * are not UTF-8 become \xNN, well-formed UTF-8 stays; cut on a character boundary
- * to fit outlen. Returns the columns the result takes. */
-size_t report_escape(const char *in, char *out, size_t outlen);
 void report_table(FILE *out, const char *path, const struct ptable *t);
 void report_partedutil(FILE *out, const struct ptable *t);
 /* "FIRST LAST": the GPT's usable range, or what a new GPT with 128 entries would

@@ -1,5 +1,6 @@
-/* Partition types: GPT type GUIDs and MBR type bytes mapped to partedUtil's type
- * name and to a role an administrator understands. Tables, not if-chains. */
+/* Partition types: GPT type GUIDs and MBR type bytes mapped to esxpart's name,
+ * partedUtil's getptbl name and a role an administrator understands. Tables, not
+ * if-chains. */
 #ifndef ESXPART_TYPES_H
 #define ESXPART_TYPES_H
 #include <stddef.h>
@@ -11,7 +12,8 @@ enum cfam { CF_ANY, CF_NONE, CF_VMFS, CF_VMFSL, CF_FAT };
 struct ptype {
     const char *hex;      /* partedUtil order, upper case, no dashes; NULL for MBR */
     unsigned mbr;         /* MBR type byte, 0 for GPT rows */
-    const char *name;     /* partedUtil getptbl type name */
+    const char *name;     /* esxpart's name (its table, -J type_name) */
+    const char *parted;   /* what partedUtil getptbl prints: only names seen there */
     const char *show;     /* partedUtil showGuids label (NULL: not listed there) */
     const char *role;     /* what it is for */
     enum cfam expect;

@@ -13,10 +13,11 @@
 #include "daemon.h"
 #include "fail.h"
 #include "args.h"
-#include "net_opts.h"
+#include "sockopt_apply.h"
 #include "options.h"
 #include "output.h"
 #include "server.h"
+#include "session.h"
 #include "stream.h"
 #include "sweep.h"
 #include "version.h"
@@ -24,7 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +208,7 @@ static const struct option longopts[] = {
     { "allow-readable-key", no_argument, NULL, O_READABLE_KEY },
     { "control-timeout", required_argument, NULL, O_CONTROL_TIMEOUT },
     { "max-duration", required_argument, NULL, O_MAX_DURATION },
-    /* output, run and server options of iperf3 3.17..3.22 (issue 12) */
+    /* output, run and server options of iperf3 3.17..3.22 */
     { "server-max-duration", required_argument, NULL, O_MAX_DURATION },
     { "json-stream", no_argument, NULL, O_JSON_STREAM },
     { "json-stream-full-output", no_argument, NULL, O_JSON_STREAM_FULL },
@@ -221,7 +221,7 @@ static const struct option longopts[] = {
     { "debug", optional_argument, NULL, 'd' },
     { "xbind", required_argument, NULL, 'X' },
     { "nstreams", required_argument, NULL, O_NSTREAMS },
-    /* iperf3 3.22's socket and wire options (issue 12) */
+    /* iperf3 3.22's socket and wire options */
     { "rcv-timeout", required_argument, NULL, O_RCV_TIMEOUT },
     { "snd-timeout", required_argument, NULL, O_SND_TIMEOUT },
     { "cntl-ka", optional_argument, NULL, O_CNTL_KA },
@@ -270,11 +270,11 @@ static void parse(struct perf_opts *o, int argc, char **argv)
             continue;
         if (c == 'h') {
             fputs(usage_text, stdout);
-            exit(EXIT_OKAY);
+            output_exit("the help text");
         }
         if (c == 'v') {
             version_print();
-            exit(EXIT_OKAY);
+            output_exit("the version");
         }
         bad_option(c, optopt, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
     }
@@ -286,7 +286,7 @@ static void parse(struct perf_opts *o, int argc, char **argv)
         warnmsg("warning: %s", line);
     if (o->congestion && stream_congestion_check(o->congestion, line, sizeof line) < 0)
         die_usage("%s", line);
-    if (o->mptcp && net_opts_mptcp_check(line, sizeof line) < 0)
+    if (o->mptcp && sockopt_mptcp_check(line, sizeof line) < 0)
         die_usage("%s", line);
 }
 
@@ -316,13 +316,16 @@ static int open_log(struct perf_opts *o)
 
 int main(int argc, char **argv)
 {
+    output_start();
     argc = args_strip_vmk(argc, &argv);
     struct perf_opts o;
     parse(&o, argc, argv);
     int errfd = open_log(&o);
-    signal(SIGPIPE, SIG_IGN);
     int rc;
     char why[400];
+    /* -A covers every thread: the set is taken before the first one starts */
+    if (o.naffinity > 0)
+        session_pin(o.affinity, o.naffinity);
     /* the client's stop signals, before any other thread starts */
     struct client_stop *stop = o.server ? NULL : client_stop_start(why, sizeof why);
     if (!o.server && !stop)

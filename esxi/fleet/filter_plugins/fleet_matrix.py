@@ -8,7 +8,7 @@
 
 FAMILY_NAME = {'ipv4': 'IPv4', 'ipv6': 'IPv6'}
 
-# what to look at, per esxmtu verdict (README, "Verdicts and what to fix")
+# what to look at, per esxmtu verdict (docs/esxmtu.md, "Verdicts and what to fix")
 HINTS = {
     'LOCAL-MTU': "{f}'s own interface is smaller: the MTU of its vmk{vmk} and its vSwitch/DVS "
                  "(esxcli network ip interface list; esxcli network vswitch standard list)",

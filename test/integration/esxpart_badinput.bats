@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# esxpart on hostile inputs made at test time: a file that reads shorter than its
+# size, an extended partition past the end of the disk, the admin's 4 TB RAID disk
+# against partedUtil's own output, and a GPT written for the other sector size
+# (forced with --sector-size, and on a loop device with 4096-byte sectors where the
+# machine allows one). Each answer names the input, is counted in -J, with the
+# documented exit code.
+load ../lib/common
+
+setup_file() {
+    export IMGDIR; IMGDIR=$(mktemp -d /tmp/esxpart-bad.XXXXXX)
+    . "$ESXDIAG_ROOT/test/lib/esxpart-images.sh"
+    mk_small_gpt "$IMGDIR/good.img"
+}
+
+teardown_file() {
+    rm -rf "$IMGDIR"
+}
+
+setup() {
+    command -v jq >/dev/null || skip "needs jq"
+    W=$(mktemp -d /tmp/esxpart-badw.XXXXXX)
+    . "$ESXDIAG_ROOT/test/lib/esxpart-images.sh"
+}
+teardown() {
+    [ -z "${LOOPDEV:-}" ] || losetup -d "$LOOPDEV" || true
+    rm -rf "$W"
+}
+
+@test "esxpart: a file that reads shorter than its size (/sys) is unreadable: counted, -J error, exit 2 alone, 1 among good disks" {
+    local f=/sys/class/net/lo/mtu
+    [ -r "$f" ] || skip "no $f"
+    local size; size=$(stat -c %s "$f")
+    local real; real=$(wc -c < "$f")
+    [ "$real" -lt "$size" ] || skip "$f reads as long as its size here"
+    run "$BIN/esxpart" "$f"
+    assert_status 2
+    [ "$output" = "esxpart: $f: short read: only the first $real of its $size bytes can be read (a /proc or /sys file? name a disk or an image file)" ] || flunk "$output"
+    run "$BIN/esxpart" -p "$IMGDIR/good.img" "$f"
+    assert_status 1
+    assert_contains "130 255 63 2097152"
+    local json; json=$("$BIN/esxpart" -J "$IMGDIR/good.img" "$f" 2>/dev/null) && flunk "exit 0" || true
+    [ "$(jq -r '.disks[1].error' <<< "$json")" = "short read: only the first $real of its $size bytes can be read (a /proc or /sys file? name a disk or an image file)" ] || flunk "$json"
+    [ "$(jq -r '"\(.disks_read) \(.disks_unreadable) \(.exit_code)"' <<< "$json")" = "1 1 1" ] || flunk "$json"
+}
+
+@test "esxpart: an extended partition that starts past the end of the disk is said to lie beyond it, with the disk's size" {
+    local img=$W/ext.img
+    truncate -s 64M "$img"   # 131072 sectors
+    # MBR entry 1: type 0x05, start 131172, 2048 sectors
+    put_hex "$img" $((446 + 4)) 05
+    put_hex "$img" $((446 + 8)) "$(le32 131172)$(le32 2048)"
+    put_hex "$img" 510 55aa
+    run "$BIN/esxpart" "$img"
+    assert_status 0
+    assert_contains "  error: partition 1 (131172-133219) extends beyond the end of the disk (131072 sectors)"
+    assert_contains "  error: EBR at LBA 131172 lies beyond the end of the disk (131072 sectors of 512 bytes, 64 MiB): no logical partitions can be read"
+    [[ "$output" != *"No error information"* ]] || flunk "$output"
+    run "$BIN/esxpart" -v "$img"
+    assert_status 1
+}
+
+@test "esxpart --partedutil: the admin's 4 TB Linux RAID disk prints what partedUtil printed, byte for byte; the table and -J keep linuxRaid" {
+    local img=$W/raid4t.img raid=A19D880F-05FC-4D3B-A006-743F0F84911E
+    truncate -s $((7814037168 * 512)) "$img"
+    sgdisk -a 1 -n 1:8192:16785407 -t 1:$raid -n 2:16785408:20979711 -t 2:$raid \
+        -n 3:21241856:7813832351 -t 3:$raid "$img" >/dev/null
+    # partedUtil getptbl on that disk, as the admin posted it
+    local want
+    want=$(printf '%s\n' gpt "486401 255 63 7814037168" \
+        "1 8192 16785407 A19D880F05FC4D3BA006743F0F84911E unknown 0" \
+        "2 16785408 20979711 A19D880F05FC4D3BA006743F0F84911E unknown 0" \
+        "3 21241856 7813832351 A19D880F05FC4D3BA006743F0F84911E unknown 0" | od -c)
+    [ "$("$BIN/esxpart" --partedutil "$img" | od -c)" = "$want" ] || flunk "$("$BIN/esxpart" --partedutil "$img")"
+    run "$BIN/esxpart" "$img"
+    assert_status 0
+    [[ "$output" =~ \ 1\ +8192\ +16785407\ +8\ GiB\ +linuxRaid\ +Linux\ RAID ]] || flunk "$output"
+    [ "$("$BIN/esxpart" -J "$img" | jq -r '[.disks[0].partitions[] | "\(.type_name)/\(.partedutil_name)"] | join(" ")')" = "linuxRaid/unknown linuxRaid/unknown linuxRaid/unknown" ] || flunk "json"
+}
+
+@test "esxpart: a 512-byte GPT read with 4096-byte sectors (and a 4096-byte one with 512) says which size the table was written for" {
+    run "$BIN/esxpart" --sector-size 4096 "$IMGDIR/good.img"
+    assert_status 0
+    assert_contains "  warning: GPT written for 512-byte sectors (header at byte 512), not for the 4096 given: on a 4096-byte device ESXi looks at byte 4096 and will not find it; read it with --sector-size 512"
+    # the finding is an ordinary one in -J: same keys, level warning
+    local json; json=$("$BIN/esxpart" -J --sector-size 4096 "$IMGDIR/good.img")
+    [ "$(jq -r '[.disks[0].findings[] | select(.text | startswith("GPT written for 512-byte sectors")) | "\(keys_unsorted | join(",")) \(.level)"] | join(";")' <<< "$json")" = "level,text warning" ] || flunk "$json"
+    local k=$W/4k.img
+    truncate -s 64M "$k"
+    printf 'g\nn\n1\n256\n\nw\n' | fdisk -b 4096 "$k" >/dev/null 2>&1
+    run "$BIN/esxpart" --sector-size 512 "$k"
+    assert_contains "  warning: GPT written for 4096-byte sectors (header at byte 4096), not for the 512 given: on a 512-byte device ESXi looks at byte 512 and will not find it; read it with --sector-size 4096"
+    # read with the size it was written for: no such finding
+    run "$BIN/esxpart" "$IMGDIR/good.img" "$k"
+    assert_status 0
+    assert_not_contains "GPT written for"
+}
+
+@test "esxpart: a 512-byte GPT on a block device with 4096-byte sectors is listed with a warning that ESXi will not find it" {
+    [ "$(id -u)" = 0 ] && command -v losetup >/dev/null || skip "needs root and losetup"
+    local img=$W/dev512.img
+    mk_small_gpt "$img"
+    LOOPDEV=$(losetup -f --show -b 4096 "$img" 2>/dev/null) || skip "no loop device with 4096-byte sectors here"
+    [ "$(blockdev --getss "$LOOPDEV")" = 4096 ] || skip "loop device did not take 4096-byte sectors"
+    run "$BIN/esxpart" "$LOOPDEV"
+    assert_status 0
+    assert_contains "sectors of 512 bytes, gpt, health: warning"
+    assert_contains "  warning: GPT written for 512-byte sectors (header at byte 512) but the device has 4096-byte sectors: ESXi looks at byte 4096 and will not find it; rewrite the table for 4096-byte sectors"
+    run "$BIN/esxpart" --verify "$LOOPDEV"
+    assert_status 0   # a warning, not an error
+}

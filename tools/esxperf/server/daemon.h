@@ -1,0 +1,51 @@
+/* -D and -I: a server left running on a host, findable (its pid in a file) and
+ * stoppable (kill $(cat FILE) removes the file too); the thread that takes the
+ * stop signals, for the server and (client_abort.c) the client. daemon.c. */
+#ifndef ESXPERF_DAEMON_H
+#define ESXPERF_DAEMON_H
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "clock.h"
+
+/* -D: fork (the parent exits 0), new session, stdin on /dev/null, stdout and
+ * stderr too unless keep_output (--logfile has them); 0 in the child, or -1 with
+ * one line in why */
+int daemon_detach(int keep_output, char *why, size_t len);
+/* -I FILE: 0 when FILE may take our pid (absent, or a regular file holding the
+ * pid of a process that is gone); -1 with why when it is a symbolic link, no
+ * regular file, holds anything but a pid, or the pid of a live process */
+int pidfile_check(const char *path, char *why, size_t len);
+/* -I FILE: pidfile_check, then our pid into a new FILE (mode 600, the stale one
+ * replaced); -1 with why */
+int pidfile_create(const char *path, char *why, size_t len);
+/* FILE removed if it still holds our pid (NULL: nothing) */
+void pidfile_remove(const char *path);
+/* a server stopped by SIGTERM, SIGINT or SIGHUP: the waiter thread writes the
+ * signal's number into fd[1]; the server's loops poll fd[0], end a running test
+ * with SERVER_TERMINATE and exit; one that has not done so STOP_GRACE_NS later
+ * is ended by the waiter (SERVER_TERMINATE on ctl, the pid file removed, exit 0) */
+#define STOP_GRACE_NS (5 * NS_PER_SEC)  /* > SERVER_TERMINATE's 1 s send + 2 s drain */
+struct stop_guard {
+    int fd[2];
+    const char *pidfile;            /* -I FILE, or NULL */
+    _Atomic int ctl;                /* the open control connection, or -1 */
+    int sig;                        /* the signal taken (stop_guard_signal), or 0 */
+};
+/* the signals held here and in every thread started later, the waiter started;
+ * call before starting other threads (after daemon_detach). 0, or -1 with why */
+int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_t len);
+/* the signal that stops the server, 0 while none came (never blocks) */
+int stop_guard_signal(struct stop_guard *g);
+/* "SIGTERM", "SIGINT" or "SIGHUP" */
+const char *stop_signal_name(int sig);
+/* the signals that stop esxperf (SIGTERM, SIGINT, SIGHUP) into set */
+void stop_signals(sigset_t *set);
+/* those held in this thread and every thread started later, and taken by
+ * waiter(arg) on a thread of its own (one that sigwaits them); call before other
+ * threads start. 0, or -1 with why naming role ("server", "client") */
+int stop_waiter_start(void *(*waiter)(void *), void *arg, const char *role, char *why,
+                      size_t len);
+
+#endif

@@ -1,0 +1,512 @@
+/* Server role: listen, take one test at a time, answer other connections with
+ * ACCESS_DENIED, and return to listening whatever the client does.
+ *
+ * One test is iperf3's state list (docs/iperf3-protocol.md) from the
+ * server's side, one function per phase: handshake (the cookie, which the wait
+ * for a client read: server_wait.c; PARAM_EXCHANGE),
+ * take_params (parameters, token, buffers), open_streams (CREATE_STREAMS, the
+ * streams, TEST_START, TEST_RUNNING), run (until TEST_END), exchange
+ * (EXCHANGE_RESULTS, both results), display (DISPLAY_RESULTS, IPERF_DONE), then
+ * finish. Every read on the control connection outside the running test has a
+ * deadline (--control-timeout, default 10 s); parameters are checked strictly
+ * (proto_params.c) and refused with SERVER_ERROR; the protections are
+ * server_guard.c's, the data streams server_accept.c's. */
+#include "server.h"
+#include "server_conn.h"
+#include "daemon.h"
+#include "sockopt_apply.h"
+#include "rcv_timeout.h"
+#include "fail.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define AUTH_PAUSE_NS NS_PER_SEC    /* after a refused token, accept nothing this long */
+#define BUFFERS_MAX (1ull << 30)    /* stream count x block size the server allocates */
+
+/* the server ends the test: SERVER_TERMINATE, as iperf3 does when it is stopped.
+ * The streams stay open until the client closes the control connection (at most
+ * 2 s): a reset data stream would otherwise hide the message from an iperf3 client. */
+static int terminate(struct server *sv, const char **why, const char *reason, int ie)
+{
+    *why = reason;
+    /* ie: SERVER_ERROR with that iperf3 error instead, as iperf3 ends a test over
+     * its --server-bitrate-limit */
+    if (ie ? proto_send_error(sv->ctl, ie, 0, mono_ns() + NS_PER_SEC) < 0
+           : ctl_send_state(sv->ctl, ST_SERVER_TERMINATE, mono_ns() + NS_PER_SEC) < 0)
+        return -1;
+    uint64_t dl = mono_ns() + 2 * NS_PER_SEC;
+    for (int i = 0; i < 1000 && mono_ns() < dl; i++) {
+        char b[256];
+        struct pollfd pf = { sv->ctl, POLLIN, 0 };
+        int rc = poll(&pf, 1, ms_until(dl));
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc <= 0)
+            break;
+        ssize_t r = recv(sv->ctl, b, sizeof b, MSG_DONTWAIT);
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+            break;
+    }
+    return -1;
+}
+
+/* the server was stopped (SIGTERM, SIGINT, SIGHUP): SERVER_TERMINATE to the
+ * client, as iperf3 3.22's server does, so that it ends at once with "the server
+ * has terminated" rather than meet a broken connection */
+static int stopped(struct server *sv, const char **why)
+{
+    snprintf(sv->why, sizeof sv->why, "the server was stopped (%s); ended with "
+             "SERVER_TERMINATE", stop_signal_name(sv->stop.sig));
+    return terminate(sv, why, sv->why, 0);
+}
+
+/* a state from the client while the test runs: 0 TEST_END, -1 the test is over
+ * (*why), 1 ignored (anything else, as iperf3 does) */
+static int ctl_during_test(struct server *sv, uint64_t now, const char **why)
+{
+    int st;
+    if (ctl_recv_state(sv->ctl, &st, now + NS_PER_SEC) < 0) {
+        *why = "the client went away during the test";
+        return -1;
+    }
+    if (st == ST_TEST_END)
+        return 0;
+    if (st == ST_CLIENT_TERMINATE) {
+        /* the summary of what this side measured so far, as iperf3's server prints */
+        session_summary_so_far(&sv->s);
+        *why = "the client terminated the test";
+        return -1;
+    }
+    return 1;
+}
+
+/* wait for TEST_END while streams run; deny other clients; end the test ourselves
+ * when the guard says so */
+static int run_until_end(struct server *sv, const char **why)
+{
+    struct session *s = &sv->s;
+    struct end_guard g;
+    struct rate_guard rg;
+    end_guard_init(&g, sv->o, &s->p, mono_ns());
+    rate_guard_init(&rg, sv->o, mono_ns());
+    struct rcv_idle idle;
+    rcv_idle_init(&idle, !s->p.reverse || s->p.bidir, sv->o->rcv_timeout_ms, mono_ns());
+    for (;;) {
+        uint64_t now = mono_ns();
+        int ms = session_poll(s, now);
+        linger_service(sv);
+        const char *reason = end_guard_check(&g, now, session_bytes(s, BYTES_ALL, 0));
+        if (!reason && rcv_idle_check(&idle, now, session_bytes(s, BYTES_RECEIVED, 0)))
+            reason = "no data came on the data streams for --rcv-timeout; ended with "
+                     "SERVER_TERMINATE";
+        if (reason)
+            return terminate(sv, why, reason, 0);
+        if (rate_guard_check(&rg, now, session_bytes(s, BYTES_ALL, 0))) {
+            snprintf(sv->why, sizeof sv->why, "total throughput of %llu bit/s passed "
+                     "--server-bitrate-limit %llu bit/s; ended with SERVER_ERROR (iperf3 "
+                     "error 27)", (unsigned long long)rg.bps,
+                     (unsigned long long)rg.limit);
+            return terminate(sv, why, sv->why, IE_TOTALRATE);
+        }
+        if (g.cap && ms > ms_until(g.cap))
+            ms = ms_until(g.cap);
+        if (rg.limit && ms > ms_until(rg.next))
+            ms = ms_until(rg.next);
+        int listen_ok = now >= sv->deny_pause_until;
+        struct pollfd pf[3] = { { sv->ctl, POLLIN, 0 }, { sv->stop.fd[0], POLLIN, 0 },
+                                { sv->lfd, POLLIN, 0 } };
+        int rc = poll(pf, listen_ok ? 3 : 2, ms < 1 ? 1 : ms);
+        if (rc < 0 && errno != EINTR) {
+            *why = "poll failed";
+            return -1;
+        }
+        if (rc <= 0)
+            continue;
+        /* the control connection before the listener: when a client dies and the
+         * next one connects at once, both can be waiting here, and the next one
+         * must find the test over (served), not be denied by a dead test */
+        if (pf[0].revents) {
+            int crc = ctl_during_test(sv, now, why);
+            if (crc <= 0)
+                return crc;
+        }
+        if (pf[1].revents && stop_guard_signal(&sv->stop)) {
+            /* stopped while the test runs: its summary so far, as iperf3 prints */
+            int src = stopped(sv, why);
+            session_summary_so_far(s);
+            return src;
+        }
+        if (listen_ok && (pf[2].revents & POLLIN))
+            deny_pending(sv);
+    }
+}
+
+/* the cookie (read while waiting: server_wait.c), PARAM_EXCHANGE */
+static int handshake(struct server *sv, const char **why)
+{
+    if (!proto_cookie_valid(sv->cookie, COOKIE_SIZE)) {
+        *why = "the client's cookie is not 36 iperf3 cookie characters and a NUL";
+        proto_send_error(sv->ctl, IE_RECVCOOKIE, EINVAL, mono_ns() + NS_PER_SEC);
+        return -1;
+    }
+    int one = 1;
+    setsockopt(sv->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (ctl_send_state(sv->ctl, ST_PARAM_EXCHANGE, ctl_deadline(sv)) < 0) {
+        *why = "cannot write to the client";
+        return -1;
+    }
+    return 0;
+}
+
+/* the parameters, the RSA token, what the buffers would cost */
+static int take_params(struct server *sv, const union sockaddr_any *peer,
+                       struct test_params *p, const char **why)
+{
+    int perr = 0;
+    if (ctl_recv_params(sv->ctl, ctl_deadline(sv), p, why, &perr) < 0) {
+        proto_send_error(sv->ctl, IE_RECVPARAMS, perr, mono_ns() + NS_PER_SEC);
+        return -1;
+    }
+    int ie = server_params_refusal(sv->o, p, why);
+    if (ie) {
+        proto_send_error(sv->ctl, ie, 0, mono_ns() + NS_PER_SEC);
+        return -1;
+    }
+    if (!p->len)
+        p->len = p->udp ? 1460 : 128 * 1024;
+    if (server_check_authtoken(sv, p, peer) < 0) {
+        /* as iperf3 3.12: SERVER_ERROR and one int32, IEAUTHTEST */
+        *why = NULL;     /* logged by the check */
+        proto_send_error(sv->ctl, IE_AUTHTEST, PROTO_CODE_ONLY, mono_ns() + NS_PER_SEC);
+        sv->quiet_until = mono_ns() + AUTH_PAUSE_NS;
+        return -1;
+    }
+    uint64_t nbuf = (uint64_t)p->parallel * (p->bidir ? 2u : 1u);
+    if (nbuf * (uint64_t)p->len > BUFFERS_MAX) {
+        *why = "streams x block size would need more than 1 GiB of buffers";
+        proto_send_error(sv->ctl, IE_RECVPARAMS, ENOMEM, mono_ns() + NS_PER_SEC);
+        return -1;
+    }
+    return 0;
+}
+
+/* the test's report and session */
+static void begin_session(struct server *sv, const struct test_params *p)
+{
+    const struct perf_opts *o = sv->o;
+    session_report_init(&sv->rep, stdout, o, p->get_server_output && !o->json);
+    sv->rep.extra_data = p->extra_data[0] ? p->extra_data : NULL;
+    session_init(&sv->s, o, p, 0, &sv->rep);
+    sv->have_session = 1;
+}
+
+/* the TCP listener anew, MPTCP or not, on the same address (as iperf3 3.22 remakes
+ * its listener for a client that asks for MPTCP streams, and back after the test).
+ * An MPTCP listener also takes plain TCP connections. 0, or -1 (errno) with the
+ * old listener gone */
+static int relisten(struct server *sv, int mptcp)
+{
+    close(sv->lfd);
+    sv->lfd = sockopt_listen_proto(sv->o, SOCK_STREAM, mptcp ? IPPROTO_MPTCP : 0,
+                                    &sv->laddr, 128);
+    if (sv->lfd < 0)
+        return -1;
+    sv->lfd_mptcp = mptcp;
+    net_set_nonblock(sv->lfd, 1);
+    return 0;
+}
+
+/* a client's "mptcp" parameter: its TCP streams come to an MPTCP listener; where
+ * the kernel has none they fall back to TCP (said once per test) */
+static int listen_for_streams(struct server *sv, const struct test_params *p, const char **why)
+{
+    if (p->udp || !p->mptcp || sv->lfd_mptcp)
+        return 0;
+    if (relisten(sv, 1) == 0)
+        return 0;
+    warnmsg("the client asked for MPTCP streams; this kernel has no MPTCP (%s): they "
+            "fall back to TCP", errtext(errno));
+    if (relisten(sv, 0) == 0)
+        return 0;
+    *why = "cannot listen again on the server port";
+    return -1;
+}
+
+/* CREATE_STREAMS, the streams, the start of the report, TEST_START, TEST_RUNNING */
+static int open_streams(struct server *sv, const struct test_params *p,
+                        const union sockaddr_any *peer, const char **why)
+{
+    begin_session(sv, p);
+    if (listen_for_streams(sv, p, why) < 0)
+        return -1;
+    if (p->udp && server_open_udp_listener(sv) < 0) {
+        *why = "cannot open the UDP listener";
+        proto_send_error(sv->ctl, IE_LISTEN, errno, mono_ns() + NS_PER_SEC);
+        return -1;
+    }
+    if (ctl_send_state(sv->ctl, ST_CREATE_STREAMS, ctl_deadline(sv)) < 0) {
+        *why = "cannot write to the client";
+        return -1;
+    }
+    int n = (int)p->parallel * (p->bidir ? 2 : 1);
+    if (server_accept_streams(sv, n, why) < 0)
+        return -1;
+    if (sv->ufd >= 0) {
+        close(sv->ufd);
+        sv->ufd = -1;
+    }
+    char ph[64];
+    rep_addr(peer, ph, sizeof ph);
+    session_report_start(&sv->s, ph, net_port(peer), ph, sv->cookie);
+    if (ctl_send_state(sv->ctl, ST_TEST_START, ctl_deadline(sv)) < 0 ||
+        ctl_send_state(sv->ctl, ST_TEST_RUNNING, ctl_deadline(sv)) < 0) {
+        *why = "cannot write to the client";
+        return -1;
+    }
+    return 0;
+}
+
+/* the streams' threads, the interval header, the test until TEST_END */
+static int run(struct server *sv, const char **why)
+{
+    const struct test_params *p = &sv->s.p;
+    if (session_start(&sv->s) < 0) {
+        *why = "cannot start stream threads";
+        return -1;
+    }
+    if (!sv->o->json && sv->o->interval > 0)
+        rep_header(&sv->rep, p->udp, p->reverse, 0, p->bidir);
+    return run_until_end(sv, why);
+}
+
+/* our results (with our report when the client asked for it) to the client */
+static int send_results(struct server *sv, const char **why)
+{
+    const struct perf_opts *o = sv->o;
+    int gso = sv->s.p.get_server_output;
+    const char *out_json = o->json ? jw_text(&sv->rep.jw) : NULL;
+    struct test_results mine;
+    session_local_results(&sv->s, &mine,
+                          gso && !o->json ? (sv->rep.cap ? sv->rep.cap : "") : NULL,
+                          gso && o->json ? out_json : NULL);
+    size_t rlen;
+    char *rjs = results_encode(&mine, &rlen);
+    results_free(&mine);
+    int rc = rjs ? ctl_send_json(sv->ctl, rjs, rlen, ctl_deadline(sv)) : -1;
+    free(rjs);
+    if (rc < 0)
+        *why = "cannot send our results";
+    return rc;
+}
+
+/* EXCHANGE_RESULTS, the client's results, our summary, our results */
+static int exchange(struct server *sv, const char **why)
+{
+    session_stop_all(&sv->s);
+    if (ctl_send_state(sv->ctl, ST_EXCHANGE_RESULTS, ctl_deadline(sv)) < 0) {
+        *why = "cannot write to the client";
+        return -1;
+    }
+    char *cjs = NULL;
+    size_t clen = 0;
+    if (ctl_recv_json(sv->ctl, RESULTS_MAX, &cjs, &clen, ctl_deadline(sv)) < 0) {
+        *why = "cannot read the client's results";
+        return -1;
+    }
+    int drc = results_decode(cjs, clen, &sv->s.remote, why);
+    free(cjs);
+    if (drc < 0)
+        return -1;
+    sv->s.have_remote = 1;
+    session_summary(&sv->s);
+    if (sv->o->json)
+        report_json_finish(&sv->rep, NULL);
+    return send_results(sv, why);
+}
+
+/* DISPLAY_RESULTS, and the client's IPERF_DONE */
+static int display(struct server *sv, const char **why)
+{
+    if (ctl_send_state(sv->ctl, ST_DISPLAY_RESULTS, ctl_deadline(sv)) < 0) {
+        *why = "cannot write to the client";
+        return -1;
+    }
+    int st;
+    if (ctl_recv_state(sv->ctl, &st, ctl_deadline(sv)) == 0 && st != ST_IPERF_DONE)
+        warnmsg("client ended with state %d instead of IPERF_DONE", st);
+    return 0;
+}
+
+/* the report (JSON: the document, or the error in it), the log line of a test that
+ * failed, and the control connection into the linger table */
+static void finish(struct server *sv, int rc, const char *why)
+{
+    if (sv->have_session) {
+        if (sv->o->json && rc == 0)
+            report_json_print(&sv->rep, stdout);
+        else if (sv->o->json && why) {
+            report_json_error(&sv->rep, why);
+            report_json_print(&sv->rep, stdout);
+        }
+        session_free(&sv->s);
+        sv->have_session = 0;
+        rep_free(&sv->rep);
+    }
+    if (why)
+        warnmsg("test aborted: %s", why);
+    if (sv->ufd >= 0)
+        close(sv->ufd);
+    sv->ufd = -1;
+    atomic_store(&sv->stop.ctl, -1);
+    linger_add(sv, sv->ctl);    /* an error answer must not be lost to a reset */
+    sv->ctl = -1;
+    fflush(stdout);
+}
+
+/* one test on an accepted control connection; returns 0 when it completed */
+static int server_test(struct server *sv, const union sockaddr_any *peer)
+{
+    const char *why = NULL;
+    struct test_params p;
+    /* a stop between the phases is told at the next one, as in the running test */
+    int rc = handshake(sv, &why);
+    if (rc == 0)
+        rc = stop_guard_signal(&sv->stop) ? stopped(sv, &why) : take_params(sv, peer, &p, &why);
+    if (rc == 0)
+        rc = stop_guard_signal(&sv->stop) ? stopped(sv, &why) : open_streams(sv, &p, peer, &why);
+    if (rc == 0)
+        rc = stop_guard_signal(&sv->stop) ? stopped(sv, &why) : run(sv, &why);
+    if (rc == 0)
+        rc = exchange(sv, &why);
+    if (rc == 0)
+        rc = display(sv, &why);
+    finish(sv, rc, why);
+    if (sv->lfd_mptcp != sv->o->mptcp && relisten(sv, sv->o->mptcp) < 0)
+        die(EXIT_USAGE, "cannot listen again on port %u: %s", sv->o->port, errtext(errno));
+    return rc;
+}
+
+/* the private key and a first look at the users file (-s with authentication) */
+static void load_auth(struct server *sv, const struct perf_opts *o)
+{
+    char err[400];
+    struct auth_users users;
+    sv->priv = auth_key_load_private(o->rsa_private_key, o->allow_readable_key, err,
+                                     sizeof err);
+    if (!sv->priv)
+        die(EXIT_USAGE, "%s", err);
+    if (auth_users_load(o->authorized_users, &users, err, sizeof err) < 0)
+        die(EXIT_USAGE, "%s (lines user,<sha256 hex of \"{user}password\">)", err);
+    if (users.n == 0)
+        warnmsg("users file %s has no valid entry: every test will be refused",
+                o->authorized_users);
+    auth_users_free(&users);
+}
+
+/* the listener: -B, else IPv6 and IPv4 both (IPv4 alone where the host has no IPv6) */
+static void listen_on(struct server *sv, const struct perf_opts *o)
+{
+    int family = o->family == AF_UNSPEC ? AF_INET6 : o->family;
+    int gai = net_resolve(o->bind, o->bind ? o->family : family, o->port, 1, &sv->laddr, NULL);
+    if (gai)
+        die(EXIT_USAGE, "cannot use address %s: %s", o->bind ? o->bind : "(any)",
+            net_gai_strerror(gai));
+    if (sockopt_zone_missing(&sv->laddr) && !o->bind_dev)
+        die(EXIT_USAGE, "-B %s is an IPv6 link-local address without a zone: name its "
+            "interface, e.g. -B %s%%vmk1 (ESXi: esxcli network ip interface list; Linux: "
+            "ip link)", o->bind, o->bind);
+    if (o->rsa_private_key)
+        load_auth(sv, o);
+    /* a large backlog: a flood is answered (ACCESS_DENIED) rather than left in SYN retries */
+    sv->lfd = sockopt_listen(o, SOCK_STREAM, &sv->laddr, 128);
+    if (sv->lfd < 0 && !o->bind && o->family == AF_UNSPEC && errno == EAFNOSUPPORT) {
+        net_resolve(NULL, AF_INET, o->port, 1, &sv->laddr, NULL);
+        sv->lfd = sockopt_listen(o, SOCK_STREAM, &sv->laddr, 128);
+    }
+    if (sv->lfd < 0)
+        die(EXIT_USAGE, "cannot listen on port %u: %s (%s)", o->port, errtext(errno),
+            errno == EADDRINUSE ? "another server runs there; pick another port with -p"
+                                : "check -B and the port");
+    sv->lfd_mptcp = o->mptcp;
+    net_set_nonblock(sv->lfd, 1);    /* accept never blocks: poll says when */
+}
+
+/* -D and -I, once the listener is up (a port in use is told on the terminal), and
+ * the signals that stop the server */
+static void leave_running(struct server *sv, const struct perf_opts *o)
+{
+    char why[400];
+    /* the pid file's refusals, too, before the terminal is left */
+    if (o->pidfile && pidfile_check(o->pidfile, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
+    if (o->daemon && daemon_detach(o->logfile != NULL, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
+    if (o->log_fd >= 0) {
+        dup2(o->log_fd, 1);
+        dup2(o->log_fd, 2);
+        close(o->log_fd);
+    }
+    if (o->pidfile && pidfile_create(o->pidfile, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
+    if (stop_guard_start(&sv->stop, o->pidfile, why, sizeof why) < 0) {
+        pidfile_remove(o->pidfile);
+        die(EXIT_USAGE, "%s", why);
+    }
+}
+
+/* "Server listening on PORT (test #N)" between rules, each line with its
+ * --timestamps prefix */
+static void banner(const struct perf_opts *o, int test)
+{
+    static const char rule[] = "-----------------------------------------------------------\n";
+    rep_line_prefix(stdout, o->timestamps, NULL);
+    fputs(rule, stdout);
+    rep_line_prefix(stdout, o->timestamps, NULL);
+    printf("Server listening on %u (test #%d)\n", o->port, test);
+    rep_line_prefix(stdout, o->timestamps, NULL);
+    fputs(rule, stdout);
+    fflush(stdout);
+}
+
+int server_run(const struct perf_opts *o)
+{
+    struct server sv;
+    memset(&sv, 0, sizeof sv);
+    sv.o = o;
+    sv.ufd = sv.ctl = -1;
+    char why[400];
+    if (o->file && file_opt_check(o->file, 0, why, sizeof why) < 0)
+        die(EXIT_USAGE, "%s", why);
+    listen_on(&sv, o);
+    leave_running(&sv, o);
+    int last = 0;
+    for (int test = 1; !sv.stop.sig; test++) {
+        if (!o->json)
+            banner(o, test);
+        union sockaddr_any peer;
+        if (server_next_client(&sv, &peer) < 0)
+            break;
+        last = server_test(&sv, &peer);
+        if (o->one_off)
+            break;
+    }
+    server_pending_end(&sv, sv.stop.sig != 0);
+    for (int i = sv.nlg - 1; i >= 0; i--)
+        linger_close(&sv, i);
+    close(sv.lfd);
+    crypto_key_free(sv.priv);
+    pidfile_remove(o->pidfile);
+    if (sv.stop.sig) {
+        /* as iperf3: a server stopped by a signal exits 0 */
+        warnmsg("interrupted (%s): the server has terminated", stop_signal_name(sv.stop.sig));
+        return EXIT_OKAY;
+    }
+    return last == 0 ? EXIT_OKAY : EXIT_CHECK;
+}
