@@ -262,3 +262,15 @@ size_t disc_plan(struct disc *d, struct disc_try *out, size_t max)
     qsort(out, n, sizeof *out, cmp_try);
     return n;
 }
+
+void disc_report_set(struct disc_report *out, const struct disc *d, double seconds)
+{
+    out->state = d->state;
+    out->proof = d->proof;
+    out->mtu = d->result;
+    out->smallest_failed = d->smallest_failed;
+    out->rounds = d->rounds;
+    out->timeouts = d->timeouts;
+    out->probes = d->probes;
+    out->seconds = seconds;
+}

@@ -466,15 +466,7 @@ struct ecp_search {                   /* one peer's search and its round */
 
 static void search_report(struct peer *pe, const struct ecp_search *x, double seconds)
 {
-    struct disc_report *out = &pe->disc;
-    out->state = x->d.state;
-    out->proof = x->d.proof;
-    out->mtu = x->d.result;
-    out->smallest_failed = x->d.smallest_failed;
-    out->rounds = x->d.rounds;
-    out->timeouts = x->d.timeouts;
-    out->probes = x->d.probes;
-    out->seconds = seconds;
+    disc_report_set(&pe->disc, &x->d, seconds);
 }
 
 int ecp_discover(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, size_t len)

@@ -93,15 +93,7 @@ static void plan_next(struct rounds *r, size_t k, double elapsed_s)
     x->nprobes = rounds_probes(x->plan, x->nplan);
     if (x->nplan)
         return;
-    struct disc_report *out = r->t[k].out;
-    out->state = x->d.state;
-    out->proof = x->d.proof;
-    out->mtu = x->d.result;
-    out->smallest_failed = x->d.smallest_failed;
-    out->rounds = x->d.rounds;
-    out->timeouts = x->d.timeouts;
-    out->probes = x->d.probes;
-    out->seconds = elapsed_s;
+    disc_report_set(r->t[k].out, &x->d, elapsed_s);
 }
 
 void rounds_init(struct rounds *r, const struct disc_target *t, size_t n, size_t cap)
