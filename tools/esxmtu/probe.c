@@ -386,6 +386,31 @@ static int settled(const struct batch *b, int by_group)
     return 1;
 }
 
+/* wait up to ms (0: not at all) for the sockets, then read their errors and answers;
+ * -1 when poll fails (an interrupted poll is no failure: the caller looks again) */
+static int batch_read(struct batch *b, int ms)
+{
+    struct pollfd pf[2];
+    int np = 0, which[2];
+    for (int fi = 0; fi < 2; fi++)
+        if (b->p->fd[fi] >= 0) {
+            pf[np].fd = b->p->fd[fi];
+            pf[np].events = POLLIN;
+            pf[np].revents = 0;
+            which[np++] = fi;
+        }
+    int rc = poll(pf, (nfds_t)np, ms);
+    if (rc < 0)
+        return errno == EINTR ? 0 : -1;
+    for (int k = 0; k < np; k++) {
+        if (pf[k].revents & POLLERR)
+            drain_errqueue(b, which[k], NULL);
+        if (pf[k].revents & POLLIN)
+            drain_packets(b, which[k]);
+    }
+    return 0;
+}
+
 int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns, enum batch_wait wait)
 {
     if (n == 0)
@@ -421,11 +446,7 @@ int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns
         if (stop_requested()) {
             /* a stop signal: nothing more is sent; what already came back counts, the
              * rest stays PR_PENDING for the caller to report as unfinished */
-            for (int fi = 0; fi < 2; fi++)
-                if (p->fd[fi] >= 0) {
-                    drain_errqueue(&b, fi, NULL);
-                    drain_packets(&b, fi);
-                }
+            batch_read(&b, 0);
             free(b.r);
             errno = EINTR;
             return -1;
@@ -441,30 +462,12 @@ int probe_batch(struct prober *p, struct probe *v, size_t n, uint64_t timeout_ns
             wake = start + v[next].at_ns;
         if (!sending)
             wake = b.deadline;
-        struct pollfd pf[2];
-        int np = 0, which[2];
-        for (int fi = 0; fi < 2; fi++)
-            if (p->fd[fi] >= 0) {
-                pf[np].fd = p->fd[fi];
-                pf[np].events = POLLIN;
-                pf[np].revents = 0;
-                which[np++] = fi;
-            }
         int ms = ms_until(wake);
         if (ms == 0 && wake > mono_ns())
             ms = 1;
-        int rc = poll(pf, (nfds_t)np, ms);
-        if (rc < 0) {
-            if (errno == EINTR)
-                continue;
+        if (batch_read(&b, ms) < 0) {
             free(b.r);
             return -1;
-        }
-        for (int k = 0; k < np; k++) {
-            if (pf[k].revents & POLLERR)
-                drain_errqueue(&b, which[k], NULL);
-            if (pf[k].revents & POLLIN)
-                drain_packets(&b, which[k]);
         }
     }
     free(b.r);
