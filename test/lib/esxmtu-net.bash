@@ -30,17 +30,33 @@
 #   vmonet_silent_peer       P ignores echo requests
 #   vmonet_down              delete all three (safe to call twice)
 
+# ns_fresh NS...: each a new namespace, loopback up, no duplicate address detection
+# (addresses usable at once)
+ns_fresh() {
+    local ns
+    for ns in "$@"; do
+        ip netns add "$ns" || return 1
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+        ip -n "$ns" link set lo up
+    done
+}
+
+# ns_gone NS...: what still runs in each (started by these tests) killed, the
+# namespace deleted; safe for names already gone
+ns_gone() {
+    local ns
+    for ns in "$@"; do
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+        ip netns del "$ns" 2>/dev/null
+    done
+    return 0
+}
+
 mtunet_up() {
     local tag=${1:-$$}
     NS_A=esxmtu-$tag-A NS_R=esxmtu-$tag-R NS_B=esxmtu-$tag-B
     export NS_A NS_R NS_B
-    local ns
-    for ns in $NS_A $NS_R $NS_B; do
-        ip netns add "$ns" || return 1
-        # no duplicate address detection: addresses usable at once
-        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-        ip -n "$ns" link set lo up
-    done
+    ns_fresh $NS_A $NS_R $NS_B || return 1
     ip -n "$NS_A" link add a0 mtu 9000 type veth peer name r0 netns "$NS_R" mtu 9000 || return 1
     ip -n "$NS_R" link add r1 mtu 9000 type veth peer name b0 netns "$NS_B" mtu 9000 || return 1
     ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
@@ -199,25 +215,14 @@ mtunet_forge_stop() {
 
 mtunet_down() {
     mtunet_forge_stop
-    local ns
-    for ns in ${NS_A:-} ${NS_R:-} ${NS_B:-}; do
-        # anything still running in our namespaces was started by these tests
-        ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
-        ip netns del "$ns" 2>/dev/null
-    done
-    return 0
+    ns_gone ${NS_A:-} ${NS_R:-} ${NS_B:-}
 }
 
 vmonet_up() {
     local tag=${1:-$$}
     NS_V=esxmtu-$tag-V NS_S=esxmtu-$tag-S NS_P=esxmtu-$tag-P
     export NS_V NS_S NS_P
-    local ns
-    for ns in $NS_V $NS_S $NS_P; do
-        ip netns add "$ns" || return 1
-        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-        ip -n "$ns" link set lo up
-    done
+    ns_fresh $NS_V $NS_S $NS_P || return 1
     ip -n "$NS_V" link add vmk1 mtu 9000 type veth peer name sv netns "$NS_S" mtu 9000 || return 1
     ip -n "$NS_P" link add p0 mtu 9000 type veth peer name sp netns "$NS_S" mtu 9000 || return 1
     ip -n "$NS_S" link add br0 mtu 9000 type bridge || return 1
@@ -262,10 +267,5 @@ vmonet_silent_peer() {
 }
 
 vmonet_down() {
-    local ns
-    for ns in ${NS_V:-} ${NS_S:-} ${NS_P:-}; do
-        ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
-        ip netns del "$ns" 2>/dev/null
-    done
-    return 0
+    ns_gone ${NS_V:-} ${NS_S:-} ${NS_P:-}
 }
