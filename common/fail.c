@@ -4,6 +4,7 @@
 #include "escape.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +119,14 @@ const char *errtext(int err)
         if (own[i].err == err)
             return own[i].text;
     return strerror(err);
+}
+
+const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "";
+    }
 }

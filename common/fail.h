@@ -30,5 +30,7 @@ char *xstrdup(const char *s);
 /* our own words for errno values whose musl text differs from what admins know
  * (EMSGSIZE -> "Message too long", as glibc and vmkping print it) */
 const char *errtext(int err);
+/* the name of a stop signal: "SIGINT", "SIGTERM" or "SIGHUP" ("" for another) */
+const char *signal_name(int sig);
 
 #endif

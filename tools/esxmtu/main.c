@@ -315,7 +315,7 @@ int main(int argc, char **argv)
     char stopped[80] = "";
     if (stop_requested()) {             /* an unfinished run proves nothing more: exit 1 */
         code = EXIT_CHECK;
-        snprintf(stopped, sizeof stopped, "interrupted (%s) during %s", stop_signal_name(), phase);
+        snprintf(stopped, sizeof stopped, "interrupted (%s) during %s", signal_name(stop_requested()), phase);
         warnmsg("%s: what was measured so far is reported", stopped);
     }
     struct report_ctx rc = { &p, o.quiet, o.discover, o.trace, &o.ns,

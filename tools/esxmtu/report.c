@@ -124,7 +124,7 @@ static void evidence(const struct peer *pe, char *buf, size_t len)
         break;
     case V_INTERRUPTED:
         snprintf(buf, len, "interrupted (%s) before its probes were done (%u of %u without an outcome); "
-                 "so far %u/%u full-size and %u/%u small probes answered; no conclusion", stop_signal_name(),
+                 "so far %u/%u full-size and %u/%u small probes answered; no conclusion", signal_name(stop_requested()),
                  s->pending, s->pending + s->big_sent + s->small_sent, s->big_recv, s->big_sent, s->small_recv,
                  s->small_sent);
         break;

@@ -48,13 +48,3 @@ int stop_requested(void)
 {
     return caught;
 }
-
-const char *stop_signal_name(void)
-{
-    switch (caught) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    default: return "";
-    }
-}

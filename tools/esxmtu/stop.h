@@ -11,7 +11,5 @@
 void stop_watch(void);
 /* the number of the first stop signal caught, 0 while none has come */
 int stop_requested(void);
-/* "SIGINT", "SIGTERM", "SIGHUP" for stop_requested()'s signal, "" while none */
-const char *stop_signal_name(void);
 
 #endif

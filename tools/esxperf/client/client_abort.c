@@ -84,7 +84,7 @@ int client_interrupted(struct client *c)
     }
     char msg[160];
     snprintf(msg, sizeof msg, "interrupted (%s): the client has terminated%s",
-             stop_signal_name(sig), told ? "; the server was told" : "");
+             signal_name(sig), told ? "; the server was told" : "");
     return client_fail_line(c, EXIT_CHECK, msg);
 }
 

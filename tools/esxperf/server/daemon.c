@@ -174,13 +174,8 @@ static void *signal_wait(void *arg)
     /* not exit(): the held loop may hold stdout's lock (a write to a full pipe or
      * log), which exit's flush would wait for forever */
     dprintf(STDERR_FILENO, "%s: interrupted (%s): the server has terminated\n", tool_name,
-            stop_signal_name(sig));
+            signal_name(sig));
     _exit(EXIT_OKAY);
-}
-
-const char *stop_signal_name(int sig)
-{
-    return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
 }
 
 int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_t len)

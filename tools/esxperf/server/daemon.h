@@ -38,8 +38,6 @@ struct stop_guard {
 int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_t len);
 /* the signal that stops the server, 0 while none came (never blocks) */
 int stop_guard_signal(struct stop_guard *g);
-/* "SIGTERM", "SIGINT" or "SIGHUP" */
-const char *stop_signal_name(int sig);
 /* the signals that stop esxperf (SIGTERM, SIGINT, SIGHUP) into set */
 void stop_signals(sigset_t *set);
 /* those held in this thread and every thread started later, and taken by

@@ -63,7 +63,7 @@ static int terminate(struct server *sv, const char **why, const char *reason, in
 static int stopped(struct server *sv, const char **why)
 {
     snprintf(sv->why, sizeof sv->why, "the server was stopped (%s); ended with "
-             "SERVER_TERMINATE", stop_signal_name(sv->stop.sig));
+             "SERVER_TERMINATE", signal_name(sv->stop.sig));
     return terminate(sv, why, sv->why, 0);
 }
 
@@ -505,7 +505,7 @@ int server_run(const struct perf_opts *o)
     pidfile_remove(o->pidfile);
     if (sv.stop.sig) {
         /* as iperf3: a server stopped by a signal exits 0 */
-        warnmsg("interrupted (%s): the server has terminated", stop_signal_name(sv.stop.sig));
+        warnmsg("interrupted (%s): the server has terminated", signal_name(sv.stop.sig));
         return EXIT_OKAY;
     }
     return last == 0 ? EXIT_OKAY : EXIT_CHECK;
