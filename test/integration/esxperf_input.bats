@@ -207,6 +207,9 @@ udp_drop_ns() {
     assert_contains "unknown option --no-such-option"
     assert_usage_line -c 127.0.0.1 -x
     assert_contains "unknown option -x"
+    # a bad letter among letters after a long flag is named, not the flag
+    assert_usage_line -c 127.0.0.1 --bidir -qz
+    assert_contains "unknown option -q"
 }
 
 # ---- item 13: sweeps

@@ -120,24 +120,11 @@ static uint64_t seconds(const char *opt, const char *s, double min, double max)
     return (uint64_t)(v * (double)NS_PER_SEC);
 }
 
-/* getopt's '?' and ':' as one right line: which option, and what is wrong with it */
-static _Noreturn void bad_option(int c, const char *word)
-{
-    const struct option *lo = NULL;
-    for (const struct option *l = longs; l->name && optopt; l++)
-        if (l->val == optopt && word && strncmp(word, "--", 2) == 0)
-            lo = l;
-    if (c == ':') {
-        if (lo)
-            die_usage("option --%s needs a value", lo->name);
-        die_usage("option -%c needs a value", optopt);
-    }
-    if (lo && lo->has_arg == no_argument)
-        die_usage("option --%s takes no value", lo->name);
-    if (optopt && !(word && strncmp(word, "--", 2) == 0))
-        die_usage("unknown option -%c", optopt);
-    die_usage("unknown option '%s'", word ? word : "?");
-}
+/* how esxmtu words getopt's refusals (common/args.h): a long option by its
+ * whole name, an unknown one quoted as given */
+static const struct bad_option_words refusals = {
+    BADOPT_NEEDS_FULL_NAME | BADOPT_TAKES_FULL_NAME | BADOPT_QUOTE_UNKNOWN, "", "",
+};
 
 static void parse(struct mtu_opts *o, int argc, char **argv)
 {
@@ -178,7 +165,7 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
         }
         case OPT_VERSION: version_print(); output_exit("the version");
         case 'h': fputs(usage, stdout); output_exit("the help text");
-        default: bad_option(c, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
+        default: bad_option(longs, &refusals, c, argc, argv);
         }
     }
     for (int i = optind; i < argc; i++)

@@ -72,23 +72,11 @@ struct opts {
     unsigned sector;
 };
 
-/* getopt_long said ':' or '?' (opterr is off): one line naming the option */
-static _Noreturn void bad_option(int c, int argc, char **argv)
-{
-    /* the word getopt just read (musl may step optind past argc at the end) */
-    const char *word = optind > 0 && optind <= argc && argv[optind - 1] ? argv[optind - 1] : "";
-    const char *eq = strchr(word, '=');
-    int len = eq ? (int)(eq - word) : (int)strlen(word);
-    if (c == ':')   /* -s is the only option with a value */
-        die_usage("option %s needs a value: 512 or 4096",
-                  strncmp(word, "--", 2) == 0 ? "--sector-size" : "-s");
-    if (optopt == 0)   /* a long name that is not ours (or is ambiguous) */
-        die_usage("unknown option %.*s", len, word);
-    if (optopt >= OPT_VERSION || strchr(shortopts + 1, optopt))
-        /* a known option can only be refused for a value it does not take */
-        die_usage("option %.*s takes no value", len, word);
-    die_usage("unknown option -%c", optopt);
-}
+/* how esxpart words getopt's refusals (common/args.h): -s, the one option with
+ * a value, is named with the values it takes; a flag given a value as typed */
+static const struct bad_option_words refusals = {
+    BADOPT_NEEDS_FULL_NAME, ": 512 or 4096", "",
+};
 
 /* leaves the disk operands in argv[optind..] */
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -116,7 +104,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
         case 'h':
             fputs(usage, stdout);
             output_exit("the help text");
-        default: bad_option(c, argc, argv);
+        default: bad_option(longopts, &refusals, c, argc, argv);
         }
     }
     if (o->partedutil + o->usable > 1)

@@ -33,24 +33,9 @@
 
 const char tool_name[] = "esxperf";
 
-/* getopt returned ':' (a value is missing) or '?' (unknown option, or a value
- * given to an option that takes none): one line that says which. arg is the
- * word getopt stopped at (NULL past the end), code its optopt. */
-static _Noreturn void bad_option(int c, int code, const char *arg)
-{
-    char word[64];
-    if (arg && arg[0] == '-' && arg[1] == '-')
-        snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg);
-    else if (code > 0 && code < 128)
-        snprintf(word, sizeof word, "-%c", code);
-    else
-        snprintf(word, sizeof word, "%s", arg ? arg : "?");
-    if (c == ':')
-        die_usage("option %s needs a value", word);
-    if (code && arg && arg[0] == '-' && arg[1] == '-')
-        die_usage("option %s takes no value (drop the '=...')", word);
-    die_usage("unknown option %s", word);
-}
+/* how esxperf words getopt's refusals (common/args.h): an option as typed, and
+ * what to drop from a flag given a value */
+static const struct bad_option_words refusals = { 0, "", " (drop the '=...')" };
 
 /* the command line into o: every option, then the checks across options; any
  * problem is one line and exit 2 (-h and -v print and exit 0) */
@@ -77,7 +62,7 @@ static void parse(struct perf_opts *o, int argc, char **argv)
             version_print();
             output_exit("the version");
         }
-        bad_option(c, optopt, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
+        bad_option(longopts, &refusals, c, argc, argv);
     }
     if (optind < argc)
         die_usage("unexpected argument '%s'", argv[optind]);
