@@ -112,6 +112,28 @@ int parse_double(const char *s, double min, double max, double *out, const char 
     return 0;
 }
 
+void args_getopt(const struct opt_row *rows, size_t n, char *shorts, struct option *longs)
+{
+    size_t k = 0, m = 0;
+    shorts[k++] = ':';
+    for (size_t i = 0; i < n; i++) {
+        const struct opt_row *r = &rows[i];
+        if (!r->code)
+            continue;
+        if (r->letter) {
+            shorts[k++] = (char)r->letter;
+            if (r->arg == OPT_ARG_REQ)
+                shorts[k++] = ':';
+        }
+        if (r->name)
+            longs[m++] = (struct option){ r->name, r->arg == OPT_ARG_REQ ? required_argument
+                                                                         : no_argument,
+                                          NULL, r->code };
+    }
+    shorts[k] = '\0';
+    longs[m] = (struct option){ NULL, 0, NULL, 0 };
+}
+
 /* the entry of longs getopt_long took word ("--name" or "--na=v", a unique prefix
  * or the whole name) for, with val code; NULL when none */
 static const struct option *long_of(const struct option *longs, const char *word, int code)

@@ -42,6 +42,25 @@ struct bad_option_words {
     const char *takes_tail;     /* after "option --json takes no value" */
 };
 struct option;
+
+/* One option of a tool's table (esxmtu's and esxpart's options_table.h): code is
+ * what getopt_long returns for it (the letter, or a long-only code >= 256), letter
+ * its short form (0: none), name its long form (NULL: none), arg whether it takes
+ * a value, help its lines of --help as printed ("" when another row's lines name
+ * it). A row with code 0 is usage text that is no option's. */
+enum opt_arg { OPT_ARG_NONE, OPT_ARG_REQ };
+struct opt_row {
+    int code, letter;
+    const char *name;
+    enum opt_arg arg;
+    const char *help;
+};
+/* getopt_long's views of rows[0..n): shorts gets ':' (so a missing value is told
+ * from an unknown option) then each letter, with ':' when it takes a value; longs
+ * gets each long name with its code, then the zero entry. shorts must hold 2 + 2n
+ * chars, longs n + 1 entries. */
+void args_getopt(const struct opt_row *rows, size_t n, char *shorts, struct option *longs);
+
 /* the line (without the tool's name) for getopt's return c, its optopt code and
  * word, the argv word it stopped at (NULL when none); longs: the tool's long
  * table. A long option is told by word, a letter by code: a letter refused in
