@@ -16,6 +16,7 @@
 #include "args.h"
 #include "sockopt_apply.h"
 #include "options.h"
+#include "perf_netstack.h"
 #include "output.h"
 #include "server.h"
 #include "session.h"
@@ -103,10 +104,18 @@ static int open_log(struct perf_opts *o)
 int main(int argc, char **argv)
 {
     output_start();
+    /* the command line as started, ++ words and all, for the netstack's re-exec
+     * (args_strip_vmk writes over the last ++ word) */
+    int argc0 = argc;
+    char **argv0 = xcalloc((size_t)argc + 1, sizeof *argv0);
+    memcpy(argv0, argv, (size_t)argc * sizeof *argv0);
     argc = args_strip_vmk(argc, &argv);
     struct perf_opts o;
     parse(&o, argc, argv);
+    perf_netstack_settle(&o, argc0, argv0);
     int errfd = open_log(&o);
+    if (o.verbose && !o.json)
+        perf_netstack_print(stdout);
     int rc;
     char why[400];
     /* -A covers every thread: the set is taken before the first one starts */

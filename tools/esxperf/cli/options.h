@@ -164,6 +164,7 @@ struct perf_opts {
     const char *bind_dev;       /* --bind-dev, -B ADDR%DEV, -c HOST%DEV: SO_BINDTODEVICE */
     int mptcp;                  /* -m/--mptcp: data streams over IPPROTO_MPTCP */
     int gsro;                   /* --gsro: asks an iperf3 3.22 server for UDP GSO/GRO */
+    const char *netstack;       /* --netstack NAME: the ESXi netstack to run in (perf_netstack.h) */
     char bind_part[256], host_part[256];    /* -B / -c without their %DEV */
     /* which options the command line gave (getopt code -> 1), for opts_validate
      * and opts_warning: a default and an explicit value look alike otherwise */

@@ -54,6 +54,11 @@ OPT('i', "interval", REQ, ANY, FN(set_interval),
 "  -i, --interval SEC       seconds between interval rows (default 1, 0 = none)\n")
 OPT('B', "bind", REQ, ANY, FN(set_bind),
 "  -B, --bind ADDR[%DEV]    bind to this local address (%DEV: as --bind-dev DEV)\n")
+LONG(O_NETSTACK, "netstack", REQ, ANY, STR(netstack),
+"      --netstack NETSTACK  run in this ESXi netstack (vmotion...): enter it with the\n"
+"                           ++netstack= launch word, then check that -B ADDR (or\n"
+"                           --bind-dev vmkN's address) can be bound; exit 2 when not\n"
+"                           (-V and -J say which netstack and how it is known)\n")
 OPT('4', "version4", NONE, ANY, FN(set_ipv4),
 "  -4 / -6                  IPv4 / IPv6 only (also --version4 / --version6)\n")
 OPT('6', "version6", NONE, ANY, FN(set_ipv6), "")
@@ -242,15 +247,17 @@ OPT('h', "help", NONE, ANY, MAIN,
 OPT('v', "version", NONE, ANY, MAIN, "")
 TEXT(
 "\n"
-"Leading ++key=value words (ESXi launch arguments) are skipped.\n"
+"Leading ++key=value words (ESXi launch arguments) are skipped; ++netstack=NAME\n"
+"counts as --netstack NAME.\n"
 "-V names the I/O path each stream took (sendmmsg/GSO, recvmmsg/GRO, SO_RCVLOWAT,\n"
 "MSG_TRUNC, sendfile, a held send buffer, pinning) and any fallback;\n"
 "ESXPERF_ENGINE_OFF=LIST turns techniques off:\n"
 "mmsg,gso,gro,lowat,trunc,sendfile,rcvbuf,pktinfo,sndbuf or all.\n"
 "Exit codes: 0 test done; 1 the test failed (server busy, peer error, stream failure,\n"
 "bad peer data, no data arrived); 2 usage or system error (bad option, options that\n"
-"contradict, cannot resolve, connection refused or timed out, port in use). Options\n"
-"that do nothing here are run with a warning. A sweep exits with its worst run's code.\n"
+"contradict, cannot resolve, connection refused or timed out, port in use, a\n"
+"--netstack that cannot be entered). Options that do nothing here are run with a\n"
+"warning. A sweep exits with its worst run's code.\n"
 "\n"
 "Examples:\n"
 "  esxperf -s                                  # server on port 5201\n"
