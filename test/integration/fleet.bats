@@ -300,6 +300,41 @@ mtu_pairs() {
     [ ! -s "$W/h4/host/log" ] || flunk "unreachable h4 was touched: $(cat "$W/h4/host/log")"
 }
 
+@test "fleet: a host whose vMotion vmk is on its own netstack: esxmtu there reads it from esxcli and probes through esxcli's ping; its pairs PASS, report.json and report.html say how" {
+    # h1's vmk1 in a namespace of its own (its "vmotion" netstack; its stand-in esxcli
+    # has vmk1 on vmotion and pings in that namespace); h1 and h3 only, MTU only
+    fleet_own_netstack 1 || { fleet_own_netstack_undo 1; flunk "cannot move h1's vMotion link"; }
+    : > "$W/h1/host/log"
+    /usr/bin/python3 - "$W/inventory.yml" "$W/inventory-ns.yml" "$(fleet_vmo_ns 1)" <<'PY'
+import sys, yaml
+inv = yaml.safe_load(open(sys.argv[1]))
+hosts = inv['esxdiag']['hosts']
+for name in list(hosts):
+    if name not in ('h1', 'h3'):
+        del hosts[name]
+hosts['h1']['esxdiag_vmk'] = 'vmk1'
+hosts['h1']['esxdiag_host_env']['FAKE_ESXCLI_NETSTACK_vmotion'] = sys.argv[3]
+yaml.safe_dump(inv, open(sys.argv[2], 'w'))
+PY
+    local rc=0
+    FLEET_INVENTORY=$W/inventory-ns.yml fleet_play "$W/run5.out" -e "esxdiag_report_dir=$W/report5" \
+        -e '{"esxdiag_checks": ["mtu"]}' || rc=$?
+    fleet_own_netstack_undo 1
+    [ "$rc" = 0 ] || flunk "exit $rc: $(tail -20 "$W/run5.out")"
+    local r5=$W/report5/report.json
+    run jq -r '.pairs[] | "\(.from) \(.to) \(.family) \(.verdict) \(.netstack.name) \(.netstack.method) \(.evidence.method)"' "$r5"
+    [ "$output" = "h1 h3 ipv4 PASS vmotion esxcli esxcli
+h1 h3 ipv6 PASS vmotion esxcli esxcli
+h3 h1 ipv4 PASS null current raw
+h3 h1 ipv6 PASS null current raw" ] || flunk "pairs: $output"
+    [ "$(jq -r '.pairs[0].netstack.from' "$r5")" = "esxcli: vmk1 is on it" ] || flunk "$(jq -c '.pairs[0]' "$r5")"
+    grep -q "esxcli network diag ping --netstack vmotion --interface vmk1 --ipv4 --df --size 8972" "$W/h1/host/log" ||
+        flunk "h1's esxcli log: $(cat "$W/h1/host/log")"
+    grep -q '<td class="netstack">vmotion via esxcli</td>' "$W/report5/report.html" || flunk "report.html has no netstack column"
+    run cat "$W/run5.out"
+    assert_contains "summary: 0 of 4 directed checks failed"
+}
+
 # the configuration sentence of every failing pair of a report, "FROM TO CHECK FAMILY
 # VERDICT | TEXT" a line, sorted
 config_pairs() {

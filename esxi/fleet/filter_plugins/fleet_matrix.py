@@ -44,6 +44,21 @@ def cell_label(pair):
     return '%s %s' % (pair['verdict'], mtu) if mtu else pair['verdict']
 
 
+def netstack_label(pair):
+    """Where the sending side ran and how it got there: 'vmotion via esxcli',
+    'vmotion (launch word)', 'default' ('' when the tool gave no JSON)."""
+    ns = pair.get('netstack')
+    if not ns:
+        return ''
+    name = ns.get('name') or 'default'
+    method = ns.get('method')
+    if method == 'esxcli':
+        return '%s via esxcli' % name
+    if method == 'launch-word':
+        return '%s (launch word)' % name
+    return name if name != 'defaultTcpipStack' else 'default'
+
+
 def pair_details(pair):
     """One line of evidence, as a person reads it."""
     if pair['check'] == 'perf':
@@ -110,7 +125,8 @@ def matrices(report):
                     ok = p['verdict'] in ('PASS', 'ok')
                     cells.append({'label': cell_label(p), 'from': a, 'to': b, 'asym': p.get('asymmetric', False),
                                   'cls': 'pass' if ok else 'fail v-%s' % p['verdict'].lower(),
-                                  'title': '%s -> %s: %s' % (a, b, pair_details(p)), 'verdict': p['verdict']})
+                                  'title': '%s -> %s: %s' % (a, b, pair_details(p)), 'verdict': p['verdict'],
+                                  'netstack': netstack_label(p)})
             rows.append({'host': a, 'cells': cells})
         grids.append({'title': title, 'key': check + ('-' + family if family else ''), 'check': check,
                       'family': family, 'hosts': names, 'rows': rows})

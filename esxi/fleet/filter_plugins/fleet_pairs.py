@@ -28,6 +28,26 @@ def mtu_failing(stdout):
             if p.get('verdict') != MTU_PASS and p.get('target')]
 
 
+def _netstack(ns):
+    """The netstack a tool's -J says it ran in: {name, from, method} (name null: none
+    named, the shell's own), or None when the tool gave no JSON."""
+    if not isinstance(ns, dict):
+        return None
+    return {'name': ns.get('name'), 'from': ns.get('from'), 'method': ns.get('method')}
+
+
+def mtu_netstack(stdout):
+    """The netstack one esxmtu -J run found for its vmk ('' for none or the default):
+    esxperf then runs there too (--netstack)."""
+    ns = _netstack((parse_json(stdout) or {}).get('netstack')) or {}
+    name = ns.get('name') or ''
+    return '' if name == 'defaultTcpipStack' else name
+
+
+def _perf_netstack(doc):
+    return _netstack((((doc or {}).get('end') or {}).get('esxperf') or {}).get('netstack'))
+
+
 def _num(value, kind=float):
     """Ansible hands facts back as text at times ('None', '12'): the number, or None."""
     if value is None or value == '' or value == 'None':
@@ -73,6 +93,7 @@ def _mtu_pairs(rec, tested, by_name):
     disc_doc = parse_json(raw.get('discover_stdout')) or {}
     disc = dict((p.get('target'), p) for p in disc_doc.get('peers', []))
     got = dict((p.get('target'), p) for p in (doc or {}).get('peers', []))
+    netstack = _netstack((doc or {}).get('netstack'))
     pairs = []
     for other in tested:
         if other == rec['name']:
@@ -81,7 +102,8 @@ def _mtu_pairs(rec, tested, by_name):
             if family == 'ipv6' and not rec.get('test_ip6') or family == 'ipv4' and not rec.get('test_ip'):
                 continue
             peer = got.get(addr)
-            pair = {'from': rec['name'], 'to': other, 'check': 'mtu', 'family': family, 'address': addr}
+            pair = {'from': rec['name'], 'to': other, 'check': 'mtu', 'family': family, 'address': addr,
+                    'netstack': netstack}
             if peer is None:
                 why = (raw.get('stderr') or '').strip() or 'esxmtu gave no result for this peer'
                 pair.update({'verdict': 'ERROR', 'evidence': {'text': 'esxmtu exit %s: %s' % (raw.get('rc'), why)}})
@@ -103,6 +125,8 @@ def _perf_pair(rec, run, min_gbps):
             'gbps': None, 'sent_gbps': None, 'retransmits': None, 'cpu_sender': None, 'cpu_receiver': None,
             'error': None}
     doc = parse_json(run.get('stdout'))
+    pair['netstack'] = _perf_netstack(doc)
+    pair['receiver_netstack'] = _perf_netstack(parse_json(run.get('receiver_stdout')))
     end = (doc or {}).get('end') or {}
     recv, sent = end.get('sum_received') or {}, end.get('sum_sent') or {}
     cpu = end.get('cpu_utilization_percent') or {}
@@ -240,4 +264,5 @@ def build_report(names, hostvars):
 class FilterModule(object):
     def filters(self):
         return {'esxdiag_mtu_failing': mtu_failing, 'esxdiag_report': build_report,
+                'esxdiag_mtu_netstack': mtu_netstack,
                 'esxdiag_parse_json': parse_json}
