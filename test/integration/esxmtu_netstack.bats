@@ -220,3 +220,11 @@ PY
     [ "$output" = "esxperf: could not enter netstack vmotion with the ++netstack=vmotion launch word: vmk1 does not exist in this process's netstack (run esxperf from a host where that address is on the default netstack; for the MTU, esxmtu -S vmotion -I vmk1 probes through esxcli)" ] ||
         flunk "$output"
 }
+
+@test "netstack: the re-exec keeps the other leading launch words as they were (++group=...), and reaches the same verdict" {
+    run env PATH="$FAKEBIN:$PATH" "$MTU" ++group=host/vim/tmp -c 2 -i 0.2 -W 1 -S vmotion -I vmk1 "$PEER"
+    assert_status 0
+    [ "$(verdict)" = PASS ] || flunk "$output"
+    assert_contains "netstack vmotion (-S): not entered"
+    [ "${#lines[@]}" -gt 2 ] || flunk "$output"
+}

@@ -25,8 +25,10 @@ const char *netstack_method_name(enum ns_method m)
 
 void netstack_note(struct netstack *ns, int argc, char **argv)
 {
+    /* a copy: args_strip_vmk writes argv[0] over the last ++ word of the vector */
     ns->argc = argc;
-    ns->argv = argv;
+    ns->argv = xcalloc((size_t)argc + 1, sizeof *ns->argv);
+    memcpy(ns->argv, argv, (size_t)argc * sizeof *argv);
     ns->word = netstack_word(argc, argv);
 }
 

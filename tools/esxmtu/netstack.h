@@ -39,7 +39,7 @@ struct netstack {
     char esxcli[PATH_MAX];            /* the esxcli found ("" none) */
 };
 
-/* keep the command line as started (before the ++ words are stripped) */
+/* keep (a copy of) the command line as started, before the ++ words are stripped */
 void netstack_note(struct netstack *ns, int argc, char **argv);
 
 struct mtu_opts;
