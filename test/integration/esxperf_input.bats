@@ -387,6 +387,10 @@ PY
     assert_status 0
     [ "${lines[0]}" = "netstack vmotion (--netstack): entered with the ++netstack=vmotion launch word (-B 127.0.0.1 can be bound here)" ] ||
         flunk "first line: $output"
+    # the re-exec passes the other leading launch words on as they were
+    run timeout 20 "$BIN/esxperf" ++group=host/vim/tmp -c 127.0.0.1 -p "$PORT" -t 1 -i 0 -V --netstack vmotion -B 127.0.0.1
+    assert_status 0
+    assert_contains "netstack vmotion (--netstack): entered with the ++netstack=vmotion launch word"
     run timeout 20 "$BIN/esxperf" ++netstack=vmotion -c 127.0.0.1 -p "$PORT" -t 1 -i 0 -J -B 127.0.0.1
     assert_status 0
     jq -e '.end.esxperf.netstack == {name: "vmotion", from: "++netstack= launch word", method: "launch-word",
