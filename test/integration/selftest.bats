@@ -164,7 +164,7 @@ json_rows() {
     assert_contains "not root (raw sockets not tried)"
 }
 
-@test "selftest: a bad option or an operand is one line and exit 2; --help and --version exit 0; results to /dev/full exit 2" {
+@test "selftest: a bad option or an operand is one line and exit 2; --help and --version exit 0; output that cannot be written exit 2" {
     local a
     for a in -x --bogus --json=1 extra; do
         run "$T" $a
@@ -176,6 +176,12 @@ json_rows() {
     assert_contains "unknown option -x"
     run "$T" extra
     assert_contains "unexpected argument 'extra'"
+    # what is echoed from the command line is escaped
+    run "$T" $'--b\e[2Jx'
+    assert_status 2
+    assert_contains 'unknown option --b\x1b[2Jx'
+    run "$T" --json=1
+    assert_contains "option --json takes no value"
     run "$T" --help
     assert_status 0
     assert_contains "Exit codes: 0"
@@ -184,7 +190,18 @@ json_rows() {
     assert_contains "esxdiag-selftest (esxdiag "
     run bash -c '"$1" >/dev/full' _ "$T"
     assert_status 2
-    assert_contains "esxdiag-selftest: cannot write the results to stdout"
+    [ "$output" = "esxdiag-selftest: cannot write the results to stdout: No space left on device" ] || flunk "$output"
+    run bash -c '"$1" --help >/dev/full' _ "$T"
+    assert_status 2
+    [ "$output" = "esxdiag-selftest: cannot write the help text to stdout: No space left on device" ] || flunk "$output"
+    # stdout a pipe whose reader is gone: exit 2 and one line, not death by SIGPIPE
+    run python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+rc = subprocess.call(sys.argv[1:], stdout=w)
+sys.exit(rc if rc >= 0 else 128 - rc)' "$T" -J
+    assert_status 2
+    [ "$output" = "esxdiag-selftest: cannot write the results to stdout: Broken pipe" ] || flunk "$output"
 }
 
 @test "selftest: syscall audit: within build/syscalls.allow and .optional, text and -J, and exits 0 with each optional one ENOSYS" {

@@ -53,18 +53,18 @@ static const struct option longopts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-/* getopt_long said '?' (opterr is off): one line naming the option */
+/* getopt_long said '?' (opterr is off): one line naming the option as typed, up to
+ * any "=value", escaped */
 static _Noreturn void bad_option(int argc, char **argv)
 {
     const char *word = optind > 0 && optind <= argc && argv[optind - 1] ? argv[optind - 1] : "";
-    const char *eq = strchr(word, '=');
-    int len = eq ? (int)(eq - word) : (int)strlen(word);
-    char shown[256];
-    esc_text(word, shown, sizeof shown);
+    char name[128], shown[512];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(word, "="), word);
+    esc_text(name, shown, sizeof shown);
     if (optopt == 0)
-        die_usage("unknown option %.*s", eq ? len : (int)strlen(shown), eq ? word : shown);
+        die_usage("unknown option %s", shown);
     if (optopt >= OPT_VERSION || strchr(shortopts + 1, optopt))
-        die_usage("option %.*s takes no value", len, word);
+        die_usage("option %s takes no value", shown);
     die_usage("unknown option -%c", optopt);
 }
 
