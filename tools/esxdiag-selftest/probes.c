@@ -289,10 +289,10 @@ static void try_socket_flag(const struct probe *p, struct probe_result *r)
     long fd = syscall(SYS_socket, AF_INET, SOCK_STREAM | p->val, 0);
     if (fd < 0)
         return refused(r, errno);
-    int got = p->val == SOCK_CLOEXEC ? (fcntl((int)fd, F_GETFD) & FD_CLOEXEC)
-                                     : (fcntl((int)fd, F_GETFL) & O_NONBLOCK);
+    int fl = fcntl((int)fd, p->val == SOCK_CLOEXEC ? F_GETFD : F_GETFL);
+    int want = p->val == SOCK_CLOEXEC ? FD_CLOEXEC : O_NONBLOCK;
     close((int)fd);
-    if (got)
+    if (fl >= 0 && (fl & want))
         works(r);
     else
         refused_why(r, "the flag was ignored");
