@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # esxdiag-selftest really tries what it reports: every probe of its table is printed
-# once (text and -J), the table covers the calls the brief of the tool names, every
+# once (text and -J), the table covers the calls not confirmed on ESXi, every
 # optional syscall of build/syscalls.optional and every socket option the tools set;
 # a call made to fail under strace (ENOSYS into a syscall, ENOPROTOOPT into every
 # setsockopt) shows as refused in exactly its own rows; not root, the privileged
 # probes are not tried; bad usage is one line and exit 2; the tool stays within the
-# syscall lists. Loopback only. Each row runs the tool a few times: about 3 s in all.
+# syscall lists; the fleet report's self-test parts hold for the cases the fleet bench
+# does not make. Loopback only. Each row runs the tool a few times: about 5 s in all.
 load ../lib/common
 
 setup() {
@@ -212,4 +213,11 @@ sys.exit(rc if rc >= 0 else 128 - rc)' "$T" -J
     audit_enosys "$T"
     audit_syscalls "$T" -J
     audit_enosys "$T" -J
+}
+
+@test "selftest in the fleet report: a kit without the tool, no JSON, a step not run, refusals without errno (test/unit/fleet_selftest_test.py)" {
+    run /usr/bin/python3 "$ESXDIAG_ROOT/test/unit/fleet_selftest_test.py"
+    assert_status 0
+    assert_contains "OK"
+    [[ "$output" =~ Ran\ ([0-9]+)\ tests ]] && [ "${BASH_REMATCH[1]}" -ge 7 ] || flunk "too few tests: $output"
 }
