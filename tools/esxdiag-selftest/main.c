@@ -21,67 +21,59 @@
 
 const char tool_name[] = "esxdiag-selftest";
 
-/* The option grammar in three views that change together: the text people read,
- * getopt's short letters, and the long names. */
-static const char usage[] =
-"usage: esxdiag-selftest [options]\n"
-"\n"
-"Try each system call and socket option esxperf and esxmtu use, on loopback\n"
-"sockets of this host only, and print one row each: works, refused (the errno the\n"
-"kernel gave) or not tried (why), and what the tools do when it is refused.\n"
-"Sends nothing off the host and changes nothing on it; runs in under 5 seconds.\n"
-"Raw sockets and the forced buffer sizes are tried as root only.\n"
-"\n"
-"  -J, --json           JSON output (keys documented in docs/esxi.md)\n"
-"      --version        print the version\n"
-"  -h, --help           this text\n"
-"\n"
-"Examples:\n"
-"  esxdiag-selftest                          the table\n"
-"  esxdiag-selftest -J > selftest.json       to send back\n"
-"\n"
-"Exit codes: 0 the probes ran (whatever they found refused); 2 usage error, or the\n"
-"results could not be written.\n";
-
-static const char shortopts[] = ":Jh";
-
+/* The options, one row each, in the order --help shows them, with the usage text
+ * around them: getopt_long's short string and long table and --help are derived
+ * from these rows (args_getopt), so an option cannot be in one and not the other. */
 enum { OPT_VERSION = 256 };
-static const struct option longopts[] = {
-    { "json", no_argument, NULL, 'J' },
-    { "version", no_argument, NULL, OPT_VERSION },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+static const struct opt_row rows[] = {
+    { 0, 0, NULL, OPT_ARG_NONE,
+      "usage: esxdiag-selftest [options]\n"
+      "\n"
+      "Try each system call and socket option esxperf and esxmtu use, on loopback\n"
+      "sockets of this host only, and print one row each: works, refused (the errno the\n"
+      "kernel gave) or not tried (why), and what the tools do when it is refused.\n"
+      "Sends nothing off the host and changes nothing on it; runs in under 5 seconds.\n"
+      "Raw sockets and the forced buffer sizes are tried as root only.\n"
+      "\n" },
+    { 'J', 'J', "json", OPT_ARG_NONE,
+      "  -J, --json           JSON output (keys documented in docs/esxi.md)\n" },
+    { OPT_VERSION, 0, "version", OPT_ARG_NONE,
+      "      --version        print the version\n" },
+    { 'h', 'h', "help", OPT_ARG_NONE,
+      "  -h, --help           this text\n" },
+    { 0, 0, NULL, OPT_ARG_NONE,
+      "\n"
+      "Examples:\n"
+      "  esxdiag-selftest                          the table\n"
+      "  esxdiag-selftest -J > selftest.json       to send back\n"
+      "\n"
+      "Exit codes: 0 the probes ran (whatever they found refused); 2 usage error, or the\n"
+      "results could not be written.\n" },
 };
+#define NROWS (sizeof rows / sizeof rows[0])
 
-/* getopt_long said '?' (opterr is off): one line naming the option as typed, up to
- * any "=value", escaped */
-static _Noreturn void bad_option(int argc, char **argv)
-{
-    const char *word = optind > 0 && optind <= argc && argv[optind - 1] ? argv[optind - 1] : "";
-    char name[128], shown[512];
-    snprintf(name, sizeof name, "%.*s", (int)strcspn(word, "="), word);
-    esc_text(name, shown, sizeof shown);
-    if (optopt == 0)
-        die_usage("unknown option %s", shown);
-    if (optopt >= OPT_VERSION || strchr(shortopts + 1, optopt))
-        die_usage("option %s takes no value", shown);
-    die_usage("unknown option -%c", optopt);
-}
+/* getopt's refusals in the common words: "unknown option --x", "option --json
+ * takes no value" (no option here takes a value) */
+static const struct bad_option_words refusals = { 0, "", "" };
 
 static int parse_opts(int argc, char **argv)
 {
+    static char shorts[2 + 2 * NROWS];
+    static struct option longs[NROWS + 1];
     int c, json = 0;
+    args_getopt(rows, NROWS, shorts, longs);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         switch (c) {
         case 'J': json = 1; break;
         case OPT_VERSION:
             version_print();
             output_exit("the version");
         case 'h':
-            fputs(usage, stdout);
+            for (size_t i = 0; i < NROWS; i++)
+                fputs(rows[i].help, stdout);
             output_exit("the help text");
-        default: bad_option(argc, argv);
+        default: bad_option(longs, &refusals, c, argc, argv);
         }
     }
     if (optind < argc) {
