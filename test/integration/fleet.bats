@@ -59,6 +59,9 @@ setup_file() {
     fleet_vcenter_login "$W/vc/spec1.json" 198.18.0.1
     unset VMWARE_PORT
     export SSL_CERT_FILE=$W/vc/cert.pem
+    # h1 lets root open ICMP ping sockets (a sysctl of its namespace alone), the others
+    # keep the kernel's default that refuses them: each host's self-test differs there
+    ip netns exec "$(fleet_ns 1)" sysctl -qw net.ipv4.ping_group_range="0 2147483647" || return 1
     # run 1: every check, with the port-drop and router faults
     fleet_fault_port_drop 2 1500
     fleet_fault_router_pair 3 4
@@ -224,6 +227,33 @@ mtu_pairs() {
         "$W/report1/report.txt" || flunk "report.txt: $(grep -A5 '^pre-flight' "$W/report1/report.txt")"
     [ "$(grep -c '<tr class="preflight" data-host="h[1-4]" data-ready="True">' "$W/report1/report.html")" = 4 ] ||
         flunk "report.html: $(grep -A6 'id="preflight"' "$W/report1/report.html")"
+}
+
+@test "fleet run 1: each host's self-test is in report.json (hosts[].selftest), report.txt and report.html; h1 allows ping sockets, the others refuse them" {
+    local want i st ping
+    want=$("$BIN/esxdiag-selftest" -J | jq -c '[.selftest.probes[].name]')
+    for i in 1 2 3 4; do
+        st=$(jq -c ".hosts[$((i - 1))].selftest" "$R1")
+        [ "$(jq -c '[.probes[].name]' <<<"$st")" = "$want" ] || flunk "h$i: other probes than the kit's: $st"
+        [ "$(jq -r '[.arch, .kernel, .root] | map(tostring) | join(" ")' <<<"$st")" = "x86_64 $(uname -r) true" ] ||
+            flunk "h$i header: $(jq -c 'del(.probes)' <<<"$st")"
+        ping=$(jq -r '[.probes[] | select(.name | startswith("socket ICMP")) | "\(.result) \(.errno)"] | join(",")' <<<"$st")
+        if [ "$i" = 1 ]; then
+            [ "$ping" = "works null,works null" ] || flunk "h1 (ping allowed): $ping"
+        else
+            [ "$ping" = "refused EACCES,refused EACCES" ] || flunk "h$i (ping refused): $ping"
+        fi
+        # the text line and the page's row say what report.json says
+        grep -qE "^  h$i  Linux $(uname -r) x86_64: $(jq -r .summary.works <<<"$st") works, $(jq -r .summary.refused <<<"$st") refused" \
+            "$W/report1/report.txt" || flunk "report.txt h$i: $(grep -A5 '^self-test' "$W/report1/report.txt")"
+        grep -q "<tr class=\"selftest\" data-host=\"h$i\" data-refused=\"$(jq -r .summary.refused <<<"$st")\"" \
+            "$W/report1/report.html" || flunk "report.html h$i: $(grep 'class="selftest"' "$W/report1/report.html")"
+    done
+    grep -qE '^  h2  .* refused \(.*socket ICMP ping \(dgram\) EACCES' "$W/report1/report.txt" || flunk "$(grep -A5 '^self-test' "$W/report1/report.txt")"
+    # as Chromium renders it: h2's refused ping socket with the tools' fallback as its title
+    fleet_page_dom "$W/report1/report.html" "$W/dom-selftest.html"
+    grep -q 'title="esxmtu: raw sockets (needs root); without root no IPv4 probing">socket ICMP ping (dgram): refused EACCES</span>' \
+        "$W/dom-selftest.html" || flunk "rendered page: $(grep -o '<table id="selftest-hosts">.*' "$W/dom-selftest.html" | head -c 2000)"
 }
 
 @test "fleet: each host's shell is the ESXi-shaped one: no command, no tr, nothing of this machine's on PATH" {

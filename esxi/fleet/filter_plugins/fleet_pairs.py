@@ -1,7 +1,8 @@
 # esxdiag fleet: from each host's record (tasks/record.yml: its state and the raw
 # output of esxmtu, esxperf, esxpart) to report.json's content: `pairs`, one object
 # per directed pair and check (from, to, check, verdict, evidence), `hosts`, each
-# host's state with its raw tool JSON and its pre-flight report, and a `summary`. Pure functions of the records.
+# host's state with its raw tool JSON, its pre-flight report and its self-test, and a
+# `summary`. Pure functions of the records.
 
 import json
 
@@ -191,6 +192,22 @@ def _preflight(rec):
     return parse_json(rec.get('preflight'))
 
 
+def _selftest(rec):
+    """The host's esxdiag-selftest -J report (its "selftest" object: kernel, probes,
+    summary); None when it did not run; {'error': why} when it ran and gave no report."""
+    st = rec.get('selftest')
+    if not isinstance(st, dict):
+        return None
+    rc = _num(st.get('rc'), int)
+    if rc is None:
+        return None
+    inner = (parse_json(st.get('stdout')) or {}).get('selftest')
+    if not isinstance(inner, dict):
+        why = (st.get('stderr') or '').strip() or 'no JSON from esxdiag-selftest'
+        return {'error': 'esxdiag-selftest exit %s: %s' % (rc, why)}
+    return inner
+
+
 def _host(rec):
     raw = {}
     mtu = rec.get('mtu') or {}
@@ -208,6 +225,7 @@ def _host(rec):
     host['tested'] = rec.get('tested') in (True, 'True', 'true')
     host['part'] = _part_summary(raw.get('esxpart')) if part else None
     host['preflight'] = _preflight(rec)
+    host['selftest'] = _selftest(rec)
     host['raw'] = raw
     return host
 
