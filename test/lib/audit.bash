@@ -6,7 +6,9 @@
 #                                lists; leaves the optional ones it used in $AUDIT_OPTIONAL
 #   audit_enosys CMD ARGS...     run again once per optional syscall used, injecting
 #                                ENOSYS into it; the command must exit as it did before
-#                                (audits CMD first unless the last audit_syscalls was CMD)
+#                                (audits CMD first unless the last audit_syscalls was CMD);
+#                                and, where every socket() it made carried SOCK_CLOEXEC or
+#                                SOCK_NONBLOCK, once with each of those failing EINVAL
 #
 # AUDIT_ARCH=aarch64 (any ARCH but this machine's): CMD is that architecture's binary;
 # audit_syscalls runs it under qemu-ARCH-static -strace (whose log names the guest's
@@ -15,11 +17,20 @@ ESXDIAG_ROOT=${ESXDIAG_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 _audit_arch() { echo "${AUDIT_ARCH:-$(uname -m)}"; }
 
-# the allowed names for ARCH: a line "NAME" holds everywhere, "NAME ARCH..." only there
+# the names in FILE... that hold for ARCH: lines "NAME [ARCH...] [# reason]"; a NAME
+# alone holds everywhere, one with ARCHs only there; "#" starts a comment
+_audit_parse() { # $1 = arch, the rest = files
+    local a=$1; shift
+    sed 's/#.*//' "$@" | awk -v a="$a" 'NF == 1 { print $1; next }
+        NF > 1 { for (i = 2; i <= NF; i++) if ($i == a) print $1 }' | sort -u
+}
+
 _audit_lists() {
-    grep -hv '^#' "$ESXDIAG_ROOT/build/syscalls.allow" "$ESXDIAG_ROOT/build/syscalls.optional" |
-        awk -v a="$(_audit_arch)" 'NF == 1 { print $1; next }
-            NF > 1 { for (i = 2; i <= NF; i++) if ($i == a) print $1 }' | sort -u
+    _audit_parse "$(_audit_arch)" "$ESXDIAG_ROOT/build/syscalls.allow" "$ESXDIAG_ROOT/build/syscalls.optional"
+}
+
+_audit_optional() {
+    _audit_parse "$(_audit_arch)" "$ESXDIAG_ROOT/build/syscalls.optional"
 }
 
 # the syscall names in a trace: strace's lines, or qemu's (threads interleave mid-line
@@ -51,9 +62,16 @@ audit_syscalls() {
         return 1
     fi
     local used; used=$(_audit_names "$trace" "$kind")
+    # socket()'s type flags: only where every socket() carries one can "every other
+    # socket() fails EINVAL" hit each flagged call once and its flagless retry never
+    local nsock nflag
+    nsock=$(grep -cE '^[0-9]+ +socket\(' "$trace")
+    nflag=$(grep -cE '^[0-9]+ +socket\([^,]*, [^,]*SOCK_(CLOEXEC|NONBLOCK)' "$trace")
+    AUDIT_SOCKFLAGS=0
+    [ "$kind" = strace ] && [ "$nsock" -gt 0 ] && [ "$nsock" = "$nflag" ] && AUDIT_SOCKFLAGS=1
     rm -f "$trace"
     local bad; bad=$(comm -23 <(printf '%s\n' "$used") <(_audit_lists))
-    AUDIT_OPTIONAL=$(comm -12 <(printf '%s\n' "$used") <(grep -v '^#' "$ESXDIAG_ROOT/build/syscalls.optional" | sed '/^$/d' | sort -u) | tr '\n' ' ')
+    AUDIT_OPTIONAL=$(comm -12 <(printf '%s\n' "$used") <(_audit_optional) | tr '\n' ' ')
     if [ -n "$bad" ]; then
         echo "syscalls outside build/syscalls.allow and .optional ($arch): $(echo $bad)" >&2
         echo "command: $*" >&2
@@ -81,5 +99,15 @@ audit_enosys() {
             return 1
         fi
     done
+    # a kernel without SOCK_CLOEXEC/SOCK_NONBLOCK refuses the flagged socket() with
+    # EINVAL: each flagged call fails once, its retry (without them) does not
+    if [ "${AUDIT_SOCKFLAGS:-0}" = 1 ]; then
+        rc=0
+        strace -f -qq -o /dev/null -e trace=socket -e inject=socket:error=EINVAL:when=1+2 "$@" >/dev/null 2>&1 || rc=$?
+        if [ "$rc" != "$want" ]; then
+            echo "with socket() type flags refused (EINVAL) the command exited $rc instead of $want: $*" >&2
+            return 1
+        fi
+    fi
     return 0
 }
