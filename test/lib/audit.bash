@@ -8,7 +8,8 @@
 #                                ENOSYS into it; the command must exit as it did before
 #                                (audits CMD first unless the last audit_syscalls was CMD);
 #                                and, where every socket() it made carried SOCK_CLOEXEC or
-#                                SOCK_NONBLOCK, once with each of those failing EINVAL
+#                                SOCK_NONBLOCK, once with each of those failing EINVAL;
+#                                each run bounded by AUDIT_TIMEOUT seconds (60)
 #
 # AUDIT_ARCH=aarch64 (any ARCH but this machine's): CMD is that architecture's binary;
 # audit_syscalls runs it under qemu-ARCH-static -strace (whose log names the guest's
@@ -93,7 +94,7 @@ audit_enosys() {
     local want=$AUDIT_RC sc rc
     for sc in $AUDIT_OPTIONAL; do
         rc=0
-        strace -f -qq -o /dev/null -e trace="$sc" -e inject="$sc":error=ENOSYS "$@" >/dev/null 2>&1 || rc=$?
+        timeout "${AUDIT_TIMEOUT:-60}" strace -f -qq -o /dev/null -e trace="$sc" -e inject="$sc":error=ENOSYS "$@" >/dev/null 2>&1 || rc=$?
         if [ "$rc" != "$want" ]; then
             echo "with $sc failing ENOSYS the command exited $rc instead of $want: $*" >&2
             return 1
@@ -103,7 +104,7 @@ audit_enosys() {
     # EINVAL: each flagged call fails once, its retry (without them) does not
     if [ "${AUDIT_SOCKFLAGS:-0}" = 1 ]; then
         rc=0
-        strace -f -qq -o /dev/null -e trace=socket -e inject=socket:error=EINVAL:when=1+2 "$@" >/dev/null 2>&1 || rc=$?
+        timeout "${AUDIT_TIMEOUT:-60}" strace -f -qq -o /dev/null -e trace=socket -e inject=socket:error=EINVAL:when=1+2 "$@" >/dev/null 2>&1 || rc=$?
         if [ "$rc" != "$want" ]; then
             echo "with socket() type flags refused (EINVAL) the command exited $rc instead of $want: $*" >&2
             return 1
