@@ -735,6 +735,21 @@ loss_explained() { # $1 sent, $2 counted, $3 lost, $4 lost percent
     audit_enosys "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -R -b 10M
 }
 
+@test "audit: without the vDSO (as on ESXi) the client's clock reads are syscalls, on the list" {
+    "$BIN/esxperf" -s -p "$PORT" >/dev/null 2>&1 &
+    PIDS+=($!)
+    wait_port "$PORT"
+    command -v qemu-x86_64-static >/dev/null || skip "no qemu-x86_64-static (make deps installs it with the aarch64 kit)"
+    # under strace the static binary reads the clock in the vDSO: no clock_gettime
+    local trace="$TMP/novdso.trace"
+    strace -f -qq -o "$trace" "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 >/dev/null
+    ! grep -qE '^[0-9]+ +clock_gettime\(' "$trace" || echo "# strace saw clock_gettime: this kernel gives no vDSO" >&3
+    AUDIT_NOVDSO=1 audit_syscalls "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    [ "$AUDIT_RC" = 0 ] || flunk "client exited $AUDIT_RC"
+    qemu-x86_64-static -strace -D "$trace" "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 >/dev/null 2>&1
+    grep -qE '[0-9]+ clock_gettime\(' "$trace" || flunk "no clock_gettime syscall under qemu-user"
+}
+
 @test "audit: server main path (-1) with TCP and UDP clients" {
     local p2=$((PORT + 1))
     ( sleep 1; iperf3 -c 127.0.0.1 -p "$PORT" -t 1 -R >/dev/null 2>&1 ) &
