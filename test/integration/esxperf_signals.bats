@@ -127,3 +127,62 @@ PY
     # the server ended the test at once (CLIENT_TERMINATE), with its summary
     wait_for_text "$TMP/s.out" "the client terminated the test"
 }
+
+# ---- without threads: every clone() fails ENOSYS (strace's injection), as on a
+# userworld without it; pthread_create then fails and the stop signals are taken by
+# handlers instead of a waiter thread
+
+# esxperf ARGS... in the background with every clone() failing: the tracee's pid in
+# $XPID (signals go to it, not to strace), output in $TMP/$1.out and $TMP/$1.err
+nothreads_bg() {
+    local name=$1; shift
+    rm -f "$TMP/$name.pid"
+    timeout 30 strace -f -qq -o /dev/null -e trace=clone -e inject=clone:error=ENOSYS \
+        sh -c 'echo $$ >"$1"; shift; exec "$@"' _ "$TMP/$name.pid" "$BIN/esxperf" "$@" \
+        >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    SPID=$!
+    PIDS+=($SPID)
+    local i
+    for i in $(seq 1 100); do [ -s "$TMP/$name.pid" ] && break; sleep 0.1; done
+    XPID=$(cat "$TMP/$name.pid") || flunk "no pid from the traced $name"
+    PIDS+=($XPID)
+}
+
+@test "signals: without threads SIGINT in the handshake still stops the client: exit 1, the server told" {
+    "$HS" -p "$PORT" --linger -t 20 stall-cookie >"$TMP/hs.out" &
+    PIDS+=($!)
+    wait_port "$PORT"
+    nothreads_bg c -c 127.0.0.1 -p "$PORT" -t 1
+    wait_established "$PORT" 1
+    kill -INT "$XPID"
+    rc=0
+    wait "$SPID" || rc=$?
+    [ "$rc" -eq 1 ] || flunk "exit $rc: $(cat "$TMP/c.err")"
+    output=$(cat "$TMP/c.err")
+    assert_contains "interrupted (SIGINT): the client has terminated; the server was told"
+}
+
+@test "signals: without threads a test is refused in one line (client exit 2, the server goes on) and SIGTERM stops the server: exit 0, -I file removed" {
+    nothreads_bg s -s -B 127.0.0.1 -p "$PORT" -I "$TMP/s.pid-file"
+    local server_strace=$SPID server=$XPID
+    wait_port "$PORT"
+    [ -s "$TMP/s.pid-file" ] || flunk "no -I file: $(cat "$TMP/s.err")"
+    run timeout 30 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1
+    [ "$status" -eq 1 ] || flunk "client exit $status: $output"
+    wait_for_text "$TMP/s.err" "test aborted: cannot start the stream threads: "
+    # the same client without threads: its own stream threads fail, one line, exit 2
+    nothreads_bg c -c 127.0.0.1 -p "$PORT" -t 1
+    rc=0
+    wait "$SPID" || rc=$?
+    [ "$rc" -eq 2 ] || flunk "client without threads: exit $rc: $(cat "$TMP/c.err")"
+    output=$(cat "$TMP/c.err")
+    assert_contains "esxperf: cannot start the stream threads: "
+    [ "$(grep -c . "$TMP/c.err")" -eq 1 ] || flunk "more than one line: $output"
+    kill -TERM "$server"
+    rc=0
+    wait "$server_strace" || rc=$?
+    [ "$rc" -eq 0 ] || flunk "server exit $rc: $(cat "$TMP/s.err")"
+    output=$(cat "$TMP/s.err")
+    assert_contains "interrupted (SIGTERM): the server has terminated"
+    [ ! -e "$TMP/s.pid-file" ] || flunk "the -I file is still there"
+}

@@ -6,20 +6,35 @@
 #                                lists; leaves the optional ones it used in $AUDIT_OPTIONAL
 #   audit_enosys CMD ARGS...     run again once per optional syscall used, injecting
 #                                ENOSYS into it; the command must exit as it did before
-#                                (audits CMD first unless the last audit_syscalls was CMD)
+#                                (audits CMD first unless the last audit_syscalls was CMD);
+#                                and, where every socket() it made carried SOCK_CLOEXEC or
+#                                SOCK_NONBLOCK, once with each of those failing EINVAL;
+#                                each run bounded by AUDIT_TIMEOUT seconds (60)
 #
 # AUDIT_ARCH=aarch64 (any ARCH but this machine's): CMD is that architecture's binary;
 # audit_syscalls runs it under qemu-ARCH-static -strace (whose log names the guest's
 # own syscalls) and checks the lines of build/syscalls.allow that hold for ARCH.
+# AUDIT_NOVDSO=1: this machine's binary under qemu-user too, which (7.2) gives the
+# guest no vDSO: clock_gettime and gettimeofday are then syscalls, as on ESXi
+# (no vDSO there); under strace a static musl binary reads the clock in the vDSO.
 ESXDIAG_ROOT=${ESXDIAG_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
 _audit_arch() { echo "${AUDIT_ARCH:-$(uname -m)}"; }
 
-# the allowed names for ARCH: a line "NAME" holds everywhere, "NAME ARCH..." only there
+# the names in FILE... that hold for ARCH: lines "NAME [ARCH...] [# reason]"; a NAME
+# alone holds everywhere, one with ARCHs only there; "#" starts a comment
+_audit_parse() { # $1 = arch, the rest = files
+    local a=$1; shift
+    sed 's/#.*//' "$@" | awk -v a="$a" 'NF == 1 { print $1; next }
+        NF > 1 { for (i = 2; i <= NF; i++) if ($i == a) print $1 }' | sort -u
+}
+
 _audit_lists() {
-    grep -hv '^#' "$ESXDIAG_ROOT/build/syscalls.allow" "$ESXDIAG_ROOT/build/syscalls.optional" |
-        awk -v a="$(_audit_arch)" 'NF == 1 { print $1; next }
-            NF > 1 { for (i = 2; i <= NF; i++) if ($i == a) print $1 }' | sort -u
+    _audit_parse "$(_audit_arch)" "$ESXDIAG_ROOT/build/syscalls.allow" "$ESXDIAG_ROOT/build/syscalls.optional"
+}
+
+_audit_optional() {
+    _audit_parse "$(_audit_arch)" "$ESXDIAG_ROOT/build/syscalls.optional"
 }
 
 # the syscall names in a trace: strace's lines, or qemu's (threads interleave mid-line
@@ -37,7 +52,7 @@ audit_syscalls() {
     local trace; trace=$(mktemp)
     local rc=0 arch kind=strace
     arch=$(_audit_arch)
-    if [ "$arch" != "$(uname -m)" ]; then
+    if [ "$arch" != "$(uname -m)" ] || [ "${AUDIT_NOVDSO:-0}" = 1 ]; then
         kind=qemu
         "qemu-$arch-static" -strace -D "$trace" "$@" >/dev/null 2>&1 || rc=$?
     else
@@ -51,9 +66,16 @@ audit_syscalls() {
         return 1
     fi
     local used; used=$(_audit_names "$trace" "$kind")
+    # socket()'s type flags: only where every socket() carries one can "every other
+    # socket() fails EINVAL" hit each flagged call once and its flagless retry never
+    local nsock nflag
+    nsock=$(grep -cE '^[0-9]+ +socket\(' "$trace" || true)
+    nflag=$(grep -cE '^[0-9]+ +socket\([^,]*, [^,]*SOCK_(CLOEXEC|NONBLOCK)' "$trace" || true)
+    AUDIT_SOCKFLAGS=0
+    [ "$kind" = strace ] && [ "$nsock" -gt 0 ] && [ "$nsock" = "$nflag" ] && AUDIT_SOCKFLAGS=1
     rm -f "$trace"
     local bad; bad=$(comm -23 <(printf '%s\n' "$used") <(_audit_lists))
-    AUDIT_OPTIONAL=$(comm -12 <(printf '%s\n' "$used") <(grep -v '^#' "$ESXDIAG_ROOT/build/syscalls.optional" | sed '/^$/d' | sort -u) | tr '\n' ' ')
+    AUDIT_OPTIONAL=$(comm -12 <(printf '%s\n' "$used") <(_audit_optional) | tr '\n' ' ')
     if [ -n "$bad" ]; then
         echo "syscalls outside build/syscalls.allow and .optional ($arch): $(echo $bad)" >&2
         echo "command: $*" >&2
@@ -75,11 +97,21 @@ audit_enosys() {
     local want=$AUDIT_RC sc rc
     for sc in $AUDIT_OPTIONAL; do
         rc=0
-        strace -f -qq -o /dev/null -e trace="$sc" -e inject="$sc":error=ENOSYS "$@" >/dev/null 2>&1 || rc=$?
+        timeout "${AUDIT_TIMEOUT:-60}" strace -f -qq -o /dev/null -e trace="$sc" -e inject="$sc":error=ENOSYS "$@" >/dev/null 2>&1 || rc=$?
         if [ "$rc" != "$want" ]; then
             echo "with $sc failing ENOSYS the command exited $rc instead of $want: $*" >&2
             return 1
         fi
     done
+    # a kernel without SOCK_CLOEXEC/SOCK_NONBLOCK refuses the flagged socket() with
+    # EINVAL: each flagged call fails once, its retry (without them) does not
+    if [ "${AUDIT_SOCKFLAGS:-0}" = 1 ]; then
+        rc=0
+        timeout "${AUDIT_TIMEOUT:-60}" strace -f -qq -o /dev/null -e trace=socket -e inject=socket:error=EINVAL:when=1+2 "$@" >/dev/null 2>&1 || rc=$?
+        if [ "$rc" != "$want" ]; then
+            echo "with socket() type flags refused (EINVAL) the command exited $rc instead of $want: $*" >&2
+            return 1
+        fi
+    fi
     return 0
 }

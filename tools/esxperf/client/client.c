@@ -271,7 +271,9 @@ static int run(struct client *c)
 {
     const struct test_params *p = &c->s.p;
     if (session_start(&c->s) < 0)
-        return cfail(c, EXIT_USAGE, "cannot start stream threads: %s", errtext(errno));
+        return cfail(c, EXIT_USAGE, "cannot start the stream threads: %s (esxperf runs each "
+                     "stream on a thread of its own: where this host gives none, no test runs)",
+                     errtext(errno));
     if (!c->o->json && c->o->interval > 0)
         rep_header(&c->rep, p->udp, !p->reverse || p->bidir, 0, p->bidir);
     int rc = run_test(c);

@@ -4,6 +4,7 @@
  * connects, during the handshake, the test or the wait for the results. The
  * signals are held in every thread and taken by a waiter, which notes the signal
  * and shuts the read side of the control connection and of a connect in progress:
+ * (or, where no thread can start, a signal handler that does the same),
  * every wait of the client is on one of those, so it ends at once, and the client
  * ends the test itself (client_interrupted): CLIENT_TERMINATE to the server (the
  * write side still works), the summary of what it measured, the line (and "error"
@@ -31,7 +32,15 @@ static void shut_watched(struct client_stop *cs)
     }
 }
 
-/* the first signal is the stop; later ones find it taken */
+/* the first signal is the stop; later ones find it taken (async-signal-safe: the
+ * handler below does this too) */
+static void stop_take(struct client_stop *cs, int sig)
+{
+    int none = 0;
+    atomic_compare_exchange_strong(&cs->sig, &none, sig);
+    shut_watched(cs);
+}
+
 static void *stop_wait(void *arg)
 {
     struct client_stop *cs = arg;
@@ -39,13 +48,18 @@ static void *stop_wait(void *arg)
     stop_signals(&set);
     for (;;) {
         int sig = 0;
-        if (sigwait(&set, &sig) != 0)
-            continue;
-        int none = 0;
-        atomic_compare_exchange_strong(&cs->sig, &none, sig);
-        shut_watched(cs);
+        if (sigwait(&set, &sig) == 0)
+            stop_take(cs, sig);
     }
     return NULL;
+}
+
+/* without a waiter thread: the one client's stop, taken by a handler */
+static struct client_stop *handled_stop;
+
+static void stop_handled(int sig)
+{
+    stop_take(handled_stop, sig);
 }
 
 struct client_stop *client_stop_start(char *why, size_t len)
@@ -54,7 +68,8 @@ struct client_stop *client_stop_start(char *why, size_t len)
     atomic_init(&cs->sig, 0);
     for (int i = 0; i < STOP_NFD; i++)
         atomic_init(&cs->fd[i], -1);
-    return stop_waiter_start(stop_wait, cs, "client", why, len) < 0 ? NULL : cs;
+    handled_stop = cs;
+    return stop_waiter_start(stop_wait, stop_handled, cs, "client", why, len) < 0 ? NULL : cs;
 }
 
 void client_stop_watch(struct client_stop *cs, int slot, int fd)

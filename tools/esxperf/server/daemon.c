@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,23 +149,11 @@ void stop_signals(sigset_t *set)
     sigaddset(set, SIGHUP);
 }
 
-/* the waiter: the signal's number to the server's loop, then, if the server has
- * not ended itself STOP_GRACE_NS later (held in a phase that waits on its client),
- * what iperf3 does at once: SERVER_TERMINATE on the open control connection, the
- * pid file removed, exit 0 */
-static void *signal_wait(void *arg)
+/* the end of the grace: SERVER_TERMINATE on the open control connection, the pid
+ * file removed, exit 0 (what iperf3 does at once). Only async-signal-safe calls
+ * (musl's dprintf formats on the stack): the handlers below end here too */
+static void stop_at_grace_end(struct stop_guard *g, int sig)
 {
-    struct stop_guard *g = arg;
-    sigset_t set;
-    int sig = 0;
-    stop_signals(&set);
-    while (sigwait(&set, &sig) != 0)
-        ;
-    unsigned char b = (unsigned char)sig;
-    (void)!write(g->fd[1], &b, 1);
-    struct timespec ts = { STOP_GRACE_NS / NS_PER_SEC, STOP_GRACE_NS % NS_PER_SEC };
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
     int ctl = atomic_load(&g->ctl);
     if (ctl >= 0) {
         signed char st = (signed char)ST_SERVER_TERMINATE;
@@ -178,6 +167,51 @@ static void *signal_wait(void *arg)
     _exit(EXIT_OKAY);
 }
 
+/* the waiter: the signal's number to the server's loop, then, if the server has
+ * not ended itself STOP_GRACE_NS later (held in a phase that waits on its client),
+ * the grace's end */
+static void *signal_wait(void *arg)
+{
+    struct stop_guard *g = arg;
+    sigset_t set;
+    int sig = 0;
+    stop_signals(&set);
+    while (sigwait(&set, &sig) != 0)
+        ;
+    unsigned char b = (unsigned char)sig;
+    (void)!write(g->fd[1], &b, 1);
+    struct timespec ts = { STOP_GRACE_NS / NS_PER_SEC, STOP_GRACE_NS % NS_PER_SEC };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+    stop_at_grace_end(g, sig);
+    return NULL;
+}
+
+/* without a waiter thread (a host that gives no threads): the same from signal
+ * handlers, the grace timed by SIGALRM; a handler's guard is the one server's */
+static struct stop_guard *handled_guard;
+static volatile sig_atomic_t handled_sig;
+
+static void grace_alarm(int signo)
+{
+    (void)signo;
+    stop_at_grace_end(handled_guard, handled_sig);
+}
+
+static void signal_handled(int sig)
+{
+    if (handled_sig)
+        return;
+    handled_sig = sig;
+    unsigned char b = (unsigned char)sig;
+    (void)!write(handled_guard->fd[1], &b, 1);
+    struct sigaction sa = { .sa_handler = grace_alarm };
+    sigfillset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = { { 0, 0 }, { STOP_GRACE_NS / NS_PER_SEC, 0 } };
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
 int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_t len)
 {
     g->pidfile = pidfile;
@@ -186,11 +220,12 @@ int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_
     if (pipe2(g->fd, O_CLOEXEC) < 0)
         return why_fmt(why, len, "cannot make the server's signal pipe: %s", errtext(errno));
     fcntl(g->fd[0], F_SETFL, O_NONBLOCK);
-    return stop_waiter_start(signal_wait, g, "server", why, len);
+    handled_guard = g;
+    return stop_waiter_start(signal_wait, signal_handled, g, "server", why, len);
 }
 
-int stop_waiter_start(void *(*waiter)(void *), void *arg, const char *role, char *why,
-                      size_t len)
+int stop_waiter_start(void *(*waiter)(void *), void (*handler)(int), void *arg,
+                      const char *role, char *why, size_t len)
 {
     sigset_t set;
     stop_signals(&set);
@@ -205,9 +240,20 @@ int stop_waiter_start(void *(*waiter)(void *), void *arg, const char *role, char
     signal(SIGHUP, SIG_DFL);
     pthread_t t;
     int rc = pthread_create(&t, NULL, waiter, arg);
-    if (rc)
-        return why_fmt(why, len, "cannot start the %s's signal thread: %s", role, errtext(rc));
-    pthread_detach(t);
+    if (rc == 0) {
+        pthread_detach(t);
+        return 0;
+    }
+    /* no thread: handler takes them, in whichever thread they interrupt (SA_RESTART:
+     * the blocking calls it does not mean to end go on; the loops poll its pipe or
+     * the connections it shuts) */
+    struct sigaction sa = { .sa_handler = handler, .sa_flags = SA_RESTART };
+    sa.sa_mask = set;
+    if (sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGINT, &sa, NULL) < 0 ||
+        sigaction(SIGHUP, &sa, NULL) < 0)
+        return why_fmt(why, len, "cannot start the %s's signal thread (%s) nor take the "
+                       "signals by handler: %s", role, errtext(rc), errtext(errno));
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     return 0;
 }
 

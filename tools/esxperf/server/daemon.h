@@ -25,7 +25,8 @@ void pidfile_remove(const char *path);
 /* a server stopped by SIGTERM, SIGINT or SIGHUP: the waiter thread writes the
  * signal's number into fd[1]; the server's loops poll fd[0], end a running test
  * with SERVER_TERMINATE and exit; one that has not done so STOP_GRACE_NS later
- * is ended by the waiter (SERVER_TERMINATE on ctl, the pid file removed, exit 0) */
+ * is ended by the waiter (SERVER_TERMINATE on ctl, the pid file removed, exit 0);
+ * without threads signal handlers do the same, the grace timed by SIGALRM */
 #define STOP_GRACE_NS (5 * NS_PER_SEC)  /* > SERVER_TERMINATE's 1 s send + 2 s drain */
 struct stop_guard {
     int fd[2];
@@ -41,9 +42,11 @@ int stop_guard_signal(struct stop_guard *g);
 /* the signals that stop esxperf (SIGTERM, SIGINT, SIGHUP) into set */
 void stop_signals(sigset_t *set);
 /* those held in this thread and every thread started later, and taken by
- * waiter(arg) on a thread of its own (one that sigwaits them); call before other
- * threads start. 0, or -1 with why naming role ("server", "client") */
-int stop_waiter_start(void *(*waiter)(void *), void *arg, const char *role, char *why,
-                      size_t len);
+ * waiter(arg) on a thread of its own (one that sigwaits them); where no thread can
+ * start (pthread_create fails: a host without clone), taken by handler(sig)
+ * instead, which does only async-signal-safe work. Call before other threads
+ * start. 0, or -1 with why naming role ("server", "client") */
+int stop_waiter_start(void *(*waiter)(void *), void (*handler)(int), void *arg,
+                      const char *role, char *why, size_t len);
 
 #endif

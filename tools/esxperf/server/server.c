@@ -278,7 +278,10 @@ static int run(struct server *sv, const char **why)
 {
     const struct test_params *p = &sv->s.p;
     if (session_start(&sv->s) < 0) {
-        *why = "cannot start stream threads";
+        /* one server, one test at a time: the text outlives this call */
+        static char text[96];
+        snprintf(text, sizeof text, "cannot start the stream threads: %s", errtext(errno));
+        *why = text;
         return -1;
     }
     if (!sv->o->json && sv->o->interval > 0)
