@@ -275,6 +275,25 @@ EOF
     [ ! -e "$TMP/pid" ] || flunk "-1: the pid file outlived the server's one test"
 }
 
+@test "-D where fork is refused (ENOSYS, as in some ESXi userworlds): the server starts itself again detached, serves a test, kill removes the pid file" {
+    command -v strace >/dev/null || skip "strace not installed"
+    local pid i
+    # no -f: only the first process is traced, so strace ends when it does
+    run timeout 10 strace -qq -o /dev/null -e trace=fork -e inject=fork:error=ENOSYS \
+        "$BIN/esxperf" -s -D -I "$TMP/pid" -B 127.0.0.1 -p "$PORT"
+    assert_status 0
+    wait_port "$PORT"
+    pid=$(cat "$TMP/pid")
+    [ "$(ps -o sid= -p "$pid" | tr -d ' ')" = "$pid" ] || flunk "pid $pid leads no session of its own"
+    ss -ltnpH "sport = :$PORT" | grep -q "pid=$pid," || flunk "pid $pid does not listen on $PORT"
+    run timeout "$CASE_TIMEOUT" "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0
+    assert_status 0
+    kill "$pid"
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && flunk "the server outlived SIGTERM"
+    [ ! -e "$TMP/pid" ] || flunk "the pid file outlived the server"
+}
+
 @test "--server-bitrate-limit: a test over it ends with iperf3's error (3.22 client), at the parameters and while running" {
     need_322
     # asked for more than the limit: refused before the streams

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -435,6 +436,26 @@ static void try_statx(const struct probe *p, struct probe_result *r)
     works(r);
 }
 
+/* fork as the kernel call (musl's fork() would be the same call; on aarch64 there is
+ * none, fork is clone there); the child ends at once */
+static void try_fork(const struct probe *p, struct probe_result *r)
+{
+    (void)p;
+#ifdef SYS_fork
+    long pid = syscall(SYS_fork);
+    if (pid < 0)
+        return refused(r, errno);
+    if (pid == 0)
+        _exit(0);
+    int st;
+    while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    works(r);
+#else
+    not_tried(r, "no fork call on this architecture (fork is clone)", 0);
+#endif
+}
+
 /* sendfile() from an unlinked temporary file into a loopback TCP connection, as -Z */
 static void try_sendfile(const struct probe *p, struct probe_result *r)
 {
@@ -649,6 +670,8 @@ static void try_flowlabel(const struct probe *p, struct probe_result *r)
 #define RAW4 AF_INET, SOCK_RAW, IPPROTO_ICMP
 
 static const struct probe probes[] = {
+    SYSCALL("fork", try_fork, 0,
+            "esxperf -D: starts the same command again (posix_spawn) to detach"),
     SYSCALL("accept4", try_accept4, 0,
             "esxperf -s: musl's accept4 accepts with accept, then fcntl FD_CLOEXEC"),
     SYSCALL("pipe2", try_pipe2, 0,

@@ -112,6 +112,7 @@ int main(int argc, char **argv)
     argc = args_strip_vmk(argc, &argv);
     struct perf_opts o;
     parse(&o, argc, argv);
+    o.argv_started = argv0;
     perf_netstack_settle(&o, argc0, argv0);
     int errfd = open_log(&o);
     if (o.verbose && !o.json)

@@ -79,6 +79,7 @@ const char *opts_name(int code, char *buf, size_t len);
 const struct perf_opt *opts_row(int code);
 
 struct perf_opts {
+    char **argv_started;        /* the command line as started (-D's restart) */
     int server;                 /* -s */
     const char *host;           /* -c HOST */
     uint16_t port;              /* -p, default 5201 */

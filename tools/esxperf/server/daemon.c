@@ -17,22 +17,24 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-int daemon_detach(int keep_output, char *why, size_t len)
+/* the descriptor a server started by spawn_detached tells "listening" on */
+#define DAEMON_READY_ENV "ESXPERF_DAEMON_READY"
+
+/* the new session and the terminal left: stdin on /dev/null, stdout and stderr too
+ * unless keep_output */
+static int leave_terminal(int keep_output, char *why, size_t len)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return why_fmt(why, len, "cannot become a daemon: fork: %s", errtext(errno));
-    if (pid > 0)
-        _exit(EXIT_OKAY);           /* the shell gets its prompt back */
     if (setsid() < 0)
         return why_fmt(why, len, "cannot become a daemon: setsid: %s", errtext(errno));
     int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -43,6 +45,73 @@ int daemon_detach(int keep_output, char *why, size_t len)
     if (fd > 2)
         close(fd);
     return 0;
+}
+
+/* Where fork is refused (ENOSYS in some VMkernel userworlds), the same command is
+ * started again by posix_spawn (clone with CLONE_VFORK underneath, which they do
+ * have) and marked so that it detaches without forking. This process gives the port
+ * up first, so that the new one can listen on it, and waits for its word: it exits
+ * 0 once the new server listens, or with the new server's status (whose message
+ * went to this terminal) when it ends first. Does not return on success. */
+static int spawn_detached(char **argv, int lfd, char *why, size_t len)
+{
+    int p[2];
+    if (pipe(p) < 0)
+        return why_fmt(why, len, "cannot become a daemon: fork: %s; pipe: %s",
+                       errtext(ENOSYS), errtext(errno));
+    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    char mark[32];
+    snprintf(mark, sizeof mark, "%d", p[1]);
+    if (setenv(DAEMON_READY_ENV, mark, 1) != 0)
+        return why_fmt(why, len, "cannot become a daemon: %s", errtext(errno));
+    close(lfd);
+    fflush(NULL);
+    extern char **environ;
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ);
+    if (rc != 0)
+        rc = strchr(argv[0], '/') ? posix_spawn(&pid, argv[0], NULL, NULL, argv, environ)
+                                  : posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    unsetenv(DAEMON_READY_ENV);
+    close(p[1]);
+    if (rc != 0)
+        return why_fmt(why, len, "cannot become a daemon: fork: %s, and starting it "
+                       "again failed: %s (run it in the background instead: esxperf -s &)",
+                       errtext(ENOSYS), errtext(rc));
+    char word = 0;
+    ssize_t n;
+    while ((n = read(p[0], &word, 1)) < 0 && errno == EINTR)
+        ;
+    if (n == 1 && word == 'L')
+        _exit(EXIT_OKAY);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_USAGE);
+}
+
+int daemon_detach(int keep_output, char **argv, int lfd, char *why, size_t len)
+{
+    const char *ready = getenv(DAEMON_READY_ENV);
+    if (ready) {                     /* started again by spawn_detached: no fork */
+        int fd = atoi(ready);
+        unsetenv(DAEMON_READY_ENV);
+        if (leave_terminal(keep_output, why, len) < 0)
+            return -1;
+        if (fd > 2) {
+            (void)!write(fd, "L", 1);
+            close(fd);
+        }
+        return 0;
+    }
+    pid_t pid = fork();
+    if (pid < 0 && errno == ENOSYS && argv)
+        return spawn_detached(argv, lfd, why, len);
+    if (pid < 0)
+        return why_fmt(why, len, "cannot become a daemon: fork: %s", errtext(errno));
+    if (pid > 0)
+        _exit(EXIT_OKAY);           /* the shell gets its prompt back */
+    return leave_terminal(keep_output, why, len);
 }
 
 /* What an existing pid file may hold: only a pid (decimal, a newline allowed), so

@@ -10,9 +10,11 @@
 #include "clock.h"
 
 /* -D: fork (the parent exits 0), new session, stdin on /dev/null, stdout and
- * stderr too unless keep_output (--logfile has them); 0 in the child, or -1 with
- * one line in why */
-int daemon_detach(int keep_output, char *why, size_t len);
+ * stderr too unless keep_output (--logfile has them). Where fork is refused with
+ * ENOSYS, argv (the command as started) is run again and detaches without a fork;
+ * lfd, the listener, is closed for it first. 0 in the server that runs on, or -1
+ * with one line in why */
+int daemon_detach(int keep_output, char **argv, int lfd, char *why, size_t len);
 /* -I FILE: 0 when FILE may take our pid (absent, or a regular file holding the
  * pid of a process that is gone); -1 with why when it is a symbolic link, no
  * regular file, holds anything but a pid, or the pid of a live process */

@@ -449,7 +449,7 @@ static void leave_running(struct server *sv, const struct perf_opts *o)
     /* the pid file's refusals, too, before the terminal is left */
     if (o->pidfile && pidfile_check(o->pidfile, why, sizeof why) < 0)
         die(EXIT_USAGE, "%s", why);
-    if (o->daemon && daemon_detach(o->logfile != NULL, why, sizeof why) < 0)
+    if (o->daemon && daemon_detach(o->logfile != NULL, o->argv_started, sv->lfd, why, sizeof why) < 0)
         die(EXIT_USAGE, "%s", why);
     if (o->log_fd >= 0) {
         dup2(o->log_fd, 1);
