@@ -4,11 +4,14 @@
  * -C check made before a test. */
 #include "stream.h"
 #include "fail.h"
+#include "fallback.h"
+#include "net.h"
 
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -75,11 +78,26 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
     return 0;
 }
 
-void stream_set_timeouts(int fd, int ms)
+int stream_set_timeouts(struct stream *s, int ms)
 {
     struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    const char *opt = "SO_SNDTIMEO";
+    if (setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) == 0) {
+        opt = "SO_RCVTIMEO";
+        if (setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0)
+            return 0;
+    }
+    fallback_note(opt, errno, "non-blocking data sockets, poll() before each retry");
+    s->poll_wait = 1;
+    return net_set_nonblock(s->fd, 1);
+}
+
+void stream_io_wait(const struct stream *s, short events)
+{
+    if (!s->poll_wait)
+        return;
+    struct pollfd p = { s->fd, events, 0 };
+    (void)poll(&p, 1, LOOP_TIMEOUT_MS);     /* ready, timed out or interrupted: the loop looks */
 }
 
 long long stream_tcp_unacked(int fd)

@@ -9,6 +9,7 @@
 #include "tcp_sndbuf.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
@@ -186,7 +187,11 @@ void stream_tcp_send(struct stream *s)
             break;               /* -F: the whole file is sent */
         }
         if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                stream_io_wait(s, POLLOUT);
+                continue;
+            }
+            if (errno == EINTR)
                 continue;
             /* what this stream cannot send, the others still may */
             if (budget)
@@ -303,7 +308,11 @@ void stream_tcp_recv(struct stream *s)
         ssize_t n = recv(s->fd, s->buf, s->bufsize, flags);
         calls++;
         if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                stream_io_wait(s, POLLIN);
+                continue;
+            }
+            if (errno == EINTR)
                 continue;
             if (flags && (errno == EINVAL || errno == EOPNOTSUPP)) {
                 flags = 0;    /* no MSG_TRUNC on this stack: copy */

@@ -7,6 +7,7 @@
 #include "pace.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -72,6 +73,8 @@ void stream_udp_send(struct stream *s)
             budget_return_datagrams(s, n);
             atomic_store_explicit(&s->calls, tx.calls, memory_order_relaxed);
             /* a full buffer, or ICMP unreachable reported on a connected socket */
+            if (e == EAGAIN || e == EWOULDBLOCK)
+                stream_io_wait(s, POLLOUT);
             if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ENOBUFS || e == ECONNREFUSED)
                 continue;
             atomic_store(&s->err, e);
@@ -174,6 +177,8 @@ void stream_udp_recv(struct stream *s)
         if (m < 0) {
             if (flags && (errno == EAGAIN || errno == EWOULDBLOCK))
                 rx_nap_idle(&nap);          /* nothing came during the nap: block */
+            else if (errno == EAGAIN || errno == EWOULDBLOCK)
+                stream_io_wait(s, POLLIN);
             flags = 0;
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
                 errno == ECONNREFUSED)
