@@ -33,6 +33,15 @@ const struct fallback *fallback_list(int *n)
     return list;
 }
 
+int fallback_has(const char *option)
+{
+    int n, has = 0;
+    const struct fallback *f = fallback_list(&n);
+    for (int i = 0; i < n && !has; i++)
+        has = strcmp(f[i].option, option) == 0;
+    return has;
+}
+
 const char *fallback_errname(int err, char *buf, unsigned len)
 {
     /* the refusals a userworld is known or expected to give, by name */

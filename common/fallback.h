@@ -19,6 +19,8 @@ struct fallback {
 void fallback_note(const char *option, int err, const char *instead);
 /* the notes so far, in the order made; *n is their count */
 const struct fallback *fallback_list(int *n);
+/* 1 when OPTION was noted */
+int fallback_has(const char *option);
 struct jsonw;
 /* the array "fallbacks" (key) of {option, errno, fallback}: [] when none */
 void fallback_json(struct jsonw *w, const char *key);

@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "sockopt_apply.h"
 #include "rcv_timeout.h"
+#include "fallback.h"
 #include "fail.h"
 
 #include <errno.h>
@@ -432,8 +433,10 @@ static void listen_on(struct server *sv, const struct perf_opts *o)
     }
     if (sv->lfd < 0)
         die(EXIT_USAGE, "cannot listen on port %u: %s (%s)", o->port, errtext(errno),
-            errno == EADDRINUSE ? "another server runs there; pick another port with -p"
-                                : "check -B and the port");
+            errno != EADDRINUSE ? "check -B and the port"
+            : fallback_has("SO_REUSEADDR") ? "this host refused SO_REUSEADDR, so the port stays taken while a "
+                                "connection of the last test is in TIME_WAIT: wait a minute or pick another port with -p"
+                              : "another server runs there; pick another port with -p");
     sv->lfd_mptcp = o->mptcp;
     net_set_nonblock(sv->lfd, 1);    /* accept never blocks: poll says when */
 }

@@ -4,6 +4,7 @@
  * the flow label lease request is declared here in the kernel's layout. */
 #include "sockopt_apply.h"
 #include "fail.h"
+#include "fallback.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -137,7 +138,8 @@ int sockopt_listen_proto(const struct perf_opts *o, int type, int proto,
     if (fd < 0)
         return -1;
     int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0)
+        fallback_note("SO_REUSEADDR", errno, "listen without it: a port just used may be refused for up to a minute");
     if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0)
         warnmsg("warning: -6: cannot make the listener IPv6-only (IPV6_V6ONLY: %s): it "
                 "takes IPv4 clients too", errtext(errno));
