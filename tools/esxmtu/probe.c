@@ -159,7 +159,8 @@ static void drain_errqueue(struct batch *b, int fi, struct probe *just_sent)
         struct msghdr msg = { .msg_name = &name, .msg_namelen = sizeof name,
                               .msg_iov = &iov, .msg_iovlen = 1,
                               .msg_control = &ctl, .msg_controllen = sizeof ctl };
-        ssize_t len = recvmsg(p->fd[fi], &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
+        /* the socket the probe left by holds its local errors */
+        ssize_t len = recvmsg(p->sfd[fi] >= 0 ? p->sfd[fi] : p->fd[fi], &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
         if (len < 0) {
             if (errno == EINTR)
                 continue;
@@ -296,7 +297,8 @@ static int no_room(int e) { return e == EAGAIN || e == EWOULDBLOCK || e == ENOBU
  * is tried again at once. */
 static int send_now(struct batch *b, const struct probe *pr, size_t len)
 {
-    int fd = b->p->fd[fidx(pr->dst->sa.sa_family)], last = 0;
+    int fi = fidx(pr->dst->sa.sa_family), last = 0;
+    int fd = b->p->sfd[fi] >= 0 ? b->p->sfd[fi] : b->p->fd[fi];
     for (int k = 0; k < 4; k++) {
         if (sendto(fd, b->p->sbuf, len, MSG_DONTWAIT, &pr->dst->sa, net_len(pr->dst)) >= 0)
             return 0;
