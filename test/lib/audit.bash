@@ -94,8 +94,9 @@ audit_enosys() {
 # (e.g. "SO_BINDTODEVICE IPV6_DONTFRAG"). A server is audited with its client in
 # AUDIT_SOCKOPT_PEER: a shell command started beside every run (not traced) and
 # waited for. With AUDIT_SOCKOPT_PORT=P, every run gets a port of its own (P, P+1,
-# ...) in place of @PORT@ in ARGS and in the peer's command: a server listening
-# without SO_REUSEADDR cannot take a port its last run left in TIME_WAIT.
+# ...) in place of @PORT@ in ARGS and in the peer's command (and the next call
+# goes on from the last): a server listening without SO_REUSEADDR cannot take a
+# port its last run left in TIME_WAIT.
 #
 #   audit_sockopt_refusals CMD ARGS...   leaves the runs made in $AUDIT_SOCKOPT_RUNS
 audit_sockopt_refusals() {
@@ -154,5 +155,6 @@ audit_sockopt_refusals() {
     done
     rm -f "$out"
     AUDIT_SOCKOPT_RUNS=$runs
+    [ "${AUDIT_SOCKOPT_PORT:-0}" = 0 ] || AUDIT_SOCKOPT_PORT=$port   # the next call goes on from here
     return 0
 }

@@ -158,7 +158,8 @@ static int handshake(struct server *sv, const char **why)
         return -1;
     }
     int one = 1;
-    setsockopt(sv->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (setsockopt(sv->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
+        fallback_note("TCP_NODELAY", errno, "control messages go with Nagle's delay (the figures are the same)");
     if (ctl_send_state(sv->ctl, ST_PARAM_EXCHANGE, ctl_deadline(sv)) < 0) {
         *why = "cannot write to the client";
         return -1;

@@ -25,7 +25,7 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
         int w = (int)p->window;
         if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w) < 0 ||
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w) < 0) {
-            *why = "cannot set the socket buffer size (-w)";
+            *why = "cannot set the socket buffer size (-w: SO_SNDBUF/SO_RCVBUF refused; drop -w)";
             return -1;
         }
     }
@@ -130,6 +130,7 @@ int stream_tcp_info(int fd, struct tcp_sample *t)
     socklen_t len = sizeof u;
     memset(&u, 0, sizeof u);
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &u, &len) < 0 || len < 104) {
+        fallback_note("TCP_INFO", len < 104 ? EINVAL : errno, "retransmits, cwnd and rtt are n/a");
         t->retrans = t->cwnd = t->rtt = t->rttvar = t->pmtu = t->snd_wnd = t->reorder = -1;
         t->min_rtt = -1;
         return -1;

@@ -4,6 +4,7 @@
  * MSG_TRUNC, no GRO; at high rates napping between calls instead of blocking,
  * batch.h rx_nap), counting loss, jitter and order (udp.c). */
 #include "stream_loop.h"
+#include "fallback.h"
 #include "pace.h"
 
 #include <errno.h>
@@ -135,6 +136,8 @@ static int udp_recv_setup(struct stream *s, struct udp_rxb *rb, char *how, size_
         /* a burst of datagrams must fit while this thread is off the CPU */
         int v = UDP_RCVBUF;
         asked = setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) == 0;
+        if (!asked)
+            fallback_note("SO_RCVBUF", errno, "the system's UDP receive buffer: bursts may be lost");
     }
     socklen_t l = sizeof rcvbuf;
     if (getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l) < 0)
