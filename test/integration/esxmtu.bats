@@ -680,6 +680,56 @@ EOF2
     audit_enosys "$MTU" -W 0.2 127.0.0.1
 }
 
+# setsockopt refused inside A as an ESXi userworld may refuse it (audit_sockopt_refusals)
+sockopt_in_A() {
+    ip netns exec "$NS_A" bash -c 'ESXDIAG_ROOT=$1; shift; source "$ESXDIAG_ROOT/test/lib/audit.bash";
+        AUDIT_SOCKOPT_SECS=10 audit_sockopt_refusals "$@"' _ "$ESXDIAG_ROOT" "$@"
+}
+# esxmtu in A with every setsockopt refused with $1
+refused_in_A() {
+    local err=$1; shift
+    run ip netns exec "$NS_A" timeout -k 2 10 strace -f -qq -o /dev/null -e trace=setsockopt \
+        -e inject=setsockopt:error="$err" "$MTU" -W 0.3 "$@"
+}
+
+@test "sockopt refusals: IPv4 probes keep DF through an IPPROTO_RAW socket; PASS, TOO-BIG, --discover stay right" {
+    command -v strace >/dev/null || skip "strace missing"
+    refused_in_A ENOPROTOOPT 198.18.1.2
+    assert_status 0
+    assert_contains "method raw: raw socket, own IPv4 header with DF sent by an IPPROTO_RAW socket (IP_HDRINCL refused)"
+    assert_contains "fallback: IP_HDRINCL refused (ENOPROTOOPT): probes leave by an IPPROTO_RAW socket, which carries our own header"
+    [[ "$(line_of 198.18.1.2)" == *"PASS        3/3 full-size replies"* ]] || flunk "$output"
+    mtunet_mtu_b 1500
+    refused_in_A EPERM -J 198.18.1.2
+    assert_status 1
+    [ "$(jq -r '.peers[0].verdict' <<<"$output")" = TOO-BIG ] || flunk "$output"
+    [ "$(jq -c '[.fallbacks[] | select(.option == "IP_HDRINCL" or .option == "IP_MTU_DISCOVER") | [.option, .errno]]' <<<"$output")" = '[["IP_HDRINCL","EPERM"],["IP_MTU_DISCOVER","EPERM"]]' ] || flunk "$output"
+    mtunet_reset
+    mtunet_mtu_b 1500
+    mtunet_drop_toobig
+    refused_in_A EINVAL --discover 198.18.1.2
+    assert_status 1
+    assert_contains "discovered path MTU 1500 (1472 data bytes)"
+    # without a refusal the list is empty
+    run ip netns exec "$NS_A" "$MTU" -W 0.3 -J 198.18.1.2
+    [ "$(jq -c .fallbacks <<<"$output")" = "[]" ] || flunk "$output"
+}
+
+@test "sockopt refusals: IPv6 without DONTFRAG and PMTUDISC_PROBE is one line naming them, exit 2; every run ends as without" {
+    command -v strace >/dev/null || skip "strace missing"
+    refused_in_A ENOPROTOOPT 2001:db8:1::2
+    assert_status 2
+    [ "${#lines[@]}" = 1 ] || flunk "$output"
+    assert_contains "esxmtu: cannot set Don't-Fragment on raw sockets here (IPV6_DONTFRAG and IPV6_MTU_DISCOVER refused)"
+    # all at once and one call at a time: each run ends as without, or names IPV6_DONTFRAG
+    export AUDIT_SOCKOPT_ESSENTIAL=IPV6_DONTFRAG
+    sockopt_in_A "$MTU" -W 0.2 198.18.1.2 2001:db8:1::2
+    mtunet_mtu_b 1500
+    sockopt_in_A "$MTU" -W 0.2 198.18.1.2 2001:db8:1::2
+    mtunet_drop_toobig
+    sockopt_in_A "$MTU" -W 0.2 --discover 198.18.1.2 2001:db8:1::2
+}
+
 @test "results that cannot be written (>/dev/full) exit 2 with one line, text and -J" {
     local form
     for form in "" -J; do
