@@ -33,7 +33,7 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
         if (p->mss) {
             int m = (int)p->mss;
             if (setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &m, sizeof m) < 0) {
-                *why = "cannot set the TCP MSS (-M)";
+                *why = "cannot set the TCP MSS (-M: TCP_MAXSEG)";
                 return -1;
             }
         }
@@ -54,14 +54,14 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
                      ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &t, sizeof t)
                      : setsockopt(fd, IPPROTO_IP, IP_TOS, &t, sizeof t);
         if (rc < 0) {
-            *why = "cannot set the TOS (-S)";
+            *why = "cannot set the TOS (-S: IP_TOS / IPV6_TCLASS)";
             return -1;
         }
     }
     if (p->dont_fragment && p->udp && family == AF_INET) {
         int v = IP_PMTUDISC_DO;
         if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof v) < 0) {
-            *why = "cannot set the don't-fragment bit";
+            *why = "cannot set the don't-fragment bit (--dont-fragment: IP_MTU_DISCOVER)";
             return -1;
         }
     }
