@@ -335,15 +335,16 @@ disc_of() {
     assert_status 1
     assert_contains "method raw: raw socket, own IPv4 header with DF sent by an IPPROTO_RAW socket (IP_HDRINCL refused)"
     assert_contains "TOO-BIG     router 198.18.0.1: frag needed and DF set, next-hop MTU 1500"
-    # and no IPPROTO_RAW socket either (the second socket() of the run): the error queue
+    # and no IPPROTO_RAW socket either (the third socket() of the run, after the
+    # source-address lookup and the ICMP socket): the error queue
     run ip netns exec "$NS_A" strace -qq -o /dev/null -e trace=setsockopt,socket \
-        -e inject=setsockopt:error=ENOPROTOOPT:when=1 -e inject=socket:error=EPERM:when=2 "$MTU" -W 0.3 198.18.1.2
+        -e inject=setsockopt:error=ENOPROTOOPT:when=1 -e inject=socket:error=EPERM:when=3 "$MTU" -W 0.3 198.18.1.2
     assert_status 1
     assert_contains "method errqueue"
     assert_contains "TOO-BIG     router 198.18.0.1: frag needed and DF set, next-hop MTU 1500"
     # nothing on the sockets can set DF and no IPPROTO_RAW socket: one line, exit 2, never a false verdict
     run ip netns exec "$NS_A" strace -qq -o /dev/null -e trace=setsockopt,socket \
-        -e inject=setsockopt:error=ENOPROTOOPT -e inject=socket:error=EPERM:when=2 "$MTU" -W 0.3 198.18.1.2
+        -e inject=setsockopt:error=ENOPROTOOPT -e inject=socket:error=EPERM:when=3 "$MTU" -W 0.3 198.18.1.2
     assert_status 2
     [ "${#lines[@]}" = 1 ] || flunk "$output"
     assert_contains "cannot set Don't-Fragment"

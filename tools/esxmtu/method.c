@@ -152,10 +152,10 @@ static int open_one(int family, enum probe_method method, const struct prober_op
         }
         /* even with our own header, Linux's output path applies the cached path
          * MTU (EMSGSIZE after one frag-needed) unless the socket says PROBE */
-        if (prober_setopt(*sfd >= 0 ? *sfd : fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE) != 0)
+        if (ok && prober_setopt(*sfd >= 0 ? *sfd : fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE) != 0)
             fallback_note("IP_MTU_DISCOVER", errno, "DF from our own header; after a frag-needed this "
                           "host may refuse the size itself (LOCAL-MTU) until its path-MTU cache expires");
-        if (prober_setopt(*sfd >= 0 ? *sfd : fd, IPPROTO_IP, IP_RECVERR, 1) != 0)  /* local MTU value */
+        if (ok && prober_setopt(*sfd >= 0 ? *sfd : fd, IPPROTO_IP, IP_RECVERR, 1) != 0)  /* local MTU value */
             fallback_note("IP_RECVERR", errno, "a size this host refuses is reported without its MTU");
     } else if (!v6) {
         ok = prober_setopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE) == 0 &&
