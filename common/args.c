@@ -1,9 +1,13 @@
-/* Command-line helpers: ESXi launch words, numbers with bounds. */
+/* Command-line helpers: ESXi launch words, numbers with bounds, the one line
+ * for getopt_long's refusals. */
 #include "args.h"
+#include "fail.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,4 +110,85 @@ int parse_double(const char *s, double min, double max, double *out, const char 
         return arg_refuse(why, "out of range");
     *out = v;
     return 0;
+}
+
+void args_getopt(const struct opt_row *rows, size_t n, char *shorts, struct option *longs)
+{
+    size_t k = 0, m = 0;
+    shorts[k++] = ':';
+    for (size_t i = 0; i < n; i++) {
+        const struct opt_row *r = &rows[i];
+        if (!r->code)
+            continue;
+        if (r->letter) {
+            shorts[k++] = (char)r->letter;
+            if (r->arg == OPT_ARG_REQ)
+                shorts[k++] = ':';
+        }
+        if (r->name)
+            longs[m++] = (struct option){ r->name, r->arg == OPT_ARG_REQ ? required_argument
+                                                                         : no_argument,
+                                          NULL, r->code };
+    }
+    shorts[k] = '\0';
+    longs[m] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* the entry of longs getopt_long took word ("--name" or "--na=v", a unique prefix
+ * or the whole name) for, with val code; NULL when none */
+static const struct option *long_of(const struct option *longs, const char *word, int code)
+{
+    const char *typed = word + 2;
+    size_t n = strcspn(typed, "=");
+    const struct option *hit = NULL;
+    for (const struct option *l = longs; l && l->name; l++) {
+        if (l->val != code || strncmp(l->name, typed, n) != 0)
+            continue;
+        if (l->name[n] == '\0')
+            return l;
+        if (!hit)
+            hit = l;
+    }
+    return hit;
+}
+
+const char *bad_option_line(char *buf, size_t len, const struct option *longs,
+                            const struct bad_option_words *w, int c, int code, const char *word)
+{
+    int is_long = word && word[0] == '-' && word[1] == '-';
+    int typed = is_long ? (int)strcspn(word, "=") : 0;
+    const struct option *lo = is_long && code ? long_of(longs, word, code) : NULL;
+    if (c == ':') {
+        if (lo && (w->flags & BADOPT_NEEDS_FULL_NAME))
+            snprintf(buf, len, "option --%s needs a value%s", lo->name, w->needs_tail);
+        else if (is_long)
+            snprintf(buf, len, "option %.*s needs a value%s", typed, word, w->needs_tail);
+        else
+            snprintf(buf, len, "option -%c needs a value%s", code, w->needs_tail);
+    } else if (lo && lo->has_arg == no_argument) {
+        if (w->flags & BADOPT_TAKES_FULL_NAME)
+            snprintf(buf, len, "option --%s takes no value%s", lo->name, w->takes_tail);
+        else
+            snprintf(buf, len, "option %.*s takes no value%s", typed, word, w->takes_tail);
+    } else if (code > 0 && code < 128) {
+        snprintf(buf, len, "unknown option -%c", code);
+    } else {
+        const char *shown = word ? word : "?";
+        int n = is_long ? typed : (int)strlen(shown);
+        if (w->flags & BADOPT_QUOTE_UNKNOWN)
+            snprintf(buf, len, "unknown option '%s'", shown);
+        else
+            snprintf(buf, len, "unknown option %.*s", n, shown);
+    }
+    return buf;
+}
+
+void bad_option(const struct option *longs, const struct bad_option_words *w, int c, int argc,
+                char **argv)
+{
+    char line[256];
+    /* the word getopt just read: musl steps optind past argc when a value is
+     * missing at the end, and leaves it on a word of letters until its end */
+    const char *word = optind > 1 && optind <= argc ? argv[optind - 1] : NULL;
+    die_usage("%s", bad_option_line(line, sizeof line, longs, w, c, optopt, word));
 }

@@ -172,6 +172,21 @@ $TOP-x86_64.tar.gz" ] || flunk "dist/ holds: $output"
     done
 }
 
+@test "dist: the kit's bin/esxdiag-selftest runs from the unpacked kit and prints its table, text and -J (each architecture)" {
+    local a b
+    for a in $ARCHES; do
+        b=$W/x/$a/$TOP/bin/esxdiag-selftest
+        [ -x "$b" ] || flunk "$a: no bin/esxdiag-selftest in the kit"
+        run on "$a" "$b"
+        assert_status 0
+        grep -qE '^accept4 +syscall +(works|refused|not tried)' <<<"$output" || flunk "$a: no accept4 row: $output"
+        grep -qE '^summary: [0-9]+ works, [0-9]+ refused, [0-9]+ not tried$' <<<"$output" || flunk "$a: no summary: $output"
+        run on "$a" "$b" -J
+        assert_status 0
+        jq -e '.selftest.probes | length > 50' <<<"$output" >/dev/null || flunk "$a -J: $output"
+    done
+}
+
 @test "dist: SHA256SUMS verifies with busybox sha256sum -c, and catches a changed file (each architecture)" {
     local a listed present
     for a in $ARCHES; do

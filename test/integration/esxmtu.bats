@@ -558,6 +558,7 @@ lies_told() {
 --json=yes 127.0.0.1|esxmtu: option --json takes no value
 -x 127.0.0.1|esxmtu: unknown option -x
 --bogus 127.0.0.1|esxmtu: unknown option '--bogus'
+--json -xz 127.0.0.1|esxmtu: unknown option -x
 EOF2
 }
 

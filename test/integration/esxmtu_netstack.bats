@@ -201,3 +201,30 @@ PY
     extra=$(_audit_names "$log" strace | comm -23 - <(_audit_lists))
     [ -z "$extra" ] || flunk "syscalls outside the lists (launch word): $extra"
 }
+
+@test "netstack: esxperf --netstack vmotion: inside the netstack it enters with the word and tests over vmk1; from the default one it refuses in one line" {
+    local port=5391 spid
+    ip netns exec "$NS_P" "$BIN/esxperf" -s -1 -B 198.18.3.2 -p "$port" >"$BATS_TEST_TMPDIR/s.out" 2>&1 &
+    spid=$!
+    wait_port "$port" "$NS_P" || { kill "$spid"; return 1; }
+    run ip netns exec "$NS_V" timeout 20 "$BIN/esxperf" -c 198.18.3.2 -p "$port" -t 1 -i 0 -J --netstack vmotion --bind-dev vmk1
+    kill "$spid" 2>/dev/null || true
+    wait "$spid" 2>/dev/null || true
+    assert_status 0
+    jq -e '.end.esxperf.netstack == {name: "vmotion", from: "--netstack", method: "launch-word",
+           note: "vmk1'"'"'s address 198.18.3.1 can be bound here"} and .end.sum_received.bytes > 0' <<<"$output" >/dev/null ||
+        flunk "$output"
+    # from the default netstack: vmk1 is not here, and esxcli has no throughput test
+    run timeout 10 "$BIN/esxperf" -c 198.18.3.2 -p "$port" -t 1 --netstack vmotion --bind-dev vmk1
+    assert_status 2
+    [ "$output" = "esxperf: could not enter netstack vmotion with the ++netstack=vmotion launch word: vmk1 does not exist in this process's netstack (run esxperf from a host where that address is on the default netstack; for the MTU, esxmtu -S vmotion -I vmk1 probes through esxcli)" ] ||
+        flunk "$output"
+}
+
+@test "netstack: the re-exec keeps the other leading launch words as they were (++group=...), and reaches the same verdict" {
+    run env PATH="$FAKEBIN:$PATH" "$MTU" ++group=host/vim/tmp -c 2 -i 0.2 -W 1 -S vmotion -I vmk1 "$PEER"
+    assert_status 0
+    [ "$(verdict)" = PASS ] || flunk "$output"
+    assert_contains "netstack vmotion (-S): not entered"
+    [ "${#lines[@]}" -gt 2 ] || flunk "$output"
+}

@@ -207,6 +207,9 @@ udp_drop_ns() {
     assert_contains "unknown option --no-such-option"
     assert_usage_line -c 127.0.0.1 -x
     assert_contains "unknown option -x"
+    # a bad letter among letters after a long flag is named, not the flag
+    assert_usage_line -c 127.0.0.1 --bidir -qz
+    assert_contains "unknown option -q"
 }
 
 # ---- item 13: sweeps
@@ -361,4 +364,43 @@ PY
     run timeout 30 ip netns exec "$NS" "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -u -b 1M -t 1 -l 1200
     assert_status 1
     assert_contains "UDP stream 1: no UDP reply from the server (is UDP blocked?): the server got no UDP hello within its --control-timeout"
+}
+
+@test "input: --netstack: a bad name, no address to check, a contradicting launch word, a vmk or address not here: one line, exit 2" {
+    assert_usage_line -c 127.0.0.1 --netstack 'v motion' -B 127.0.0.1
+    assert_contains "--netstack 'v motion': not a netstack name (letters, digits, _ - . ; at most 63)"
+    assert_usage_line -c 127.0.0.1 --netstack vmotion
+    assert_contains "--netstack vmotion needs -B ADDR or --bind-dev vmkN"
+    assert_usage_line ++netstack=vxlan -c 127.0.0.1 --netstack vmotion -B 127.0.0.1
+    assert_contains "--netstack vmotion contradicts the launch word ++netstack=vxlan: give one"
+    # no vmk1 on this machine: Linux ignores the word, as a host may; no fallback
+    assert_usage_line -c 127.0.0.1 --netstack vmotion --bind-dev vmk1
+    assert_contains "esxperf: could not enter netstack vmotion with the ++netstack=vmotion launch word: vmk1 does not exist in this process's netstack (run esxperf from a host where that address is on the default netstack; for the MTU, esxmtu -S vmotion -I vmk1 probes through esxcli)"
+    assert_usage_line -s -1 --netstack vmotion -B 198.18.77.1
+    assert_contains "could not enter netstack vmotion with the ++netstack=vmotion launch word: -B 198.18.77.1 cannot be bound here"
+    assert_contains "esxmtu -S vmotion -B 198.18.77.1 probes through esxcli"
+}
+
+@test "input: --netstack with an address that binds: re-executed with the launch word, -V and -J say so; without it the method is current" {
+    esxperf_server
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0 -V --netstack vmotion -B 127.0.0.1
+    assert_status 0
+    [ "${lines[0]}" = "netstack vmotion (--netstack): entered with the ++netstack=vmotion launch word (-B 127.0.0.1 can be bound here)" ] ||
+        flunk "first line: $output"
+    # the re-exec passes the other leading launch words on as they were
+    run timeout 20 "$BIN/esxperf" ++group=host/vim/tmp -c 127.0.0.1 -p "$PORT" -t 1 -i 0 -V --netstack vmotion -B 127.0.0.1
+    assert_status 0
+    assert_contains "netstack vmotion (--netstack): entered with the ++netstack=vmotion launch word"
+    run timeout 20 "$BIN/esxperf" ++netstack=vmotion -c 127.0.0.1 -p "$PORT" -t 1 -i 0 -J -B 127.0.0.1
+    assert_status 0
+    jq -e '.end.esxperf.netstack == {name: "vmotion", from: "++netstack= launch word", method: "launch-word",
+           note: "-B 127.0.0.1 can be bound here"}' <<<"$output" >/dev/null || flunk "$output"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0 -J --netstack defaultTcpipStack -B 127.0.0.1
+    assert_status 0
+    jq -e '.end.esxperf.netstack == {name: "defaultTcpipStack", from: "--netstack", method: "current",
+           note: "this process'"'"'s own netstack"}' <<<"$output" >/dev/null || flunk "$output"
+    run timeout 20 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -i 0 -J
+    assert_status 0
+    jq -e '.end.esxperf.netstack == {name: null, from: null, method: "current", note: null}' <<<"$output" >/dev/null ||
+        flunk "$output"
 }

@@ -59,6 +59,9 @@ setup_file() {
     fleet_vcenter_login "$W/vc/spec1.json" 198.18.0.1
     unset VMWARE_PORT
     export SSL_CERT_FILE=$W/vc/cert.pem
+    # h1 lets root open ICMP ping sockets (a sysctl of its namespace alone), the others
+    # keep the kernel's default that refuses them: each host's self-test differs there
+    ip netns exec "$(fleet_ns 1)" sysctl -qw net.ipv4.ping_group_range="0 2147483647" || return 1
     # run 1: every check, with the port-drop and router faults
     fleet_fault_port_drop 2 1500
     fleet_fault_router_pair 3 4
@@ -226,6 +229,33 @@ mtu_pairs() {
         flunk "report.html: $(grep -A6 'id="preflight"' "$W/report1/report.html")"
 }
 
+@test "fleet run 1: each host's self-test is in report.json (hosts[].selftest), report.txt and report.html; h1 allows ping sockets, the others refuse them" {
+    local want i st ping
+    want=$("$BIN/esxdiag-selftest" -J | jq -c '[.selftest.probes[].name]')
+    for i in 1 2 3 4; do
+        st=$(jq -c ".hosts[$((i - 1))].selftest" "$R1")
+        [ "$(jq -c '[.probes[].name]' <<<"$st")" = "$want" ] || flunk "h$i: other probes than the kit's: $st"
+        [ "$(jq -r '[.arch, .kernel, .root] | map(tostring) | join(" ")' <<<"$st")" = "x86_64 $(uname -r) true" ] ||
+            flunk "h$i header: $(jq -c 'del(.probes)' <<<"$st")"
+        ping=$(jq -r '[.probes[] | select(.name | startswith("socket ICMP")) | "\(.result) \(.errno)"] | join(",")' <<<"$st")
+        if [ "$i" = 1 ]; then
+            [ "$ping" = "works null,works null" ] || flunk "h1 (ping allowed): $ping"
+        else
+            [ "$ping" = "refused EACCES,refused EACCES" ] || flunk "h$i (ping refused): $ping"
+        fi
+        # the text line and the page's row say what report.json says
+        grep -qE "^  h$i  Linux $(uname -r) x86_64: $(jq -r .summary.works <<<"$st") works, $(jq -r .summary.refused <<<"$st") refused" \
+            "$W/report1/report.txt" || flunk "report.txt h$i: $(grep -A5 '^self-test' "$W/report1/report.txt")"
+        grep -q "<tr class=\"selftest\" data-host=\"h$i\" data-refused=\"$(jq -r .summary.refused <<<"$st")\"" \
+            "$W/report1/report.html" || flunk "report.html h$i: $(grep 'class="selftest"' "$W/report1/report.html")"
+    done
+    grep -qE '^  h2  .* refused \(.*socket ICMP ping \(dgram\) EACCES' "$W/report1/report.txt" || flunk "$(grep -A5 '^self-test' "$W/report1/report.txt")"
+    # as Chromium renders it: h2's refused ping socket with the tools' fallback as its title
+    fleet_page_dom "$W/report1/report.html" "$W/dom-selftest.html"
+    grep -q 'title="esxmtu: raw sockets (needs root); without root no IPv4 probing">socket ICMP ping (dgram): refused EACCES</span>' \
+        "$W/dom-selftest.html" || flunk "rendered page: $(grep -o '<table id="selftest-hosts">.*' "$W/dom-selftest.html" | head -c 2000)"
+}
+
 @test "fleet: each host's shell is the ESXi-shaped one: no command, no tr, nothing of this machine's on PATH" {
     local out rc=0
     out=$(ip netns exec "$FLEET_NS_CTL" ssh -F "$FLEET_DIR/ssh/config" "$(fleet_mgmt_ip 1)" \
@@ -298,6 +328,41 @@ mtu_pairs() {
     assert_contains "summary: 8 of 12 directed checks failed (MTU 8, throughput 0); 1 of 4 hosts not ok"
     assert_hosts_restored 1 2 3 4
     [ ! -s "$W/h4/host/log" ] || flunk "unreachable h4 was touched: $(cat "$W/h4/host/log")"
+}
+
+@test "fleet: a host whose vMotion vmk is on its own netstack: esxmtu there reads it from esxcli and probes through esxcli's ping; its pairs PASS, report.json and report.html say how" {
+    # h1's vmk1 in a namespace of its own (its "vmotion" netstack; its stand-in esxcli
+    # has vmk1 on vmotion and pings in that namespace); h1 and h3 only, MTU only
+    fleet_own_netstack 1 || { fleet_own_netstack_undo 1; flunk "cannot move h1's vMotion link"; }
+    : > "$W/h1/host/log"
+    /usr/bin/python3 - "$W/inventory.yml" "$W/inventory-ns.yml" "$(fleet_vmo_ns 1)" <<'PY'
+import sys, yaml
+inv = yaml.safe_load(open(sys.argv[1]))
+hosts = inv['esxdiag']['hosts']
+for name in list(hosts):
+    if name not in ('h1', 'h3'):
+        del hosts[name]
+hosts['h1']['esxdiag_vmk'] = 'vmk1'
+hosts['h1']['esxdiag_host_env']['FAKE_ESXCLI_NETSTACK_vmotion'] = sys.argv[3]
+yaml.safe_dump(inv, open(sys.argv[2], 'w'))
+PY
+    local rc=0
+    FLEET_INVENTORY=$W/inventory-ns.yml fleet_play "$W/run5.out" -e "esxdiag_report_dir=$W/report5" \
+        -e '{"esxdiag_checks": ["mtu"]}' || rc=$?
+    fleet_own_netstack_undo 1
+    [ "$rc" = 0 ] || flunk "exit $rc: $(tail -20 "$W/run5.out")"
+    local r5=$W/report5/report.json
+    run jq -r '.pairs[] | "\(.from) \(.to) \(.family) \(.verdict) \(.netstack.name) \(.netstack.method) \(.evidence.method)"' "$r5"
+    [ "$output" = "h1 h3 ipv4 PASS vmotion esxcli esxcli
+h1 h3 ipv6 PASS vmotion esxcli esxcli
+h3 h1 ipv4 PASS null current raw
+h3 h1 ipv6 PASS null current raw" ] || flunk "pairs: $output"
+    [ "$(jq -r '.pairs[0].netstack.from' "$r5")" = "esxcli: vmk1 is on it" ] || flunk "$(jq -c '.pairs[0]' "$r5")"
+    grep -q "esxcli network diag ping --netstack vmotion --interface vmk1 --ipv4 --df --size 8972" "$W/h1/host/log" ||
+        flunk "h1's esxcli log: $(cat "$W/h1/host/log")"
+    grep -q '<td class="netstack">vmotion via esxcli</td>' "$W/report5/report.html" || flunk "report.html has no netstack column"
+    run cat "$W/run5.out"
+    assert_contains "summary: 0 of 4 directed checks failed"
 }
 
 # the configuration sentence of every failing pair of a report, "FROM TO CHECK FAMILY

@@ -5,8 +5,8 @@ usage: compare-output.mask.py PORT < output > masked
 
 What a run cannot repeat is replaced: in text report lines (interval, summary and
 sweep rows, CPU and efficiency lines, "connected" lines) every number except the
-[ID] column, the unit prefixes (the unit follows the value) and runs of spaces; in
-JSON, the values of the keys in MASKED (rates, bytes, times, CPU, ports, cookie,
+[ID] column, the unit prefixes (the unit follows the value) and runs of spaces; the
+RTT in the engine lines ("smallest RTT 3 us"); in JSON, the values of the keys in MASKED (rates, bytes, times, CPU, ports, cookie,
 timestamps, retransmits, cwnd, rtt). The server port the script chose reads PORT.
 Everything else (the words, the key order, the layout of the JSON, error lines
 and their codes) is kept as it came.
@@ -51,6 +51,8 @@ def mask_text(line, port):
     if port:
         line = re.sub(r"\b%s\b" % re.escape(port), "PORT", line)
     line = re.sub(r"commit [0-9a-f]+(-dirty)?", "commit C", line)
+    # -V's and the JSON "engine" lines name the RTT the send buffer was sized from
+    line = re.sub(r"smallest RTT \d+ us", "smallest RTT # us", line)
     if REPORT.search(line):
         return mask_report(line)
     return line

@@ -4,6 +4,7 @@
 #   esxperf  server and client over loopback for 3 seconds
 #   esxmtu   a jumbo (MTU 9000) check and a path-MTU discovery against 127.0.0.1
 #   esxpart  a generated ESXi-like disk (partitions 1,5,6,7,8 in a sparse file)
+#   esxdiag-selftest  what this machine's kernel gives the tools (loopback only)
 # A tool that is not built yet is skipped with a note. Exit 1 if any tool failed.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -81,21 +82,26 @@ demo_esxperf() {
     echo "(the server side saw the same test and exited 0)"
 }
 
-for t in esxperf esxmtu esxpart; do
+demo_selftest() {
+    run_step "$BIN/esxdiag-selftest"
+}
+
+for t in esxperf esxmtu esxpart esxdiag-selftest; do
     have "$t" || continue
     case $t in
         esxperf) title esxperf "throughput over loopback, 3 seconds" ;;
         esxmtu) title esxmtu "jumbo-frame check and path MTU against 127.0.0.1" ;;
         esxpart) title esxpart "partitions of a generated ESXi-like boot disk" ;;
+        esxdiag-selftest) title esxdiag-selftest "each syscall and socket option the tools use, tried on loopback" ;;
     esac
-    "demo_$t"
+    "demo_${t#esxdiag-}"
     result "$t" $?
 done
 # tools without a demo of their own yet: show that they run
 for b in "$BIN"/*; do
     [ -x "$b" ] || continue
     t=$(basename "$b")
-    case $t in esxperf | esxmtu | esxpart) continue ;; esac
+    case $t in esxperf | esxmtu | esxpart | esxdiag-selftest) continue ;; esac
     title "$t" "no demo yet: its version"
     run_step "$b" --version
     result "$t" $?

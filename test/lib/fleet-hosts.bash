@@ -181,11 +181,12 @@ fleet_hosts_down() {
 }
 
 # fleet_playbook_argv: FLEET_ARGV, the command line of esxi/fleet/validate.yml run
-# from the controller namespace against the bench's inventory with the kit $FLEET_KIT
+# from the controller namespace against the bench's inventory (or $FLEET_INVENTORY)
+# with the kit $FLEET_KIT
 fleet_playbook_argv() {
     # shellcheck disable=SC2207
     FLEET_ARGV=(ip netns exec "$FLEET_NS_CTL" env $(fleet_env "$FLEET_DIR")
-        ansible-playbook -i "$FLEET_DIR/inventory.yml" "$ESXDIAG_ROOT/esxi/fleet/validate.yml"
+        ansible-playbook -i "${FLEET_INVENTORY:-$FLEET_DIR/inventory.yml}" "$ESXDIAG_ROOT/esxi/fleet/validate.yml"
         -e "esxdiag_kit=$FLEET_KIT")
 }
 

@@ -19,6 +19,11 @@
 #   fleet_fault_router_pair I J   R forwards I<->J over a route of MTU 1500 and sends
 #                                 frag-needed / Packet Too Big (J must be the routed host)
 #   fleet_faults_clear            every fault above undone
+#   fleet_own_netstack I          host I's vMotion link moves into a namespace of its own
+#                                 (fleet_vmo_ns I, the "vmotion" netstack) as vmk1, with
+#                                 its addresses and routes: in the host's namespace (the
+#                                 default netstack) it no longer exists
+#   fleet_own_netstack_undo I     back into the host's namespace as v0 (altname vmk1)
 #   fleet_net_down                kill every process in the namespaces, delete them
 
 fleet_ns() { echo "esxfleet-$FLEET_TAG-h$1"; }
@@ -138,6 +143,42 @@ NFT
     return 0
 }
 
+fleet_vmo_ns() { echo "esxfleet-$FLEET_TAG-h$1v"; }
+
+# _fleet_vmo_addrs NS DEV I: host I's test addresses and the routes through R on DEV in NS
+_fleet_vmo_addrs() {
+    ip -n "$1" addr add "$(fleet_test_ip "$3")/24" dev "$2" || return 1
+    ip -n "$1" addr add "$(fleet_test_ip6 "$3")/64" dev "$2" nodad || return 1
+    ip -n "$1" link set "$2" up || return 1
+    ip -n "$1" route add 198.19.1.0/24 via 198.19.0.1 || return 1
+    ip -n "$1" -6 route add 2001:db8:191::/64 via 2001:db8:19::1
+}
+
+fleet_own_netstack() { # I (not the routed host)
+    local ns v
+    ns=$(fleet_ns "$1") v=$(fleet_vmo_ns "$1")
+    _fleet_ns_add "$v" || return 1
+    ip -n "$ns" link property del dev v0 altname vmk1 2>/dev/null
+    ip -n "$ns" link set v0 netns "$v" || return 1
+    ip -n "$v" link set v0 name vmk1 || return 1
+    _fleet_vmo_addrs "$v" vmk1 "$1"
+}
+
+fleet_own_netstack_undo() { # I
+    local ns v
+    ns=$(fleet_ns "$1") v=$(fleet_vmo_ns "$1")
+    if ip -n "$v" link show vmk1 >/dev/null 2>&1; then
+        ip -n "$v" link set vmk1 down
+        ip -n "$v" link set vmk1 netns "$ns" || return 1
+        ip -n "$ns" link set vmk1 name v0 || return 1
+        ip -n "$ns" link property add dev v0 altname vmk1 || return 1
+        _fleet_vmo_addrs "$ns" v0 "$1" || return 1
+    fi
+    _fleet_ns_kill "$v"
+    ip netns del "$v" 2>/dev/null
+    return 0
+}
+
 # every process in a namespace (sshd and its sessions, Ansible's ssh masters): killed
 # before the namespace goes, or they keep its veths alive (bounded wait: 3 s)
 _fleet_ns_kill() {
@@ -158,7 +199,7 @@ _fleet_ns_kill() {
 fleet_net_down() {
     [ -n "${FLEET_TAG:-}" ] || return 0
     local ns
-    for ns in $(ip netns list | awk '{print $1}' | grep -E "^esxfleet-$FLEET_TAG-(sw|ctl|r|h[0-9]+)\$"); do
+    for ns in $(ip netns list | awk '{print $1}' | grep -E "^esxfleet-$FLEET_TAG-(sw|ctl|r|h[0-9]+v?)\$"); do
         _fleet_ns_kill "$ns"
         ip netns del "$ns" 2>/dev/null
         rm -rf "/etc/netns/$ns"     # fleet-hosts.bash's passwd for the namespace

@@ -1,9 +1,12 @@
-/* common/args.c: ESXi "++" launch words, bounded integers. */
+/* common/args.c: ESXi "++" launch words, bounded integers, the one line for
+ * getopt_long's refusals in each tool's words. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include <getopt.h>
 
 #include "args.h"
 
@@ -67,6 +70,70 @@ static void refuses_leading_white_space(void **state)
     }
 }
 
+/* a long table with what the tools' have: flags with a letter, a long-only flag,
+ * options with a value, two names of one option */
+static const struct option longs[] = {
+    { "json", no_argument, NULL, 'J' }, { "bidir", no_argument, NULL, 256 },
+    { "port", required_argument, NULL, 'p' }, { "max-hops", required_argument, NULL, 257 },
+    { "bitrate", required_argument, NULL, 'b' }, { "bandwidth", required_argument, NULL, 'b' },
+    { "sector-size", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
+};
+
+static void line_is(const struct bad_option_words *w, int c, int code, const char *word,
+                    const char *want)
+{
+    char buf[256];
+    assert_string_equal(bad_option_line(buf, sizeof buf, longs, w, c, code, word), want);
+}
+
+/* c, optopt and the word as musl's getopt_long leaves them, and the line each
+ * tool's words give (the lines its bats rows and man page show) */
+static void refusals_in_each_tools_words(void **state)
+{
+    (void)state;
+    static const struct bad_option_words perf = { 0, "", " (drop the '=...')" };
+    static const struct bad_option_words mtu = {
+        BADOPT_NEEDS_FULL_NAME | BADOPT_TAKES_FULL_NAME | BADOPT_QUOTE_UNKNOWN, "", "",
+    };
+    static const struct bad_option_words part = { BADOPT_NEEDS_FULL_NAME, ": 512 or 4096", "" };
+    /* esxperf: as typed */
+    line_is(&perf, ':', 'p', NULL, "option -p needs a value");
+    line_is(&perf, ':', 'p', "--port", "option --port needs a value");
+    line_is(&perf, ':', 'p', "--po", "option --po needs a value");
+    line_is(&perf, '?', 256, "--bidir=1", "option --bidir takes no value (drop the '=...')");
+    line_is(&perf, '?', 0, "--no-such-option", "unknown option --no-such-option");
+    line_is(&perf, '?', 0, "--no-such=1", "unknown option --no-such");
+    line_is(&perf, '?', 'x', "-x", "unknown option -x");
+    /* esxmtu: a long option by its whole name, an unknown one quoted whole */
+    line_is(&mtu, ':', 'p', NULL, "option -p needs a value");
+    line_is(&mtu, ':', 257, "--max", "option --max-hops needs a value");
+    line_is(&mtu, '?', 'J', "--js=yes", "option --json takes no value");
+    line_is(&mtu, '?', 'x', "-x", "unknown option -x");
+    line_is(&mtu, '?', 0, "--bogus=3", "unknown option '--bogus=3'");
+    /* esxpart: -s with its values, a flag given a value as typed */
+    line_is(&part, ':', 's', NULL, "option -s needs a value: 512 or 4096");
+    line_is(&part, ':', 's', "--sec", "option --sector-size needs a value: 512 or 4096");
+    line_is(&part, '?', 'J', "--js=1", "option --js takes no value");
+    line_is(&part, '?', 0, "--bogus=3", "unknown option --bogus");
+    /* two long names of one option: the one typed */
+    line_is(&mtu, ':', 'b', "--bandw", "option --bandwidth needs a value");
+    line_is(&mtu, ':', 'b', "--bitrate", "option --bitrate needs a value");
+}
+
+/* an unknown letter inside a word of letters: getopt has not moved optind past
+ * that word yet, so the word before it (here a long option) is what argv[optind-1]
+ * holds; the line names the letter, not that earlier option */
+static void letter_in_a_word_after_a_long_option(void **state)
+{
+    (void)state;
+    static const struct bad_option_words perf = { 0, "", " (drop the '=...')" };
+    static const struct bad_option_words mtu = { BADOPT_TAKES_FULL_NAME | BADOPT_QUOTE_UNKNOWN,
+                                                 "", "" };
+    line_is(&perf, '?', 'q', "--bidir", "unknown option -q");
+    line_is(&mtu, '?', 'x', "--json", "unknown option -x");
+    line_is(&perf, '?', 'q', NULL, "unknown option -q");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -74,6 +141,8 @@ int main(void)
         cmocka_unit_test(keeps_plus_words_after_first_real_arg),
         cmocka_unit_test(parses_bounded_integers),
         cmocka_unit_test(refuses_leading_white_space),
+        cmocka_unit_test(refusals_in_each_tools_words),
+        cmocka_unit_test(letter_in_a_word_after_a_long_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,14 +224,16 @@ static void checks_across_options(void **state)
     o.file = NULL;
     assert_int_equal(peers_add(&o.peers, "198.18.1.2", why, sizeof why), 0);
     assert_int_equal(opts_validate(&o, why, sizeof why), 0);
-    o.have_mtu = o.have_size = 1;
+    assert_int_equal(opts_set(&o, 'm', "1500", why, sizeof why), 0);
+    assert_int_equal(opts_set(&o, 's', "1472", why, sizeof why), 0);
     assert_int_equal(opts_validate(&o, why, sizeof why), -1);
     assert_string_equal(why, "-m and -s both set the probe size: give one");
-    o.have_size = 0;
-    o.saw4 = o.saw6 = 1;
+    o.given['s'] = 0;
+    assert_int_equal(opts_set(&o, '4', NULL, why, sizeof why), 0);
+    assert_int_equal(opts_set(&o, '6', NULL, why, sizeof why), 0);
     assert_int_equal(opts_validate(&o, why, sizeof why), -1);
     assert_string_equal(why, "-4 and -6 contradict: give one, or neither for both families");
-    o.saw6 = 0;
+    o.given['6'] = 0;
     /* 1024 peers x 100 probes x 2 sizes is over one round's probes */
     while (o.peers.n < PEERS_MAX)
         assert_int_equal(peers_add(&o.peers, "h", why, sizeof why), 0);

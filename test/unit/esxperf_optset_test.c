@@ -1,6 +1,7 @@
-/* options.c opts_set: what each option of the command line sets
- * (the opt_sets table), the one-line refusals of bad values (the same words main
- * printed before the table), and that every option main.c hands over is known. */
+/* options.c opts_set: what each option of the command line sets (the rows of
+ * options_table.h), the one-line refusals of bad values, and that what is
+ * derived from the table (getopt_long's tables, --help, the role checks) holds
+ * each option once, as its row says. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,6 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "options.h"
@@ -235,24 +239,188 @@ static void numbers_as_iperf3_reads_them(void **state)
     assert_int_equal(o.tos, 16);
 }
 
-/* every option main.c passes on is in the table; -h, -v and getopt's own codes
- * are main's */
+/* every option of the table sets something, except -h and -v (main's); getopt's
+ * own codes are main's too */
 static void every_option_known(void **state)
 {
     (void)state;
-    static const char letters[] = "scpfiBJV1tnkublwPROMNCSZTA46FDIdX";
     char why[2048];
-    for (const char *l = letters; *l; l++) {
+    size_t opts = 0;
+    for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
+        const struct perf_opt *r = &perf_options[i];
+        if (r->row == PERF_ROW_TEXT)
+            continue;
+        /* an alias is another name of an option that has its own row */
+        assert_non_null(opts_row(r->code));
+        if (r->row != PERF_ROW_OPT)
+            continue;
+        opts++;
         opts_defaults(&o);
-        assert_int_not_equal(opts_set(&o, *l, "1", why, sizeof why), 1);
+        int rc = opts_set(&o, r->code, "1", why, sizeof why);
+        if (r->kind == SET_MAIN)
+            assert_int_equal(rc, 1);
+        else if (rc == 1)
+            fail_msg("--%s: opts_set does not know it", r->name);
+        assert_true(o.given[r->code]);
     }
-    for (int code = O_BIDIR; code < O_CODE_END; code++) {
-        opts_defaults(&o);
-        assert_int_not_equal(opts_set(&o, code, "1", why, sizeof why), 1);
-    }
+    assert_true(opts > 60);
     static const int theirs[] = { 'h', 'v', '?', ':' };
     for (size_t i = 0; i < ARRAY_SIZE(theirs); i++)
         assert_int_equal(opts_set(&o, theirs[i], NULL, why, sizeof why), 1);
+}
+
+/* the row of long name n, NULL when none */
+static const struct perf_opt *by_name(const char *n)
+{
+    for (size_t i = 0; i < PERF_OPT_ROWS; i++)
+        if (perf_options[i].name && strcmp(perf_options[i].name, n) == 0)
+            return &perf_options[i];
+    return NULL;
+}
+
+/* getopt_long's short string and long table hold each letter and each long name
+ * of the table once, with the row's code and argument kind, and nothing else */
+static void getopt_tables_are_the_table(void **state)
+{
+    (void)state;
+    const char *shorts;
+    const struct option *longs;
+    opts_getopt(&shorts, &longs);
+    assert_int_equal(shorts[0], ':');
+    size_t letters = 0, colons = 0, names = 0;
+    for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
+        const struct perf_opt *r = &perf_options[i];
+        if (r->row == PERF_ROW_TEXT) {
+            assert_null(r->name);
+            continue;
+        }
+        names++;
+        if (r->row == PERF_ROW_OPT) {
+            /* one OPT or LONG row per code; a letter is its own code */
+            assert_ptr_equal(opts_row(r->code), r);
+            if (r->letter)
+                assert_int_equal(r->code, r->letter);
+            else
+                assert_true(r->code > 255 && r->code < O_CODE_END);
+        } else {
+            assert_int_equal(r->letter, 0);
+            assert_int_equal(r->arg, opts_row(r->code)->arg);
+        }
+        if (r->letter) {
+            letters++;
+            colons += (size_t)r->arg;
+            const char *at = strchr(shorts + 1, r->letter);
+            assert_non_null(at);
+            assert_null(strchr(at + 1, r->letter));
+            const char *want[] = { "", ":", "::" };
+            size_t n = strspn(at + 1, ":");
+            assert_int_equal(n, strlen(want[r->arg]));
+        }
+        /* the long name: once in the table, once in getopt's */
+        assert_ptr_equal(by_name(r->name), r);
+        size_t seen = 0;
+        for (const struct option *l = longs; l->name; l++) {
+            if (strcmp(l->name, r->name) != 0)
+                continue;
+            seen++;
+            assert_int_equal(l->val, r->code);
+            assert_null(l->flag);
+            static const int has_arg[] = { no_argument, required_argument, optional_argument };
+            assert_int_equal(l->has_arg, has_arg[r->arg]);
+        }
+        assert_int_equal(seen, 1);
+    }
+    assert_int_equal(strlen(shorts), 1 + letters + colons);
+    size_t n = 0;
+    while (longs[n].name)
+        n++;
+    assert_int_equal(n, names);
+    assert_int_equal(longs[n].val, 0);
+}
+
+/* s names w as a whole option word (not a prefix of a longer name) */
+static int names_word(const char *s, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *at = s; (at = strstr(at, w)); at++) {
+        char before = at == s ? ' ' : at[-1], after = at[n];
+        if (!(isalnum((unsigned char)before) || before == '-') &&
+            !(isalnum((unsigned char)after) || after == '-'))
+            return 1;
+    }
+    return 0;
+}
+
+/* --help is the rows' help in order; a row's help starts with its own name, and
+ * every name is somewhere in --help except the aliases marked hidden */
+static void usage_is_the_rows_help(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
+        const struct perf_opt *r = &perf_options[i];
+        size_t n = strlen(r->help);
+        assert_memory_equal(perf_usage + len, r->help, n);
+        len += n;
+        if (r->row == PERF_ROW_TEXT)
+            continue;
+        char word[64];
+        if (r->letter) {
+            snprintf(word, sizeof word, "-%c", r->letter);
+            assert_true(names_word(perf_usage, word));
+            if (n) {
+                snprintf(word, sizeof word, "  -%c", r->letter);
+                assert_memory_equal(r->help, word, strlen(word));
+            }
+        } else if (n) {
+            snprintf(word, sizeof word, "      --%s", r->name);
+            assert_memory_equal(r->help, word, strlen(word));
+        }
+        snprintf(word, sizeof word, "--%s", r->name);
+        if (names_word(perf_usage, word) == r->hidden)
+            fail_msg("%s: --help %s it, the row says %s", word,
+                     r->hidden ? "names" : "does not name", r->hidden ? "hidden" : "shown");
+    }
+    assert_int_equal(strlen(perf_usage), len);
+    assert_true(len > 5000);
+}
+
+/* each CLIENT row is refused on a server and each SERVER row on a client, by its
+ * name; an ANY row on either side is no role's refusal */
+static void roles_are_the_rows(void **state)
+{
+    (void)state;
+    char why[2048], name[80];
+    size_t client = 0, server = 0;
+    for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
+        const struct perf_opt *r = &perf_options[i];
+        if (r->row != PERF_ROW_OPT)
+            continue;
+        for (int side = 0; side < 2; side++) {
+            opts_defaults(&o);
+            o.server = side;
+            o.host = side ? NULL : "198.18.0.2";
+            o.given[r->code] = 1;
+            why[0] = '\0';
+            opts_validate(&o, why, sizeof why);
+            int refused_client = strstr(why, "is a client option") != NULL;
+            int refused_server = strstr(why, "is a server option") != NULL;
+            assert_int_equal(refused_client, side && r->role == PERF_ROLE_CLIENT);
+            assert_int_equal(refused_server, !side && r->role == PERF_ROLE_SERVER);
+            if (refused_client || refused_server) {
+                opts_name(r->code, name, sizeof name);
+                assert_memory_equal(why, name, strlen(name));
+                assert_int_equal(why[strlen(name)], ' ');
+            }
+        }
+        client += r->role == PERF_ROLE_CLIENT;
+        server += r->role == PERF_ROLE_SERVER;
+    }
+    assert_true(client > 30 && server > 5);
+    assert_string_equal(opts_name(O_MAX_DURATION, name, sizeof name),
+                        "--server-max-duration (--max-duration)");
+    assert_string_equal(opts_name('b', name, sizeof name), "-b");
+    assert_string_equal(opts_name(O_BIDIR, name, sizeof name), "--bidir");
 }
 
 int main(void)
@@ -264,6 +432,9 @@ int main(void)
         cmocka_unit_test(bad_values_one_line_each),
         cmocka_unit_test(numbers_as_iperf3_reads_them),
         cmocka_unit_test(every_option_known),
+        cmocka_unit_test(getopt_tables_are_the_table),
+        cmocka_unit_test(usage_is_the_rows_help),
+        cmocka_unit_test(roles_are_the_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* esxmtu: does a full-size Don't-Fragment packet really cross to each peer?
- * The command line first (usage text, short options, long options, side by side),
+ * The command line first (options_table.h's rows, what each sets in options.c),
  * then one straight flow: parse, settle the netstack, resolve, open, check, discover,
  * trace, report. The work is in peers.c, netstack.c, probe.c, check.c (or esxcli_ping.c),
  * discover.c + rounds.c, trace.c, verdict.c, report.c. */
@@ -30,114 +30,11 @@
 
 const char tool_name[] = "esxmtu";
 
-static const char usage[] =
-"usage: esxmtu [options] PEER...\n"
-"       esxmtu [options] -f FILE [-f FILE]... (one peer per line, # comments)\n"
-"\n"
-"Checks that a packet of the full MTU crosses to each peer unfragmented (DF set),\n"
-"and says why not and where. Default MTU 9000: IPv4 data = MTU - 28 (8972),\n"
-"IPv6 data = MTU - 48 (8952), as vmkping -d -s.\n"
-"\n"
-"  -m MTU        IP packet size to prove (default 9000; 68/1280..65535)\n"
-"  -s SIZE       ICMP data bytes instead, as vmkping -s (8972 = MTU 9000 on IPv4)\n"
-"  -c COUNT      full-size probes per peer (default 3, max 100)\n"
-"  -i SECONDS    interval between probes to a peer (default 0.2)\n"
-"  -W SECONDS    wait for an answer after the last probe (default 1)\n"
-"  -t TTL        time to live / hop limit (default: system)\n"
-"  -I IFACE      send through this interface (vmk1 on ESXi; a vmk's netstack is\n"
-"                asked of esxcli and used)\n"
-"  -S, --netstack NETSTACK\n"
-"                probe in this ESXi netstack (vmotion, vxlan...): enter it with the\n"
-"                ++netstack= launch word where the host supports it, else probe\n"
-"                through esxcli network diag ping; needs -I or -B\n"
-"  -B SRCADDR    source address\n"
-"  -4, -6        use IPv4 / IPv6 addresses only\n"
-"  -d            accepted for vmkping habits: DF is always set\n"
-"  -f FILE       read peers from FILE (again for more files, read in order)\n"
-"  --discover    find the exact path MTU (table of common MTUs, then bisection\n"
-"                with parallel probes; lost sizes are retried before concluding),\n"
-"                every peer's search at once\n"
-"  --trace       hop by hop (TTL): which hop limits the path, or after which\n"
-"                hop full-size probes vanish\n"
-"  --max-hops N  hops for --trace (default 30)\n"
-"  --method M    M is auto, raw, errqueue or dgram (default auto: raw sockets as\n"
-"                root, else unprivileged ping sockets). No method uses the\n"
-"                kernel's path-MTU cache: every run sees the path as it is.\n"
-"  -J, --json    JSON output\n"
-"  -q            quiet: verdict lines and the summary only\n"
-"  --version     version and build\n"
-"  -h, --help    this text\n"
-"\n"
-"Verdicts: PASS, LOCAL-MTU (this host refuses the size: its interface is smaller),\n"
-"TOO-BIG (a router said frag-needed / Packet Too Big, with its address and\n"
-"next-hop MTU), BLACK-HOLE (small probes answered, full-size ones vanish),\n"
-"NO-REPLY (nothing answers: no MTU conclusion), SHORT-REPLY, UNREACHABLE,\n"
-"TTL-EXCEEDED, SEND-FAILED (this host could not send at all: no conclusion).\n"
-"A too-big whose next-hop MTU cannot be (0, under 68 / 1280, not below the probe)\n"
-"is named and ignored; answers that do not quote or echo our own probe are ignored.\n"
-"\n"
-"Examples:\n"
-"  esxmtu -I vmk1 10.160.22.112 10.160.22.113     vMotion jumbo check, MTU 9000\n"
-"  esxmtu -S vmotion -I vmk1 10.160.22.112         the same on the vmotion netstack\n"
-"  esxmtu -m 1600 -f vtep-peers.txt               overlay (NSX/VXLAN) underlay\n"
-"  esxmtu --discover 198.18.2.2                    exact path MTU\n"
-"  esxmtu --trace -6 2001:db8:2::2                 which hop limits the path\n"
-"\n"
-"Exit codes: 0 every peer passes, 1 a peer fails, 2 usage or system error.\n"
-"Interrupted (SIGINT, SIGTERM, SIGHUP): what was measured so far, exit 1.\n";
-
-/* the options above, in getopt's words; a leading ':' lets us name a missing value */
-static const char shorts[] = ":m:s:c:i:W:t:I:B:S:46df:Jqh";
-enum { OPT_DISCOVER = 256, OPT_TRACE, OPT_METHOD, OPT_VERSION, OPT_HOPS };
-static const struct option longs[] = {
-    { "discover", no_argument, NULL, OPT_DISCOVER },
-    { "trace", no_argument, NULL, OPT_TRACE },
-    { "max-hops", required_argument, NULL, OPT_HOPS },
-    { "method", required_argument, NULL, OPT_METHOD },
-    { "netstack", required_argument, NULL, 'S' },
-    { "json", no_argument, NULL, 'J' },
-    { "version", no_argument, NULL, OPT_VERSION },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+/* how esxmtu words getopt's refusals (common/args.h): a long option by its
+ * whole name, an unknown one quoted as given */
+static const struct bad_option_words refusals = {
+    BADOPT_NEEDS_FULL_NAME | BADOPT_TAKES_FULL_NAME | BADOPT_QUOTE_UNKNOWN, "", "",
 };
-
-static uint64_t num(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-    uint64_t v;
-    const char *why;
-    if (parse_u64(s, min, max, &v, &why) != 0)
-        die_usage("%s '%s': %s (%llu..%llu)", opt, s, why, (unsigned long long)min,
-                  (unsigned long long)max);
-    return v;
-}
-
-static uint64_t seconds(const char *opt, const char *s, double min, double max)
-{
-    double v;
-    const char *why;
-    if (parse_double(s, min, max, &v, &why) != 0)
-        die_usage("%s '%s': %s (%g..%g seconds)", opt, s, why, min, max);
-    return (uint64_t)(v * (double)NS_PER_SEC);
-}
-
-/* getopt's '?' and ':' as one right line: which option, and what is wrong with it */
-static _Noreturn void bad_option(int c, const char *word)
-{
-    const struct option *lo = NULL;
-    for (const struct option *l = longs; l->name && optopt; l++)
-        if (l->val == optopt && word && strncmp(word, "--", 2) == 0)
-            lo = l;
-    if (c == ':') {
-        if (lo)
-            die_usage("option --%s needs a value", lo->name);
-        die_usage("option -%c needs a value", optopt);
-    }
-    if (lo && lo->has_arg == no_argument)
-        die_usage("option --%s takes no value", lo->name);
-    if (optopt && !(word && strncmp(word, "--", 2) == 0))
-        die_usage("unknown option -%c", optopt);
-    die_usage("unknown option '%s'", word ? word : "?");
-}
 
 static void parse(struct mtu_opts *o, int argc, char **argv)
 {
@@ -145,40 +42,21 @@ static void parse(struct mtu_opts *o, int argc, char **argv)
     char why[320];
     const char **files = xcalloc((size_t)argc, sizeof *files);   /* every -f, in order */
     size_t nfiles = 0;
+    const char *shorts;
+    const struct option *longs;
+    opts_getopt(&shorts, &longs);
     opterr = 0;
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        int rc = opts_set(o, c, optarg, why, sizeof why);
+        if (rc < 0)
+            die_usage("%s", why);
+        if (rc == 0)
+            continue;
         switch (c) {
-        case 'm': o->mtu = (uint32_t)num("-m", optarg, PKT_MIN_MTU4, PKT_MAX_MTU); o->have_mtu = 1; break;
-        case 's': o->size = (uint32_t)num("-s", optarg, 0, PKT_MAX_MTU - PKT_HDR4); o->have_size = 1; break;
-        case 'c': o->chk.count = (unsigned)num("-c", optarg, 1, 100); break;
-        case 'i': o->chk.interval_ns = seconds("-i", optarg, 0, 60); o->interval = optarg; break;
-        case 'W': o->chk.timeout_ns = seconds("-W", optarg, 0.001, 60); break;
-        case 't': o->po.ttl = (int)num("-t", optarg, 1, 255); break;
-        case 'I': o->po.iface = optarg; break;
-        case 'B': o->src = optarg; break;
-        case 'S': o->ns.want = optarg; break;
-        case '4': o->family = AF_INET; o->saw4 = 1; break;
-        case '6': o->family = AF_INET6; o->saw6 = 1; break;
-        case 'd': break;
         case 'f': o->file = files[nfiles++] = optarg; break;
-        case 'J': o->json = 1; break;
-        case 'q': o->quiet = 1; break;
-        case OPT_DISCOVER: o->discover = 1; break;
-        case OPT_TRACE: o->trace = 1; break;
-        case OPT_HOPS:
-            o->max_hops = (int)num("--max-hops", optarg, 1, TRACE_MAX_HOPS);
-            o->have_max_hops = 1;
-            break;
-        case OPT_METHOD: {
-            int m = probe_method_parse(optarg);
-            if (m < 0)
-                die_usage("--method '%s': unknown (auto, raw, errqueue or dgram)", optarg);
-            o->po.method = (enum probe_method)m;
-            break;
-        }
         case OPT_VERSION: version_print(); output_exit("the version");
-        case 'h': fputs(usage, stdout); output_exit("the help text");
-        default: bad_option(c, optind > 1 && optind <= argc ? argv[optind - 1] : NULL);
+        case 'h': fputs(mtu_usage, stdout); output_exit("the help text");
+        default: bad_option(longs, &refusals, c, argc, argv);
         }
     }
     for (int i = optind; i < argc; i++)
@@ -227,7 +105,7 @@ static void prepare(struct mtu_opts *o, struct peer *peers, int *need4, int *nee
             die(EXIT_USAGE, "-B %s is %s but peer %s is %s (use a source of the same family)", o->src,
                 src.sa.sa_family == AF_INET6 ? "IPv6" : "IPv4", pe->name, fam);
         uint32_t hdr = pkt_hdr_len(pe->family), min = pkt_min_mtu(pe->family);
-        uint64_t mtu = o->have_size ? (uint64_t)o->size + hdr : o->have_mtu ? o->mtu : 9000;
+        uint64_t mtu = o->given['s'] ? (uint64_t)o->size + hdr : o->given['m'] ? o->mtu : 9000;
         if (mtu > PKT_MAX_MTU)
             die(EXIT_USAGE, "-s %u is too big for %s (at most %u data bytes)", o->size, fam, PKT_MAX_MTU - hdr);
         if (mtu < min)

@@ -21,10 +21,7 @@
 #define ESXMTU_NETSTACK_H
 #include <stddef.h>
 #include <limits.h>
-
-#define NETSTACK_DEFAULT "defaultTcpipStack"
-#define NETSTACK_NAME_MAX 64
-#define NETSTACK_VMKS_MAX 64          /* vmknics read from esxcli at most */
+#include "netstack_enter.h"           /* the word, the re-exec, esxcli's list, the bind check */
 
 enum ns_method { NSM_CURRENT = 0, NSM_WORD, NSM_ESXCLI };
 
@@ -42,20 +39,8 @@ struct netstack {
     char esxcli[PATH_MAX];            /* the esxcli found ("" none) */
 };
 
-/* keep the command line as started (before the ++ words are stripped) */
+/* keep (a copy of) the command line as started, before the ++ words are stripped */
 void netstack_note(struct netstack *ns, int argc, char **argv);
-
-/* "/path/to/esxcli" found on PATH, then /bin, /sbin, into out; 0 or -1 */
-int netstack_find_esxcli(char *out, size_t len);
-
-/* The vmknic `iface` in esxcli's `network ip interface list` output: its netstack
- * into stack. Returns 0; -1 when it is not there, with the vmks that are in `have`
- * ("vmk0, vmk1"; "none" when no block was read). Pure (unit-tested). */
-int netstack_of_vmk(const char *text, size_t len, const char *iface, char *stack, size_t slen,
-                    char *have, size_t hlen);
-
-/* 1 when `iface` looks like an ESXi vmknic name (vmk0..vmk9999) */
-int netstack_is_vmk(const char *iface);
 
 struct mtu_opts;
 /* Decide the run's netstack and method (may re-execute the program: does not return

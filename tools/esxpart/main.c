@@ -1,5 +1,6 @@
 /* esxpart: which partition is OSDATA, VMFS, bootbank, coredump; is the table healthy.
- * Read-only. Options, help and flow; the work is in disk.c, probe.c, ptable.c,
+ * Read-only. The command line (options_table.h's rows, what each sets in
+ * options.c) and flow; the work is in disk.c, probe.c, ptable.c,
  * gpt.c, mbr.c, types.c, content.c, report.c, scan.c. */
 #include <getopt.h>
 #include <stdio.h>
@@ -14,120 +15,53 @@
 #include "output.h"
 #include "version.h"
 #include "disk.h"
+#include "options.h"
 #include "probe.h"
 #include "report.h"
 #include "scan.h"
 
 const char tool_name[] = "esxpart";
 
-/* The option grammar in three views that change together: the text people read,
- * getopt's short letters, and the long names. */
-static const char usage[] =
-"usage: esxpart [options] [DISK|IMAGE ...]\n"
-"\n"
-"Identify ESXi partitions by GPT type GUID and by content (VMFS volume header,\n"
-"VMFS / VMFS-L FS info, FAT label): OSDATA, VMFS datastores, bootbanks, coredump,\n"
-"and check the partition table (MBR, primary and backup GPT). Never writes.\n"
-"Without DISK: every whole disk in /vmfs/devices/disks (ESXi) or /sys/block (Linux).\n"
-"A DISK must be a regular file (an image) or a block device; anything else (a\n"
-"directory, FIFO, socket or character device) is refused, the others still read.\n"
-"\n"
-"  -p, --partedutil     print exactly what 'partedUtil getptbl DISK' prints\n"
-"  -u, --usable         print first and last usable sector ('getUsableSectors')\n"
-"  -g, --showguids      print the known partition type table (partedUtil showGuids)\n"
-"  -J, --json           JSON output (keys documented in docs/esxpart.md)\n"
-"  -v, --verify         exit 1 when any disk has an error-level finding (as sgdisk -v)\n"
-"  -s, --sector-size N  force the logical sector size: 512 or 4096\n"
-"      --version        print the version\n"
-"  -h, --help           this text\n"
-"\n"
-"Examples:\n"
-"  esxpart                                   all disks, table per disk\n"
-"  esxpart --partedutil /vmfs/devices/disks/naa.5000c500a1b2c3d4\n"
-"  esxpart -v -J disk.img > report.json\n"
-"\n"
-"Exit codes: 0 ok; 1 problems found (with --verify), some disk unreadable or not a\n"
-"disk, or no usable sectors (-u on a disk too small for a GPT); 2 usage error, no\n"
-"disk readable, or the results could not be written.\n";
-
-/* -V was --verify before 0.2 and is verbose in esxperf, version in sgdisk: it is
- * refused with a pointer rather than given a meaning a script could misread */
-static const char shortopts[] = ":pugJvs:hV";
-
-enum { OPT_VERSION = 256 };
-static const struct option longopts[] = {
-    { "partedutil", no_argument, NULL, 'p' },
-    { "usable", no_argument, NULL, 'u' },
-    { "showguids", no_argument, NULL, 'g' },
-    { "json", no_argument, NULL, 'J' },
-    { "verify", no_argument, NULL, 'v' },
-    { "sector-size", required_argument, NULL, 's' },
-    { "version", no_argument, NULL, OPT_VERSION },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+/* how esxpart words getopt's refusals (common/args.h): -s, the one option with
+ * a value, is named with the values it takes; a flag given a value as typed */
+static const struct bad_option_words refusals = {
+    BADOPT_NEEDS_FULL_NAME, ": 512 or 4096", "",
 };
-
-struct opts {
-    int partedutil, usable, showguids, json, verify;
-    unsigned sector;
-};
-
-/* getopt_long said ':' or '?' (opterr is off): one line naming the option */
-static _Noreturn void bad_option(int c, int argc, char **argv)
-{
-    /* the word getopt just read (musl may step optind past argc at the end) */
-    const char *word = optind > 0 && optind <= argc && argv[optind - 1] ? argv[optind - 1] : "";
-    const char *eq = strchr(word, '=');
-    int len = eq ? (int)(eq - word) : (int)strlen(word);
-    if (c == ':')   /* -s is the only option with a value */
-        die_usage("option %s needs a value: 512 or 4096",
-                  strncmp(word, "--", 2) == 0 ? "--sector-size" : "-s");
-    if (optopt == 0)   /* a long name that is not ours (or is ambiguous) */
-        die_usage("unknown option %.*s", len, word);
-    if (optopt >= OPT_VERSION || strchr(shortopts + 1, optopt))
-        /* a known option can only be refused for a value it does not take */
-        die_usage("option %.*s takes no value", len, word);
-    die_usage("unknown option -%c", optopt);
-}
 
 /* leaves the disk operands in argv[optind..] */
-static void parse_opts(int argc, char **argv, struct opts *o)
+static void parse_opts(int argc, char **argv, struct part_opts *o)
 {
     int c;
+    char why[160];
+    const char *shorts;
+    const struct option *longs;
+    opts_getopt(&shorts, &longs);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        int rc = opts_set(o, c, optarg, why, sizeof why);
+        if (rc < 0)
+            die_usage("%s", why);
+        if (rc == 0)
+            continue;
         switch (c) {
-        case 'p': o->partedutil = 1; break;
-        case 'u': o->usable = 1; break;
-        case 'g': o->showguids = 1; break;
-        case 'J': o->json = 1; break;
-        case 'v': o->verify = 1; break;
-        case 's':
-            if (strcmp(optarg, "512") && strcmp(optarg, "4096"))
-                die_usage("--sector-size %s: must be 512 or 4096", optarg);
-            o->sector = optarg[0] == '5' ? 512 : 4096;
-            break;
-        case 'V':
-            die_usage("-V is not an option: -v (--verify) checks the tables, "
-                      "--version prints the version");
         case OPT_VERSION:
             version_print();
             output_exit("the version");
         case 'h':
-            fputs(usage, stdout);
+            fputs(part_usage, stdout);
             output_exit("the help text");
-        default: bad_option(c, argc, argv);
+        default: bad_option(longs, &refusals, c, argc, argv);
         }
     }
-    if (o->partedutil + o->usable > 1)
-        die_usage("--partedutil and --usable do not go together");
+    if (opts_validate(o, why, sizeof why) != 0)
+        die_usage("%s", why);
 }
 
 struct tally { size_t readable, unreadable, no_answer, with_errors; };
 
 /* inspect and print one disk (of n); a disk that cannot be read or answered is
  * counted and named on stderr, and in the JSON */
-static void one_disk(const struct opts *o, const char *path, size_t n,
+static void one_disk(const struct part_opts *o, const char *path, size_t n,
                      struct ptable *t, struct jsonw *w, struct tally *k)
 {
     struct disk d;
@@ -182,7 +116,7 @@ static void json_open(struct jsonw *w)
     jw_str(w, "version", version_string());
 }
 
-static void json_close(struct jsonw *w, const struct opts *o, const struct tally *k, int rc)
+static void json_close(struct jsonw *w, const struct part_opts *o, const struct tally *k, int rc)
 {
     jw_end(w);   /* disks */
     if (o->showguids)
@@ -199,7 +133,7 @@ static void json_close(struct jsonw *w, const struct opts *o, const struct tally
 
 int main(int argc, char **argv)
 {
-    struct opts o = { 0 };
+    struct part_opts o = { 0 };
     output_start();
     argc = args_strip_vmk(argc, &argv);
     parse_opts(argc, argv, &o);

@@ -44,6 +44,21 @@ def cell_label(pair):
     return '%s %s' % (pair['verdict'], mtu) if mtu else pair['verdict']
 
 
+def netstack_label(pair):
+    """Where the sending side ran and how it got there: 'vmotion via esxcli',
+    'vmotion (launch word)', 'default' ('' when the tool gave no JSON)."""
+    ns = pair.get('netstack')
+    if not ns:
+        return ''
+    name = ns.get('name') or 'default'
+    method = ns.get('method')
+    if method == 'esxcli':
+        return '%s via esxcli' % name
+    if method == 'launch-word':
+        return '%s (launch word)' % name
+    return name if name != 'defaultTcpipStack' else 'default'
+
+
 def pair_details(pair):
     """One line of evidence, as a person reads it."""
     if pair['check'] == 'perf':
@@ -110,7 +125,8 @@ def matrices(report):
                     ok = p['verdict'] in ('PASS', 'ok')
                     cells.append({'label': cell_label(p), 'from': a, 'to': b, 'asym': p.get('asymmetric', False),
                                   'cls': 'pass' if ok else 'fail v-%s' % p['verdict'].lower(),
-                                  'title': '%s -> %s: %s' % (a, b, pair_details(p)), 'verdict': p['verdict']})
+                                  'title': '%s -> %s: %s' % (a, b, pair_details(p)), 'verdict': p['verdict'],
+                                  'netstack': netstack_label(p)})
             rows.append({'host': a, 'cells': cells})
         grids.append({'title': title, 'key': check + ('-' + family if family else ''), 'check': check,
                       'family': family, 'hosts': names, 'rows': rows})
@@ -202,6 +218,41 @@ def _preflight_text(report):
         '  %s  %s' % (h['name'].ljust(width), preflight_line(h['preflight'])) for h in hosts]
 
 
+def selftest_refused(st):
+    """The probes a host's self-test found refused or could not try: (name, result
+    text, fallback) each, in the self-test's order."""
+    out = []
+    for p in (st or {}).get('probes') or []:
+        if p.get('result') == 'refused':
+            out.append((p.get('name'), 'refused ' + (p.get('errno') or p.get('detail') or ''), p.get('fallback')))
+        elif p.get('result') == 'not-tried':
+            out.append((p.get('name'), 'not tried: %s' % (p.get('detail') or ''), p.get('fallback')))
+    return out
+
+
+def selftest_line(st):
+    """One line of a host's self-test for people: its kernel, the counts, what was refused."""
+    if not st:
+        return 'no self-test'
+    if st.get('error'):
+        return st['error']
+    s = st.get('summary') or {}
+    refused = ['%s %s' % (n, r[len('refused '):]) for n, r, _ in selftest_refused(st) if r.startswith('refused')]
+    return '%s %s %s: %s works, %s refused%s, %s not tried' % (
+        st.get('system') or '', st.get('kernel') or '?', st.get('arch') or '?', s.get('works', '?'),
+        s.get('refused', '?'), ' (%s)' % ', '.join(refused) if refused else '', s.get('not_tried', '?'))
+
+
+def _selftest_text(report):
+    """The report.txt section of every host's self-test line (none if no host ran it)."""
+    hosts = [h for h in report['hosts'] if h.get('selftest')]
+    if not hosts:
+        return []
+    width = max(len(h['name']) for h in hosts)
+    return ['', 'self-test (esxdiag-selftest on each host: what its kernel refuses the tools)'] + [
+        '  %s  %s' % (h['name'].ljust(width), selftest_line(h['selftest'])) for h in hosts]
+
+
 def _config_text(report):
     """The report.txt section of each host's configured MTUs (none without a configuration)."""
     conf = report.get('configuration')
@@ -242,6 +293,7 @@ def text_report(report, report_dir=''):
                 ''.ljust(width), ', '.join(part['osdata']) or 'none', ', '.join(part['bootbanks']) or 'none',
                 ', '.join(part['vmfs']) or 'none'))
     lines += _preflight_text(report)
+    lines += _selftest_text(report)
     lines += _config_text(report)
     bad = failing(report)
     if bad:
@@ -264,4 +316,5 @@ def text_report(report, report_dir=''):
 class FilterModule(object):
     def filters(self):
         return {'esxdiag_matrices': matrices, 'esxdiag_text': text_report, 'esxdiag_failing': failing,
-                'esxdiag_suspects': suspects, 'esxdiag_preflight_line': preflight_line}
+                'esxdiag_suspects': suspects, 'esxdiag_preflight_line': preflight_line,
+                'esxdiag_selftest_line': selftest_line, 'esxdiag_selftest_refused': selftest_refused}

@@ -1,7 +1,8 @@
 # esxdiag fleet: from each host's record (tasks/record.yml: its state and the raw
 # output of esxmtu, esxperf, esxpart) to report.json's content: `pairs`, one object
 # per directed pair and check (from, to, check, verdict, evidence), `hosts`, each
-# host's state with its raw tool JSON and its pre-flight report, and a `summary`. Pure functions of the records.
+# host's state with its raw tool JSON, its pre-flight report and its self-test, and a
+# `summary`. Pure functions of the records.
 
 import json
 
@@ -26,6 +27,26 @@ def mtu_failing(stdout):
     doc = parse_json(stdout) or {}
     return [p.get('target') for p in doc.get('peers', [])
             if p.get('verdict') != MTU_PASS and p.get('target')]
+
+
+def _netstack(ns):
+    """The netstack a tool's -J says it ran in: {name, from, method} (name null: none
+    named, the shell's own), or None when the tool gave no JSON."""
+    if not isinstance(ns, dict):
+        return None
+    return {'name': ns.get('name'), 'from': ns.get('from'), 'method': ns.get('method')}
+
+
+def mtu_netstack(stdout):
+    """The netstack one esxmtu -J run found for its vmk ('' for none or the default):
+    esxperf then runs there too (--netstack)."""
+    ns = _netstack((parse_json(stdout) or {}).get('netstack')) or {}
+    name = ns.get('name') or ''
+    return '' if name == 'defaultTcpipStack' else name
+
+
+def _perf_netstack(doc):
+    return _netstack((((doc or {}).get('end') or {}).get('esxperf') or {}).get('netstack'))
 
 
 def _num(value, kind=float):
@@ -73,6 +94,7 @@ def _mtu_pairs(rec, tested, by_name):
     disc_doc = parse_json(raw.get('discover_stdout')) or {}
     disc = dict((p.get('target'), p) for p in disc_doc.get('peers', []))
     got = dict((p.get('target'), p) for p in (doc or {}).get('peers', []))
+    netstack = _netstack((doc or {}).get('netstack'))
     pairs = []
     for other in tested:
         if other == rec['name']:
@@ -81,7 +103,8 @@ def _mtu_pairs(rec, tested, by_name):
             if family == 'ipv6' and not rec.get('test_ip6') or family == 'ipv4' and not rec.get('test_ip'):
                 continue
             peer = got.get(addr)
-            pair = {'from': rec['name'], 'to': other, 'check': 'mtu', 'family': family, 'address': addr}
+            pair = {'from': rec['name'], 'to': other, 'check': 'mtu', 'family': family, 'address': addr,
+                    'netstack': netstack}
             if peer is None:
                 why = (raw.get('stderr') or '').strip() or 'esxmtu gave no result for this peer'
                 pair.update({'verdict': 'ERROR', 'evidence': {'text': 'esxmtu exit %s: %s' % (raw.get('rc'), why)}})
@@ -103,6 +126,8 @@ def _perf_pair(rec, run, min_gbps):
             'gbps': None, 'sent_gbps': None, 'retransmits': None, 'cpu_sender': None, 'cpu_receiver': None,
             'error': None}
     doc = parse_json(run.get('stdout'))
+    pair['netstack'] = _perf_netstack(doc)
+    pair['receiver_netstack'] = _perf_netstack(parse_json(run.get('receiver_stdout')))
     end = (doc or {}).get('end') or {}
     recv, sent = end.get('sum_received') or {}, end.get('sum_sent') or {}
     cpu = end.get('cpu_utilization_percent') or {}
@@ -167,6 +192,22 @@ def _preflight(rec):
     return parse_json(rec.get('preflight'))
 
 
+def _selftest(rec):
+    """The host's esxdiag-selftest -J report (its "selftest" object: kernel, probes,
+    summary); None when it did not run; {'error': why} when it ran and gave no report."""
+    st = rec.get('selftest')
+    if not isinstance(st, dict):
+        return None
+    rc = _num(st.get('rc'), int)
+    if rc is None:
+        return None
+    inner = (parse_json(st.get('stdout')) or {}).get('selftest')
+    if not isinstance(inner, dict):
+        why = (st.get('stderr') or '').strip() or 'no JSON from esxdiag-selftest'
+        return {'error': 'esxdiag-selftest exit %s: %s' % (rc, why)}
+    return inner
+
+
 def _host(rec):
     raw = {}
     mtu = rec.get('mtu') or {}
@@ -184,6 +225,7 @@ def _host(rec):
     host['tested'] = rec.get('tested') in (True, 'True', 'true')
     host['part'] = _part_summary(raw.get('esxpart')) if part else None
     host['preflight'] = _preflight(rec)
+    host['selftest'] = _selftest(rec)
     host['raw'] = raw
     return host
 
@@ -240,4 +282,5 @@ def build_report(names, hostvars):
 class FilterModule(object):
     def filters(self):
         return {'esxdiag_mtu_failing': mtu_failing, 'esxdiag_report': build_report,
+                'esxdiag_mtu_netstack': mtu_netstack,
                 'esxdiag_parse_json': parse_json}

@@ -1,5 +1,7 @@
-/* esxperf's settings: the defaults, what each option sets (opt_sets[], one line
- * an option, read by opts_set) and the value parsers (iperf3 suffixes). What is
+/* esxperf's settings: the defaults, the option table (options_table.h's rows
+ * as data, with what each option sets, read by opts_set), what is derived from
+ * it (--help, getopt_long's tables, the names messages give options) and the
+ * value parsers (iperf3 suffixes). What is
  * refused together and what is ignored with a warning is options_check.c's. */
 #include "options.h"
 #include "args.h"
@@ -11,6 +13,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -429,82 +432,110 @@ static int set_sctp(struct perf_opts *o, const char *v, char *why, size_t len)
                    "the default, or -u)");
 }
 
-enum set_kind {
-    SET_FLAG,       /* int field = 1 */
-    SET_STR,        /* const char * field = the value */
-    SET_NUM,        /* int64_t field: a decimal number in [min, max] (iperf3: atoi) */
-    SET_CNUM,       /* int64_t field: a number as C writes it, in [min, max] (strtol base 0) */
-    SET_PORT,       /* uint16_t field: a number in [min, max] */
-    SET_SIZE,       /* int64_t field: a number with K/M/G in [min, max] of unit (unit_atoi) */
-    SET_FN,         /* its own parser */
-};
-struct opt_set {
-    int code;               /* getopt's: the letter, or enum perf_opt_code */
-    enum set_kind kind;
-    size_t off;             /* the field in struct perf_opts */
-    int64_t min, max;
-    const char *name;       /* what the messages call it */
-    const char *unit;       /* SET_SIZE: what the number counts */
-    int (*fn)(struct perf_opts *o, const char *v, char *why, size_t len);
-};
 /* the offset of field f, which must be of type T (else the array size is -1) */
 #define FIELD(f, T) (offsetof(struct perf_opts, f) + \
                      0 * sizeof(char[_Generic(((struct perf_opts *)0)->f, T: 1, default: -1)]))
-#define FLAG(c, f) { c, SET_FLAG, FIELD(f, int), 0, 0, NULL, NULL, NULL }
-#define STR(c, f) { c, SET_STR, FIELD(f, const char *), 0, 0, NULL, NULL, NULL }
-#define NUM(c, f, lo, hi, name) { c, SET_NUM, FIELD(f, int64_t), lo, hi, name, NULL, NULL }
-#define CNUM(c, f, lo, hi, name) { c, SET_CNUM, FIELD(f, int64_t), lo, hi, name, NULL, NULL }
-#define PORT(c, f, name) { c, SET_PORT, FIELD(f, uint16_t), 1, 65535, name, NULL, NULL }
-#define SIZE(c, f, lo, hi, name, unit) { c, SET_SIZE, FIELD(f, int64_t), lo, hi, name, unit, NULL }
-#define FN(c, fn) { c, SET_FN, 0, 0, 0, NULL, NULL, fn }
+/* options_table.h's SET column: kind, off, min, max, what, unit, fn */
+#define MAIN SET_MAIN, 0, 0, 0, NULL, NULL, NULL
+#define FLAG(f) SET_FLAG, FIELD(f, int), 0, 0, NULL, NULL, NULL
+#define STR(f) SET_STR, FIELD(f, const char *), 0, 0, NULL, NULL, NULL
+#define NUM(f, lo, hi, what) SET_NUM, FIELD(f, int64_t), lo, hi, what, NULL, NULL
+#define CNUM(f, lo, hi, what) SET_CNUM, FIELD(f, int64_t), lo, hi, what, NULL, NULL
+#define PORT(f, what) SET_PORT, FIELD(f, uint16_t), 1, 65535, what, NULL, NULL
+#define SIZE(f, lo, hi, what, unit) SET_SIZE, FIELD(f, int64_t), lo, hi, what, unit, NULL
+#define FN(fn) SET_FN, 0, 0, 0, NULL, NULL, fn
 
-static const struct opt_set opt_sets[] = {
-    FLAG('s', server), FN('c', set_client), PORT('p', port, "port"), FN('f', set_format),
-    FN('i', set_interval), FN('B', set_bind), FLAG('J', json), FLAG('V', verbose),
-    FLAG('1', one_off), NUM('t', time, 1, 86400, "time"),
-    SIZE('n', num, 1, INT64_MAX / 2, "byte count (-n)", "bytes"),
-    SIZE('k', blockcount, 1, INT64_MAX / 2, "block count (-k)", "blocks"),
-    FLAG('u', udp), FN('b', set_rate),
-    SIZE('l', len, 1, TCP_LEN_MAX, "block size (-l)", "bytes"),
-    SIZE('w', window, 1024, 1 << 30, "window (-w)", "bytes"),
-    NUM('P', parallel, 1, MAX_STREAMS, "stream count (-P)"), FLAG('R', reverse),
-    FLAG(O_BIDIR, bidir), NUM('O', omit, 0, 600, "omit (-O)"), NUM('M', mss, 88, 9216, "MSS (-M)"),
-    FLAG('N', nodelay), STR('C', congestion), CNUM('S', tos, 0, 255, "TOS (-S)"),
-    FLAG('Z', zerocopy), FLAG(O_SKIP_RX_COPY, skip_rx_copy), FN('A', set_affinity),
-    STR('T', title), FN('4', set_ipv4), FN('6', set_ipv6),
-    STR(O_LOGFILE, logfile), FLAG(O_FORCEFLUSH, forceflush),
-    SIZE(O_CONNECT_TIMEOUT, connect_timeout_ms, 1, 3600000, "connect timeout", "ms"),
-    NUM(O_IDLE_TIMEOUT, idle_timeout, 1, 86400, "idle timeout"),
-    FLAG(O_GSO, get_server_output), PORT(O_CPORT, cport, "client port"),
-    FLAG(O_DF, dont_fragment), NUM(O_COOLDOWN, cooldown, 0, 600, "cooldown"),
-    FN(O_SWEEP_P, set_sweep_parallel), FN(O_SWEEP_W, set_sweep_window), FLAG(O_CSV, csv),
-    FLAG(O_UDP64, udp64), SIZE(O_PACING, pacing_timer, 0, INT32_MAX, "pacing timer", "us"),
-    STR(O_USERNAME, username), STR(O_RSA_PUB, rsa_public_key), FLAG(O_PKCS1, use_pkcs1),
-    STR(O_RSA_PRIV, rsa_private_key), STR(O_USERS, authorized_users),
-    NUM(O_SKEW, time_skew, 0, AUTH_SKEW_MAX, "time skew threshold"),
-    FLAG(O_READABLE_KEY, allow_readable_key), FN(O_CONTROL_TIMEOUT, set_control_timeout),
-    NUM(O_MAX_DURATION, max_duration, 0, 86400 * 7, "max duration"),
-    /* output, run and server options of iperf3 3.17..3.22 */
-    FN(O_JSON_STREAM, set_json_stream), FLAG(O_JSON_STREAM_FULL, json_stream_full),
-    FN(O_TIMESTAMPS, set_timestamps), FLAG(O_REPEATING_PAYLOAD, repeating_payload),
-    STR(O_EXTRA_DATA, extra_data), STR('F', file), FLAG('D', daemon), STR('I', pidfile),
-    FN(O_BITRATE_LIMIT, set_bitrate_limit), FN('d', set_debug),
-    FN('X', set_sctp_only), FN(O_NSTREAMS, set_sctp_only),
-    /* iperf3 3.22's socket and wire options */
-    NUM(O_RCV_TIMEOUT, rcv_timeout_ms, 100, 86400000, "receive timeout (--rcv-timeout, ms)"),
-    NUM(O_SND_TIMEOUT, snd_timeout_ms, 0, 86400000, "send timeout (--snd-timeout, ms)"),
-    FN(O_CNTL_KA, set_cntl_ka), FN(O_FQ_RATE, set_fq_rate), FN(O_NO_FQ_PACING, set_no_fq_pacing),
-    FN(O_DSCP, set_dscp), FN('L', set_flowlabel), STR(O_BIND_DEV, bind_dev), FLAG('m', mptcp),
-    FLAG(O_GSRO, gsro), FN(O_SCTP, set_sctp),
+const struct perf_opt perf_options[PERF_OPT_ROWS] = {
+#define OPT(letter, name, arg, role, set, help) \
+    { PERF_ROW_OPT, letter, letter, name, PERF_ARG_##arg, PERF_ROLE_##role, help, 0, set },
+#define LONG(code, name, arg, role, set, help) \
+    { PERF_ROW_OPT, code, 0, name, PERF_ARG_##arg, PERF_ROLE_##role, help, 0, set },
+#define ALIAS(code, name, arg, named) \
+    { PERF_ROW_ALIAS, code, 0, name, PERF_ARG_##arg, PERF_ROLE_ANY, "", ALIAS_##named, MAIN },
+#define TEXT(help) \
+    { PERF_ROW_TEXT, 0, 0, NULL, PERF_ARG_NONE, PERF_ROLE_ANY, help, 0, MAIN },
+#define ALIAS_SHOWN 0
+#define ALIAS_HIDDEN 1
+#include "options_table.h"
 };
 
-static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, char *why,
+const char perf_usage[] =
+#define OPT(letter, name, arg, role, set, help) help
+#define LONG(code, name, arg, role, set, help) help
+#define TEXT(help) help
+#include "options_table.h"
+    ;
+
+const struct perf_opt *opts_row(int code)
+{
+    for (size_t i = 0; i < PERF_OPT_ROWS; i++)
+        if (perf_options[i].row == PERF_ROW_OPT && perf_options[i].code == code)
+            return &perf_options[i];
+    return NULL;
+}
+
+const char *opts_name(int code, char *buf, size_t len)
+{
+    const struct perf_opt *r = opts_row(code);
+    if (!r) {
+        snprintf(buf, len, "?");
+        return buf;
+    }
+    if (r->letter) {
+        snprintf(buf, len, "-%c", r->letter);
+        return buf;
+    }
+    size_t n = (size_t)snprintf(buf, len, "--%s", r->name);
+    const char *sep = " (--";
+    for (size_t i = 0; i < PERF_OPT_ROWS && n < len; i++) {
+        if (perf_options[i].row != PERF_ROW_ALIAS || perf_options[i].code != code)
+            continue;
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, perf_options[i].name);
+        sep = ", --";
+    }
+    if (sep[0] == ',' && n < len)
+        snprintf(buf + n, len - n, ")");
+    return buf;
+}
+
+void opts_getopt(const char **shorts, const struct option **longs)
+{
+    /* ':' first, then a letter and at most two colons per row, then the NUL */
+    static char s[1 + 3 * PERF_OPT_ROWS + 1];
+    static struct option l[PERF_OPT_ROWS + 1];
+    static const int has_arg[] = {
+        [PERF_ARG_NONE] = no_argument, [PERF_ARG_REQ] = required_argument,
+        [PERF_ARG_OPTARG] = optional_argument,
+    };
+    if (!s[0]) {
+        size_t k = 0, m = 0;
+        s[k++] = ':';
+        for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
+            const struct perf_opt *r = &perf_options[i];
+            if (r->row == PERF_ROW_TEXT)
+                continue;
+            if (r->letter) {
+                s[k++] = r->letter;
+                for (int c = 0; c < (int)r->arg; c++)
+                    s[k++] = ':';
+            }
+            l[m++] = (struct option){ r->name, has_arg[r->arg], NULL, r->code };
+        }
+        s[k] = '\0';
+        l[m] = (struct option){ NULL, 0, NULL, 0 };
+    }
+    *shorts = s;
+    *longs = l;
+}
+
+static int set_one(struct perf_opts *o, const struct perf_opt *e, const char *v, char *why,
                    size_t len)
 {
     char *field = (char *)o + e->off;
     const char *w = NULL;
     int64_t n;
     switch (e->kind) {
+    case SET_MAIN: return 1;
     case SET_FLAG: *(int *)field = 1; return 0;
     case SET_STR: *(const char **)field = v; return 0;
     case SET_FN: return e->fn(o, v, why, len);
@@ -513,7 +544,7 @@ static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, 
     case SET_PORT:
         if ((e->kind == SET_CNUM ? parse_cnum(v, e->min, e->max, &n, &w)
                                  : parse_i64(v, e->min, e->max, &n, &w)) < 0)
-            return why_fmt(why, len, "bad %s '%s': %s (allowed %lld..%lld)", e->name, v, w,
+            return why_fmt(why, len, "bad %s '%s': %s (allowed %lld..%lld)", e->what, v, w,
                        (long long)e->min, (long long)e->max);
         if (e->kind == SET_PORT)
             *(uint16_t *)field = (uint16_t)n;
@@ -523,7 +554,7 @@ static int set_one(struct perf_opts *o, const struct opt_set *e, const char *v, 
     case SET_SIZE:
         if (opt_parse_size(v, e->min, e->max, &n, &w) < 0)
             return why_fmt(why, len, "bad %s '%s': %s (a number with K, M or G, %lld..%lld %s)",
-                       e->name, v, w, (long long)e->min, (long long)e->max, e->unit);
+                       e->what, v, w, (long long)e->min, (long long)e->max, e->unit);
         *(int64_t *)field = n;
         return 0;
     }
@@ -534,8 +565,6 @@ int opts_set(struct perf_opts *o, int code, const char *value, char *why, size_t
 {
     if (code > 0 && code < O_CODE_END)
         o->given[code] = 1;
-    for (size_t i = 0; i < ARRAY_SIZE(opt_sets); i++)
-        if (opt_sets[i].code == code)
-            return set_one(o, &opt_sets[i], value, why, len);
-    return 1;
+    const struct perf_opt *r = opts_row(code);
+    return r ? set_one(o, r, value, why, len) : 1;
 }

@@ -1,5 +1,6 @@
 /* esxperf settings (filled from the command line: main.c reads it with
- * getopt_long, opts_set applies each option), the value parsers behind -b/-l/-w/-n
+ * getopt_long, opts_set applies each option; every option is one row of
+ * options_table.h), the value parsers behind -b/-l/-w/-n
  * and the sweep lists, and the cross-option checks (options_check.c). Pure,
  * unit-tested. */
 #ifndef ESXPERF_OPTIONS_H
@@ -12,21 +13,70 @@
 #define TIMESTAMP_FMT_DEFAULT "%c "   /* --timestamps without =FMT, as iperf3 */
 #define TIMESTAMP_FMT_MAX 64
 
-/* getopt_long's codes for the long-only options (short ones are their letter);
- * perf_opts.given[] is indexed by these codes */
+/* getopt_long's codes for the long-only options, one per LONG row of
+ * options_table.h (short ones are their letter); perf_opts.given[] is indexed by
+ * these codes */
 enum perf_opt_code {
-    O_BIDIR = 256, O_LOGFILE, O_FORCEFLUSH, O_CONNECT_TIMEOUT, O_IDLE_TIMEOUT, O_GSO,
-    O_CPORT, O_DF, O_COOLDOWN, O_SWEEP_P, O_SWEEP_W, O_CSV, O_UDP64, O_PACING,
-    O_USERNAME, O_RSA_PUB, O_PKCS1, O_RSA_PRIV, O_USERS, O_SKEW, O_READABLE_KEY,
-    O_CONTROL_TIMEOUT, O_MAX_DURATION, O_SKIP_RX_COPY,
-    /* output, run and server options of iperf3 3.17..3.22 */
-    O_JSON_STREAM, O_JSON_STREAM_FULL, O_TIMESTAMPS, O_REPEATING_PAYLOAD, O_EXTRA_DATA,
-    O_BITRATE_LIMIT, O_NSTREAMS,
-    /* socket and wire options of iperf3 3.22 */
-    O_RCV_TIMEOUT, O_SND_TIMEOUT, O_CNTL_KA, O_FQ_RATE, O_NO_FQ_PACING, O_DSCP, O_BIND_DEV,
-    O_GSRO, O_SCTP,
+    O_LONG_BEFORE = 255,
+#define LONG(code, name, arg, role, set, help) code,
+#include "options_table.h"
     O_CODE_END
 };
+
+/* the rows of options_table.h as data (options.c): what --help, getopt_long and
+ * the role checks are made of */
+enum perf_opt_row { PERF_ROW_OPT, PERF_ROW_ALIAS, PERF_ROW_TEXT };
+enum perf_opt_arg { PERF_ARG_NONE, PERF_ARG_REQ, PERF_ARG_OPTARG };
+enum perf_opt_role { PERF_ROLE_ANY, PERF_ROLE_CLIENT, PERF_ROLE_SERVER };
+/* what opts_set does with an option's value */
+enum perf_set_kind {
+    SET_MAIN,       /* nothing: main.c's (-h, -v) */
+    SET_FLAG,       /* int field = 1 */
+    SET_STR,        /* const char * field = the value */
+    SET_NUM,        /* int64_t field: a decimal number in [min, max] (iperf3: atoi) */
+    SET_CNUM,       /* int64_t field: a number as C writes it, in [min, max] (strtol base 0) */
+    SET_PORT,       /* uint16_t field: a number in [min, max] */
+    SET_SIZE,       /* int64_t field: a number with K/M/G in [min, max] of unit (unit_atoi) */
+    SET_FN,         /* its own parser */
+};
+struct perf_opts;
+struct perf_opt {
+    enum perf_opt_row row;
+    int code;                   /* getopt's: the letter, or enum perf_opt_code */
+    char letter;                /* 0 for a long-only option (and TEXT rows) */
+    const char *name;           /* the long name, without "--" (NULL for TEXT) */
+    enum perf_opt_arg arg;
+    enum perf_opt_role role;
+    const char *help;           /* its lines of --help ("" when another row names it) */
+    int hidden;                 /* ALIAS: no row's help names it */
+    enum perf_set_kind kind;
+    size_t off;                 /* the field in struct perf_opts */
+    int64_t min, max;
+    const char *what;           /* what the messages call it */
+    const char *unit;           /* SET_SIZE: what the number counts */
+    int (*fn)(struct perf_opts *o, const char *v, char *why, size_t len);
+};
+/* rows in the table, TEXT rows included: the bound of every table derived from it */
+enum {
+    PERF_OPT_ROWS = 0
+#define OPT(letter, name, arg, role, set, help) + 1
+#define LONG(code, name, arg, role, set, help) + 1
+#define ALIAS(code, name, arg, named) + 1
+#define TEXT(help) + 1
+#include "options_table.h"
+};
+extern const struct perf_opt perf_options[PERF_OPT_ROWS];
+/* --help: every row's help in order (built at compile time) */
+extern const char perf_usage[];
+/* getopt_long's short string (a leading ':' so that a missing value is told
+ * apart) and long table, derived from perf_options once, at the first call */
+struct option;
+void opts_getopt(const char **shorts, const struct option **longs);
+/* how messages name an option: "-t", "--bidir", or a long-only option with its
+ * other long names, "--server-max-duration (--max-duration)" */
+const char *opts_name(int code, char *buf, size_t len);
+/* the OPT or LONG row of code, NULL when none */
+const struct perf_opt *opts_row(int code);
 
 struct perf_opts {
     int server;                 /* -s */
@@ -114,6 +164,7 @@ struct perf_opts {
     const char *bind_dev;       /* --bind-dev, -B ADDR%DEV, -c HOST%DEV: SO_BINDTODEVICE */
     int mptcp;                  /* -m/--mptcp: data streams over IPPROTO_MPTCP */
     int gsro;                   /* --gsro: asks an iperf3 3.22 server for UDP GSO/GRO */
+    const char *netstack;       /* --netstack NAME: the ESXi netstack to run in (perf_netstack.h) */
     char bind_part[256], host_part[256];    /* -B / -c without their %DEV */
     /* which options the command line gave (getopt code -> 1), for opts_validate
      * and opts_warning: a default and an explicit value look alike otherwise */
@@ -124,7 +175,7 @@ void opts_defaults(struct perf_opts *o);
  * argument or NULL): marks it given and sets its field. Returns 0; -1 with one
  * line in why for a bad value (a usage error); 1 for a code it does not set
  * (-h, -v, getopt's '?' and ':': main's business). Adding an option: its field
- * here, a line in opt_sets (options.c), its line in main.c's usage and tables. */
+ * here and its row in options_table.h. */
 int opts_set(struct perf_opts *o, int code, const char *value, char *why, size_t len);
 
 /* a number as C writes it (decimal, 0x hex, 0 octal), as iperf3 reads -S, -L and

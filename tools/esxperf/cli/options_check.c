@@ -11,42 +11,18 @@
 #include <string.h>
 #include <sys/socket.h>
 
-
-
-struct opt_name { int code; const char *name; };
-
-/* options that shape a test: the client chooses them for each test, so on a
- * server they would do nothing (iperf3 refuses them there too) */
-static const struct opt_name client_only[] = {
-    { 'u', "-u" }, { 't', "-t" }, { 'n', "-n" }, { 'k', "-k" }, { 'b', "-b" }, { 'l', "-l" },
-    { 'w', "-w" }, { 'P', "-P" }, { 'R', "-R" }, { O_BIDIR, "--bidir" }, { 'O', "-O" },
-    { O_COOLDOWN, "--cooldown" }, { 'M', "-M" }, { 'N', "-N" }, { 'C', "-C" }, { 'S', "-S" },
-    { 'Z', "-Z" }, { O_SKIP_RX_COPY, "--skip-rx-copy" }, { 'T', "-T" },
-    { O_CONNECT_TIMEOUT, "--connect-timeout" }, { O_GSO, "--get-server-output" },
-    { O_DF, "--dont-fragment" }, { O_UDP64, "--udp-counters-64bit" },
-    { O_PACING, "--pacing-timer" }, { O_SWEEP_P, "--sweep-parallel" },
-    { O_SWEEP_W, "--sweep-window" }, { O_CSV, "--csv" }, { O_USERNAME, "--username" },
-    { O_RSA_PUB, "--rsa-public-key-path" },
-    { O_REPEATING_PAYLOAD, "--repeating-payload" }, { O_EXTRA_DATA, "--extra-data" },
-    { O_DSCP, "--dscp" }, { 'L', "-L" }, { O_FQ_RATE, "--fq-rate" },
-    { O_NO_FQ_PACING, "--no-fq-socket-pacing" }, { O_GSRO, "--gsro" },
-};
-
-/* options only a server acts on (iperf3 refuses them on a client) */
-static const struct opt_name server_only[] = {
-    { '1', "-1" }, { O_IDLE_TIMEOUT, "--idle-timeout" },
-    { O_RSA_PRIV, "--rsa-private-key-path" }, { O_USERS, "--authorized-users-path" },
-    { O_SKEW, "--time-skew-threshold" }, { O_READABLE_KEY, "--allow-readable-key" },
-    { O_CONTROL_TIMEOUT, "--control-timeout" },
-    { O_MAX_DURATION, "--server-max-duration (--max-duration)" },
-    { 'D', "-D" }, { O_BITRATE_LIMIT, "--server-bitrate-limit" },
-};
-
-static const char *first_given(const struct perf_opts *o, const struct opt_name *t, size_t n)
+/* the first option given whose row's role is role (options_table.h: CLIENT
+ * options shape a test, which the client sets up, so a server refuses them, as
+ * iperf3 does; SERVER options only a server acts on), in the table's order;
+ * its name into buf, NULL when none */
+static const char *first_given(const struct perf_opts *o, enum perf_opt_role role, char *buf,
+                               size_t len)
 {
-    for (size_t i = 0; i < n; i++)
-        if (o->given[t[i].code])
-            return t[i].name;
+    for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
+        const struct perf_opt *r = &perf_options[i];
+        if (r->row == PERF_ROW_OPT && r->role == role && o->given[r->code])
+            return opts_name(r->code, buf, len);
+    }
     return NULL;
 }
 
@@ -54,11 +30,12 @@ static int check_role(const struct perf_opts *o, char *why, size_t len)
 {
     if (o->server == !!o->host)
         return why_fmt(why, len, "give exactly one of -s (server) or -c HOST (client)");
+    char buf[80];
     const char *name;
-    if (o->server && (name = first_given(o, client_only, ARRAY_SIZE(client_only))))
+    if (o->server && (name = first_given(o, PERF_ROLE_CLIENT, buf, sizeof buf)))
         return why_fmt(why, len, "%s is a client option (the client sets up each test): "
                       "drop it from esxperf -s", name);
-    if (!o->server && (name = first_given(o, server_only, ARRAY_SIZE(server_only))))
+    if (!o->server && (name = first_given(o, PERF_ROLE_SERVER, buf, sizeof buf)))
         return why_fmt(why, len, "%s is a server option (use it with esxperf -s)", name);
     if (o->server && o->server_affinity >= 0)
         return why_fmt(why, len, "-A N,S: the ,S part asks the server for a CPU from the client; "

@@ -6,6 +6,7 @@
  * ("start", "interval", "server_output_json"/"_text", "error", "end"). */
 #include "report.h"
 #include "fallback.h"
+#include "perf_netstack.h"
 #include "fail.h"
 #include "udp.h"
 #include "version.h"
@@ -277,6 +278,7 @@ static void json_esxperf(struct jsonw *w, const struct totals *t)
     for (int i = 0; i < t->n; i++)
         jw_str(w, NULL, t->st[i].engine);
     jw_end(w);
+    perf_netstack_json(w);        /* the netstack this side ran in, and how it knows */
     fallback_json(w, "fallbacks"); /* the socket options refused and what ran instead */
     jw_end(w);
 }
