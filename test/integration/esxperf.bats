@@ -779,6 +779,44 @@ loss_explained() { # $1 sent, $2 counted, $3 lost, $4 lost percent
     [ "$status" -eq 0 ] || flunk "with socket() type flags refused the server exited $status: $output"
 }
 
+# ---- socket options refused as an ESXi userworld may refuse them (audit_sockopt_refusals)
+
+@test "sockopt refusals: client TCP, UDP, -R, -P 2 still end as without; -V and -J name the fallbacks" {
+    esxperf_server
+    local args
+    for args in "-n 1M" "-n 1M -P 2" "-n 1M -R" "-u -b 10M -n 100K" "-u -R -b 10M -n 100K"; do
+        AUDIT_SOCKOPT_SECS=10 audit_sockopt_refusals "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" $args ||
+            flunk "client $args"
+    done
+    # with every setsockopt refused: the fallbacks are named, keys stable
+    run timeout -k 2 10 strace -f -qq -o /dev/null -e trace=setsockopt -e inject=setsockopt:error=ENOPROTOOPT \
+        "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -u -R -b 10M -n 100K -V
+    assert_status 0
+    assert_contains "fallback: SO_SNDTIMEO refused (ENOPROTOOPT): non-blocking data sockets, poll() before each retry"
+    assert_contains "fallback: UDP_GRO refused (ENOPROTOOPT): one datagram per message (no GRO)"
+    timeout -k 2 10 strace -f -qq -o /dev/null -e trace=setsockopt -e inject=setsockopt:error=EPERM \
+        "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -n 1M -J >"$TMP/c.json"
+    run jget "$TMP/c.json" "sorted((f['option'], f['errno'], sorted(f)) for f in d['end']['esxperf']['fallbacks'])"
+    assert_contains "('SO_SNDTIMEO', 'EPERM', ['errno', 'fallback', 'option'])"
+    assert_contains "('TCP_NODELAY', 'EPERM', ['errno', 'fallback', 'option'])"
+    # and none without a refusal
+    "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -n 1M -J >"$TMP/c.json"
+    [ "$(jget "$TMP/c.json" "d['end']['esxperf']['fallbacks']")" = "[]" ]
+}
+
+@test "sockopt refusals: server -1 with TCP, -R and UDP clients still ends as without" {
+    local c
+    export AUDIT_SOCKOPT_PORT=$PORT
+    for c in "-n 1M" "-n 1M -R" "-u -b 10M -n 100K" "-u -R -b 10M -n 100K"; do
+        export AUDIT_SOCKOPT_PEER="for i in \$(seq 50); do ss -ltnH 'sport = :@PORT@' | grep -q . && break; sleep 0.1; done; iperf3 -c 127.0.0.1 -p @PORT@ $c"
+        AUDIT_SOCKOPT_SECS=10 audit_sockopt_refusals "$BIN/esxperf" -s -1 -p @PORT@ || flunk "server, client $c"
+    done
+    # a UDP test of two streams needs a second listener on the port: without
+    # SO_REUSEADDR the server says so, naming the option
+    export AUDIT_SOCKOPT_PEER="for i in \$(seq 50); do ss -ltnH 'sport = :@PORT@' | grep -q . && break; sleep 0.1; done; iperf3 -c 127.0.0.1 -p @PORT@ -u -b 10M -n 100K -P 2"
+    AUDIT_SOCKOPT_ESSENTIAL=SO_REUSEADDR AUDIT_SOCKOPT_SECS=10 audit_sockopt_refusals "$BIN/esxperf" -s -1 -p @PORT@
+}
+
 @test "results that cannot be written exit 2: client and server -1, >/dev/full and --logfile /dev/full" {
     local form s rc
     for form in "" -J; do

@@ -115,3 +115,78 @@ audit_enosys() {
     fi
     return 0
 }
+
+# Socket options refused as an ESXi userworld may refuse them: every setsockopt of
+# CMD fails at once (with each of ENOPROTOOPT, EINVAL, EPERM), then one call index
+# at a time (strace counts per thread: the Nth setsockopt of every thread fails
+# ENOPROTOOPT, for N up to the most any thread made). Each run is bounded by
+# AUDIT_SOCKOPT_SECS (default 20) and must exit as the plain run did; a hang is
+# killed and fails. A refusal that ends the run on purpose must do so with exit 2
+# (an error exit, 1 or 2) and a line naming the option: list such options in AUDIT_SOCKOPT_ESSENTIAL
+# (e.g. "SO_BINDTODEVICE IPV6_DONTFRAG"). A server is audited with its client in
+# AUDIT_SOCKOPT_PEER: a shell command started beside every run (not traced) and
+# waited for. With AUDIT_SOCKOPT_PORT=P, every run gets a port of its own (P, P+1,
+# ...) in place of @PORT@ in ARGS and in the peer's command (and the next call
+# goes on from the last): a server listening without SO_REUSEADDR cannot take a
+# port its last run left in TIME_WAIT.
+#
+#   audit_sockopt_refusals CMD ARGS...   leaves the runs made in $AUDIT_SOCKOPT_RUNS
+audit_sockopt_refusals() {
+    local secs=${AUDIT_SOCKOPT_SECS:-20} trace out rc want calls n err runs=0
+    trace=$(mktemp); out=$(mktemp)
+    want=0
+    local peer= port=${AUDIT_SOCKOPT_PORT:-0} cmd=()
+    _audit_sockopt_peer() { # the command of this run in cmd, its peer started
+        local a
+        cmd=()
+        for a in "$@"; do cmd+=("${a//@PORT@/$port}"); done
+        if [ -n "${AUDIT_SOCKOPT_PEER:-}" ]; then
+            timeout -k 2 "$secs" bash -c "${AUDIT_SOCKOPT_PEER//@PORT@/$port}" >/dev/null 2>&1 &
+            peer=$!
+        fi
+        [ "${AUDIT_SOCKOPT_PORT:-0}" = 0 ] || port=$((port + 1))
+    }
+    _audit_sockopt_peer "$@"
+    timeout -k 2 "$secs" strace -f -qq -o "$trace" -e trace=setsockopt "${cmd[@]}" >/dev/null 2>&1 || want=$?
+    [ -z "$peer" ] || wait "$peer" || true
+    if [ "$want" = 124 ] || [ "$want" = 137 ]; then
+        echo "the plain run did not end within ${secs}s: $*" >&2
+        rm -f "$trace" "$out"; return 1
+    fi
+    # the largest number of setsockopt calls one thread made
+    calls=$(awk '$2 ~ /^setsockopt\(/ || $2 ~ /^<\.\.\./ && $3 == "setsockopt" { c[$1]++ }
+                 END { m = 0; for (p in c) if (c[p] > m) m = c[p]; print m }' "$trace")
+    rm -f "$trace"
+    [ "${calls:-0}" -gt 0 ] || { echo "no setsockopt in: $*" >&2; rm -f "$out"; return 1; }
+    _audit_sockopt_run() { # $1 = inject expression; the rest: the command
+        local inj=$1 rc=0; shift
+        runs=$((runs + 1))
+        peer=
+        _audit_sockopt_peer "$@"
+        timeout -k 2 "$secs" strace -f -qq -o /dev/null -e trace=setsockopt -e inject="$inj" "${cmd[@]}" >/dev/null 2>"$out" || rc=$?
+        # the peer of a run that ended has nothing left to show
+        [ -z "$peer" ] || { kill "$peer" 2>/dev/null; wait "$peer" 2>/dev/null; } || true
+        [ "$rc" = "$want" ] && return 0
+        if { [ "$rc" = 1 ] || [ "$rc" = 2 ]; } && [ -n "${AUDIT_SOCKOPT_ESSENTIAL:-}" ]; then
+            local o
+            for o in $AUDIT_SOCKOPT_ESSENTIAL; do
+                grep -q -- "$o" "$out" && return 0
+            done
+        fi
+        case $rc in
+        124|137) echo "with $inj the command hung (killed after ${secs}s): $*" >&2 ;;
+        *) echo "with $inj the command exited $rc instead of $want: $* ($(head -c 300 "$out"))" >&2 ;;
+        esac
+        return 1
+    }
+    for err in ENOPROTOOPT EINVAL EPERM; do
+        _audit_sockopt_run "setsockopt:error=$err" "$@" || { rm -f "$out"; return 1; }
+    done
+    for n in $(seq "$calls"); do
+        _audit_sockopt_run "setsockopt:error=ENOPROTOOPT:when=$n" "$@" || { rm -f "$out"; return 1; }
+    done
+    rm -f "$out"
+    AUDIT_SOCKOPT_RUNS=$runs
+    [ "${AUDIT_SOCKOPT_PORT:-0}" = 0 ] || AUDIT_SOCKOPT_PORT=$port   # the next call goes on from here
+    return 0
+}

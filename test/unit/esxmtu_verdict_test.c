@@ -47,6 +47,14 @@ static void decides_in_order_of_evidence(void **state)
     assert_int_equal(verdict_decide(&s), V_TOO_BIG);
     s.local = 1;
     assert_int_equal(verdict_decide(&s), V_LOCAL_MTU);
+    /* without PMTUDISC_PROBE the local refusal after a router's too-big is the
+     * path-MTU cache holding that router's MTU: the router's evidence decides */
+    s.pmtu_cache = 1;
+    assert_int_equal(verdict_decide(&s), V_TOO_BIG);
+    s.too_big = 0;
+    assert_int_equal(verdict_decide(&s), V_LOCAL_MTU);
+    s.too_big = 1;
+    s.pmtu_cache = 0;
     s.big_recv = 1;                   /* one full-size reply is proof: PASS with loss */
     assert_int_equal(verdict_decide(&s), V_PASS);
     assert_string_equal(verdict_name(V_BLACK_HOLE), "BLACK-HOLE");

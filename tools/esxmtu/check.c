@@ -2,6 +2,7 @@
 #include "check.h"
 #include "clock.h"
 #include "fail.h"
+#include "fallback.h"
 #include "packet.h"
 #include "stop.h"
 
@@ -108,6 +109,8 @@ void check_collect(const struct probe *v, size_t n, int peer, struct vstats *s)
         case PR_LOCAL_MTU:
             if (s->local++ == 0)
                 s->local_mtu = pr->info;
+            s->pmtu_cache = fallback_has(pr->dst->sa.sa_family == AF_INET6 ? "IPV6_MTU_DISCOVER"
+                                                                           : "IP_MTU_DISCOVER");
             break;
         case PR_SEND_FAIL:
             note_send_fail(s, pr, &s->send_fail);

@@ -6,6 +6,7 @@
 #include "bytes.h"
 #include "clock.h"
 #include "fail.h"
+#include "fallback.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -63,6 +64,8 @@ int probe_method_parse(const char *s)
 const char *prober_method_desc(const struct prober *p, int family)
 {
     enum probe_method m = p->method[family == AF_INET6];
+    if (m == METHOD_RAW && family == AF_INET && p->sfd[0] >= 0)
+        return "raw socket, own IPv4 header with DF sent by an IPPROTO_RAW socket (IP_HDRINCL refused)";
     if (m == METHOD_RAW)
         return family == AF_INET6 ? "raw ICMPv6 socket, IPV6_DONTFRAG + PMTUDISC_PROBE"
                                   : "raw socket, own IPv4 header with DF (IP_HDRINCL) + PMTUDISC_PROBE";
@@ -79,8 +82,55 @@ int prober_setopt(int fd, int level, int name, int val)
 }
 
 /* one socket for one family and method; -1 with errno and *why */
-static int open_one(int family, enum probe_method method, const struct prober_opts *o, const char **why)
+/* -B and -I on a probing socket; 0, or -1 with errno and *why */
+static int bind_src(int fd, int family, const struct prober_opts *o, const char **why)
 {
+    if (o->iface && net_bind_device(fd, o->iface) != 0) {
+        *why = errno == ENODEV ? "no such interface (-I)"
+                             : "cannot bind to the interface (-I: SO_BINDTODEVICE; give its address with -B instead)";
+        return -1;
+    }
+    const union sockaddr_any *src = family == AF_INET6 ? &o->src6 : &o->src4;
+    if (src->sa.sa_family == family && bind(fd, &src->sa, net_len(src)) != 0) {
+        *why = "cannot use the source address (-B)";
+        return -1;
+    }
+    return 0;
+}
+
+/* room for a round's probes and answers (see below); refusals only shrink it */
+static void set_buffers(int fd)
+{
+    /* 9000-byte replies of a whole round must fit while we are still sending */
+    if (prober_setopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, 4 << 20) != 0 &&
+        prober_setopt(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20) != 0)
+        fallback_note("SO_RCVBUF", errno, "the system's receive buffer: a big round may lose answers");
+    /* A probe to a silent on-link peer waits in the kernel's ARP/ND queue for seconds,
+     * charged to this socket: room for a round to hundreds of such peers, so that the
+     * others' probes still leave (sends never block; see probe.c for what is retried) */
+    if (prober_setopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, PROBE_SNDBUF) != 0 &&
+        prober_setopt(fd, SOL_SOCKET, SO_SNDBUF, PROBE_SNDBUF) != 0)
+        fallback_note("SO_SNDBUF", errno, "the system's send buffer: probes wait and are retried");
+}
+
+/* IPv4 raw without IP_HDRINCL: an IPPROTO_RAW socket takes our own header (DF in
+ * it) with no option at all; answers still come on the ICMP socket. -1 if none */
+static int open_hdr_sender(const struct prober_opts *o, const char **why)
+{
+    int fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+    if (fd < 0)
+        return -1;
+    set_buffers(fd);
+    (void)net_set_nonblock(fd, 1);
+    if (bind_src(fd, AF_INET, o, why) != 0)
+        return net_close_fail(fd);
+    return fd;
+}
+
+static int open_one(int family, enum probe_method method, const struct prober_opts *o, const char **why,
+                    int *sfd)
+{
+    *sfd = -1;
     int v6 = family == AF_INET6;
     int type = method == METHOD_DGRAM ? SOCK_DGRAM : SOCK_RAW;
     int fd = socket(family, type, v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
@@ -93,46 +143,55 @@ static int open_one(int family, enum probe_method method, const struct prober_op
     int ok;
     if (!v6 && method == METHOD_RAW) {
         ok = prober_setopt(fd, IPPROTO_IP, IP_HDRINCL, 1) == 0;      /* DF is in our header */
+        if (!ok) {
+            int e = errno;
+            *sfd = open_hdr_sender(o, why);
+            ok = *sfd >= 0;
+            if (ok)
+                fallback_note("IP_HDRINCL", e, "probes leave by an IPPROTO_RAW socket, which carries our own header");
+        }
         /* even with our own header, Linux's output path applies the cached path
          * MTU (EMSGSIZE after one frag-needed) unless the socket says PROBE */
-        (void)prober_setopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE);
-        (void)prober_setopt(fd, IPPROTO_IP, IP_RECVERR, 1);          /* local MTU value */
+        if (ok && prober_setopt(*sfd >= 0 ? *sfd : fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE) != 0)
+            fallback_note("IP_MTU_DISCOVER", errno, "DF from our own header; after a frag-needed this "
+                          "host may refuse the size itself (LOCAL-MTU) until its path-MTU cache expires");
+        if (ok && prober_setopt(*sfd >= 0 ? *sfd : fd, IPPROTO_IP, IP_RECVERR, 1) != 0)  /* local MTU value */
+            fallback_note("IP_RECVERR", errno, "a size this host refuses is reported without its MTU");
     } else if (!v6) {
         ok = prober_setopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE) == 0 &&
              prober_setopt(fd, IPPROTO_IP, IP_RECVERR, 1) == 0;
     } else {
         int probe = prober_setopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE) == 0;
+        int pe = errno;
         int dontfrag = prober_setopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, 1) == 0;
+        int de = errno;
         int recverr = prober_setopt(fd, IPPROTO_IPV6, IPV6_RECVERR, 1) == 0;
+        int re = errno;
         ok = (probe || dontfrag) && (recverr || method == METHOD_RAW);
+        if (ok && !probe)
+            fallback_note("IPV6_MTU_DISCOVER", pe, "DF from IPV6_DONTFRAG; after a Packet Too Big this "
+                          "host may refuse the size itself (LOCAL-MTU) until its path-MTU cache expires");
+        if (ok && !dontfrag)
+            fallback_note("IPV6_DONTFRAG", de, "PMTUDISC_PROBE alone: a size above this host's interface MTU may be fragmented here, not refused");
+        if (ok && !recverr)
+            fallback_note("IPV6_RECVERR", re, "a size this host refuses is reported without its MTU");
     }
     if (!ok) {
-        *why = "cannot set Don't-Fragment / error reporting on the socket";
+        *why = !v6 ? "cannot set Don't-Fragment / error reporting on the socket (IP_MTU_DISCOVER, IP_RECVERR)"
+             : method == METHOD_RAW ? "cannot set Don't-Fragment on the socket (IPV6_DONTFRAG and IPV6_MTU_DISCOVER refused)"
+                                    : "cannot set Don't-Fragment / error reporting on the socket (IPV6_DONTFRAG, IPV6_MTU_DISCOVER, IPV6_RECVERR)";
         net_close_fail(fd);
         return -2;
     }
-    /* 9000-byte replies of a whole round must fit while we are still sending */
-    if (prober_setopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, 4 << 20) != 0)
-        (void)prober_setopt(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20);
-    /* A probe to a silent on-link peer waits in the kernel's ARP/ND queue for seconds,
-     * charged to this socket: room for a round to hundreds of such peers, so that the
-     * others' probes still leave (sends never block; see probe.c for what is retried) */
-    if (prober_setopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, PROBE_SNDBUF) != 0)
-        (void)prober_setopt(fd, SOL_SOCKET, SO_SNDBUF, PROBE_SNDBUF);
+    set_buffers(fd);
     (void)net_set_nonblock(fd, 1);
-    if (o->iface && net_bind_device(fd, o->iface) != 0) {
-        *why = errno == ENODEV ? "no such interface (-I)"
-                             : "cannot bind to the interface (-I; or give its address with -B instead)";
-        goto fail;
-    }
-    const union sockaddr_any *src = v6 ? &o->src6 : &o->src4;
-    if (src->sa.sa_family == family && bind(fd, &src->sa, net_len(src)) != 0) {
-        *why = "cannot use the source address (-B)";
-        goto fail;
+    if (bind_src(fd, family, o, why) != 0) {
+        if (*sfd >= 0)
+            close(*sfd);
+        *sfd = -1;
+        return net_close_fail(fd);
     }
     return fd;
-fail:
-    return net_close_fail(fd);
 }
 
 int prober_open(struct prober *p, const struct prober_opts *o, int need4, int need6,
@@ -140,7 +199,7 @@ int prober_open(struct prober *p, const struct prober_opts *o, int need4, int ne
 {
     memset(p, 0, sizeof *p);
     p->o = o;
-    p->fd[0] = p->fd[1] = -1;
+    p->fd[0] = p->fd[1] = p->sfd[0] = p->sfd[1] = -1;
     p->nonce = mono_ns() ^ (wall_us() << 17) ^ ((uint64_t)getpid() << 40);
     p->id = (uint16_t)(getpid() ^ (p->nonce >> 7));
     p->next_seq = (uint16_t)(p->nonce >> 29);
@@ -149,24 +208,28 @@ int prober_open(struct prober *p, const struct prober_opts *o, int need4, int ne
             continue;
         int family = fi ? AF_INET6 : AF_INET;
         enum probe_method m = o->method == METHOD_AUTO ? METHOD_RAW : o->method;
-        int fd = open_one(family, m, o, why);
+        int sfd;
+        int fd = open_one(family, m, o, why, &sfd);
         if (fd == -2 && o->method == METHOD_AUTO) {   /* options unsupported: next method */
             m = METHOD_ERRQUEUE;
-            fd = open_one(family, m, o, why);
+            fd = open_one(family, m, o, why, &sfd);
         }
         if (fd == -2 && o->method == METHOD_AUTO) {
             int e = errno;
             m = METHOD_DGRAM;
-            fd = open_one(family, m, o, why);
+            fd = open_one(family, m, o, why, &sfd);
             if (fd < 0) {     /* say the first reason: raw sockets refused DF */
-                *why = "cannot set Don't-Fragment on raw sockets here, and no ping socket either";
+                *why = fi ? "cannot set Don't-Fragment on raw sockets here (IPV6_DONTFRAG and "
+                            "IPV6_MTU_DISCOVER refused), and no ping socket either"
+                          : "cannot set Don't-Fragment on raw sockets here (IP_HDRINCL with no "
+                            "IPPROTO_RAW socket, IP_MTU_DISCOVER), and no ping socket either";
                 errno = e;
             }
         }
         if (fd < 0 && m != METHOD_DGRAM && o->method == METHOD_AUTO &&
             (errno == EPERM || errno == EACCES)) {
             m = METHOD_DGRAM;
-            fd = open_one(family, m, o, why);
+            fd = open_one(family, m, o, why, &sfd);
             if (fd < 0 && (errno == EPERM || errno == EACCES))
                 *why = "no permission for raw sockets, and ping sockets are not allowed for this group";
         }
@@ -177,6 +240,7 @@ int prober_open(struct prober *p, const struct prober_opts *o, int need4, int ne
             return -1;
         }
         p->fd[fi] = fd;
+        p->sfd[fi] = sfd;
         p->method[fi] = m;
     }
     p->sbuf = xmalloc(PROBE_SBUF_LEN);
@@ -186,11 +250,13 @@ int prober_open(struct prober *p, const struct prober_opts *o, int need4, int ne
 
 void prober_close(struct prober *p)
 {
-    for (int fi = 0; fi < 2; fi++)
-        if (p->fd[fi] >= 0) {
+    for (int fi = 0; fi < 2; fi++) {
+        if (p->fd[fi] >= 0)
             close(p->fd[fi]);
-            p->fd[fi] = -1;
-        }
+        if (p->sfd[fi] >= 0)
+            close(p->sfd[fi]);
+        p->fd[fi] = p->sfd[fi] = -1;
+    }
     free(p->sbuf);
     free(p->rbuf);
     p->sbuf = p->rbuf = NULL;

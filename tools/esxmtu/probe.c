@@ -1,6 +1,7 @@
 /* The batch: send probes on time, retry what the host refuses for room, and match
  * every answer to the probe it names (see probe.h for the rules). */
 #include "probe.h"
+#include "fallback.h"
 #include "stop.h"
 #include "packet.h"
 #include "bytes.h"
@@ -159,7 +160,8 @@ static void drain_errqueue(struct batch *b, int fi, struct probe *just_sent)
         struct msghdr msg = { .msg_name = &name, .msg_namelen = sizeof name,
                               .msg_iov = &iov, .msg_iovlen = 1,
                               .msg_control = &ctl, .msg_controllen = sizeof ctl };
-        ssize_t len = recvmsg(p->fd[fi], &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
+        /* the socket the probe left by holds its local errors */
+        ssize_t len = recvmsg(p->sfd[fi] >= 0 ? p->sfd[fi] : p->fd[fi], &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
         if (len < 0) {
             if (errno == EINTR)
                 continue;
@@ -257,8 +259,11 @@ static void drain_packets(struct batch *b, int fi)
     }
 }
 
+/* build() could not give the probe its TTL (the socket refused it) */
+#define BUILD_NO_TTL ((size_t)-1)
 /* the probe's packet in p->sbuf (the TTL set on the socket first where the kernel
- * writes the header); 0 when it cannot be built: bigger than an IP packet */
+ * writes the header); 0 when it cannot be built: bigger than an IP packet;
+ * BUILD_NO_TTL (errno set) when its TTL was refused */
 static size_t build(struct batch *b, const struct probe *pr)
 {
     struct prober *p = b->p;
@@ -278,10 +283,14 @@ static size_t build(struct batch *b, const struct probe *pr)
     }
     if (ttl != p->cur_ttl[fi]) {
         int v = ttl ? ttl : -1;     /* -1: back to the system default */
-        if (fi)
-            (void)prober_setopt(p->fd[fi], IPPROTO_IPV6, IPV6_UNICAST_HOPS, v);
-        else
-            (void)prober_setopt(p->fd[fi], IPPROTO_IP, IP_TTL, v);
+        int rc = fi ? prober_setopt(p->fd[fi], IPPROTO_IPV6, IPV6_UNICAST_HOPS, v)
+                    : prober_setopt(p->fd[fi], IPPROTO_IP, IP_TTL, v);
+        if (rc != 0) {
+            /* a probe with another TTL than its own would answer for another hop */
+            fallback_note(fi ? "IPV6_UNICAST_HOPS" : "IP_TTL", errno,
+                          "probes whose TTL the socket refused are not sent: they fail here");
+            return BUILD_NO_TTL;
+        }
         p->cur_ttl[fi] = ttl;
     }
     return pkt_build_echo(fi ? PKT_ICMP6 : PKT_ICMP4, p->sbuf, PROBE_SBUF_LEN, p->id, pr->seq,
@@ -296,7 +305,8 @@ static int no_room(int e) { return e == EAGAIN || e == EWOULDBLOCK || e == ENOBU
  * is tried again at once. */
 static int send_now(struct batch *b, const struct probe *pr, size_t len)
 {
-    int fd = b->p->fd[fidx(pr->dst->sa.sa_family)], last = 0;
+    int fi = fidx(pr->dst->sa.sa_family), last = 0;
+    int fd = b->p->sfd[fi] >= 0 ? b->p->sfd[fi] : b->p->fd[fi];
     for (int k = 0; k < 4; k++) {
         if (sendto(fd, b->p->sbuf, len, MSG_DONTWAIT, &pr->dst->sa, net_len(pr->dst)) >= 0)
             return 0;
@@ -319,6 +329,11 @@ static void attempt(struct batch *b, size_t idx, const struct retry *prev)
     if (len == 0) {
         pr->res = PR_LOCAL_MTU;
         pr->err = EMSGSIZE;
+        return;
+    }
+    if (len == BUILD_NO_TTL) {
+        pr->res = PR_SEND_FAIL;
+        pr->err = errno;
         return;
     }
     int e = send_now(b, pr, len);

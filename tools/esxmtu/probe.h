@@ -87,6 +87,8 @@ struct prober {
     const struct prober_opts *o;
     enum probe_method method[2];   /* resolved method for [0] IPv4, [1] IPv6 */
     int fd[2];
+    int sfd[2];                    /* the socket probes leave by when not fd[] (IPv4 raw
+                                    * without IP_HDRINCL: an IPPROTO_RAW socket), or -1 */
     int cur_ttl[2];
     uint16_t id;
     uint16_t next_seq;

@@ -1,4 +1,5 @@
 /* Human and JSON reports. Keys and their order are part of the interface. */
+#include "fallback.h"
 #include "report.h"
 #include "esxcli_ping.h"
 #include "escape.h"
@@ -66,6 +67,12 @@ static void evidence_local(const struct peer *pe, char *buf, size_t len)
                  sf, s->small_recv, s->small_sent);
     } else if (s->local_mtu) {
         snprintf(buf, len, "send failed here: Message too long (this host's interface MTU is %u)", s->local_mtu);
+    } else if (fallback_has(pe->family == AF_INET6 ? "IPV6_MTU_DISCOVER" : "IP_MTU_DISCOVER")) {
+        /* without PMTUDISC_PROBE the kernel applies its path-MTU cache: a router's
+         * earlier frag-needed / Packet Too Big refuses the size here as well */
+        snprintf(buf, len, "send failed here: Message too long (this host's interface MTU is smaller, "
+                 "or its path-MTU cache holds a router's smaller MTU: %s was refused)",
+                 pe->family == AF_INET6 ? "IPV6_MTU_DISCOVER" : "IP_MTU_DISCOVER");
     } else {
         snprintf(buf, len, "send failed here: Message too long (this host's interface MTU is smaller)");
     }
@@ -317,6 +324,11 @@ void report_human(FILE *f, const struct report_ctx *c, const struct peer *peers,
             fprintf(f, "%s, DF set; method %s: %s\n", a, method_of(c, peers[i].family),
                     via_esxcli(c) ? ecp_method_desc() : prober_method_desc(c->p, peers[i].family));
         }
+    int nf;
+    (void)fallback_list(&nf);
+    char line[256];
+    for (int i = 0; !c->quiet && i < nf; i++)
+        fprintf(f, "fallback: %s\n", fallback_text(i, line, sizeof line));
     for (size_t i = 0; i < n; i++) {
         const struct peer *pe = &peers[i];
         char ev[512], addr[64], name[128], given[41];
@@ -517,6 +529,8 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
         jw_null(&w, "note");
     }
     jw_end(&w);
+    /* the socket options this host refused and what was done instead ([] if none) */
+    fallback_json(&w, "fallbacks");
     if (c->interrupted)
         jw_str(&w, "error", c->interrupted);
     jw_end(&w);

@@ -10,7 +10,7 @@ enum verdict verdict_decide(const struct vstats *s)
 {
     if (s->big_recv > 0)
         return V_PASS;          /* a full-size reply is proof, even with loss */
-    if (s->local > 0)
+    if (s->local > 0 && !(s->pmtu_cache && s->too_big > 0))
         return V_LOCAL_MTU;
     if (s->send_fail > 0 && s->small_recv > 0)
         return V_LOCAL_MTU;     /* small ones leave and come back: the size is refused here */

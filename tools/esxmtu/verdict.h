@@ -42,6 +42,9 @@ struct vstats {
     union sockaddr_any bogus_from;
     int bogus_from_set;
     double rtt_min, rtt_max, rtt_sum;  /* ms, of full-size replies */
+    int pmtu_cache;                    /* the socket could not bypass the path-MTU cache
+                                        * (PMTUDISC_PROBE refused): a local refusal after
+                                        * a router's too-big is that router's MTU */
 };
 
 enum verdict verdict_decide(const struct vstats *s);

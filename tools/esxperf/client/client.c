@@ -8,6 +8,7 @@
  * its connections client_streams.c's, the failure line and a stop signal in any
  * phase client_abort.c's. */
 #include "client_conn.h"
+#include "fallback.h"
 #include "crypto.h"
 #include "escape.h"
 #include "clock.h"
@@ -209,7 +210,8 @@ static int handshake(struct client *c)
     }
     client_stop_watch(c->stop, STOP_CTL, c->ctl);
     int one = 1;
-    setsockopt(c->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (setsockopt(c->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
+        fallback_note("TCP_NODELAY", errno, "control messages go with Nagle's delay (the figures are the same)");
     if (sockopt_control(c->ctl, o, &why) < 0)
         return cfail(c, EXIT_USAGE, "control connection to %s: %s: %s", o->host, why,
                      errtext(errno));

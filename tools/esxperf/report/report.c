@@ -2,6 +2,7 @@
  * summary. Column layout follows iperf3 3.12's output so people and scripts that
  * read it find the same columns. -J goes to report_json.c instead. */
 #include "report.h"
+#include "fallback.h"
 #include "fail.h"
 #include "udp.h"
 #include "iperf_units.h"
@@ -289,4 +290,9 @@ void report_text_summary(struct report *r, const struct totals *t)
     if (r->verbose)
         for (int i = 0; i < t->n; i++)
             rep_printf(r, "[%3d] engine: %s\n", t->st[i].snd.sock, t->st[i].engine);
+    int nf;
+    (void)fallback_list(&nf);
+    char line[256];
+    for (int i = 0; r->verbose && i < nf; i++)
+        rep_printf(r, "fallback: %s\n", fallback_text(i, line, sizeof line));
 }

@@ -5,6 +5,7 @@
  * --json-stream each part is also one event line as iperf3 3.17+ writes it
  * ("start", "interval", "server_output_json"/"_text", "error", "end"). */
 #include "report.h"
+#include "fallback.h"
 #include "perf_netstack.h"
 #include "fail.h"
 #include "udp.h"
@@ -278,6 +279,7 @@ static void json_esxperf(struct jsonw *w, const struct totals *t)
         jw_str(w, NULL, t->st[i].engine);
     jw_end(w);
     perf_netstack_json(w);        /* the netstack this side ran in, and how it knows */
+    fallback_json(w, "fallbacks"); /* the socket options refused and what ran instead */
     jw_end(w);
 }
 

@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "sockopt_apply.h"
 #include "rcv_timeout.h"
+#include "fallback.h"
 #include "fail.h"
 
 #include <errno.h>
@@ -157,7 +158,8 @@ static int handshake(struct server *sv, const char **why)
         return -1;
     }
     int one = 1;
-    setsockopt(sv->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (setsockopt(sv->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
+        fallback_note("TCP_NODELAY", errno, "control messages go with Nagle's delay (the figures are the same)");
     if (ctl_send_state(sv->ctl, ST_PARAM_EXCHANGE, ctl_deadline(sv)) < 0) {
         *why = "cannot write to the client";
         return -1;
@@ -435,8 +437,10 @@ static void listen_on(struct server *sv, const struct perf_opts *o)
     }
     if (sv->lfd < 0)
         die(EXIT_USAGE, "cannot listen on port %u: %s (%s)", o->port, errtext(errno),
-            errno == EADDRINUSE ? "another server runs there; pick another port with -p"
-                                : "check -B and the port");
+            errno != EADDRINUSE ? "check -B and the port"
+            : fallback_has("SO_REUSEADDR") ? "this host refused SO_REUSEADDR, so the port stays taken while a "
+                                "connection of the last test is in TIME_WAIT: wait a minute or pick another port with -p"
+                              : "another server runs there; pick another port with -p");
     sv->lfd_mptcp = o->mptcp;
     net_set_nonblock(sv->lfd, 1);    /* accept never blocks: poll says when */
 }

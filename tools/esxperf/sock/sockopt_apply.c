@@ -4,6 +4,7 @@
  * the flow label lease request is declared here in the kernel's layout. */
 #include "sockopt_apply.h"
 #include "fail.h"
+#include "fallback.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -57,7 +58,7 @@ int sockopt_bind_dev(int fd, const struct perf_opts *o, const char **why)
         return 0;
     *why = errno == ENODEV ? "no such interface (--bind-dev / %DEV)"
          : errno == EPERM ? "binding to an interface needs root (--bind-dev / %DEV)"
-                          : "cannot bind to the interface (--bind-dev / %DEV)";
+                          : "cannot bind to the interface (--bind-dev / %DEV: SO_BINDTODEVICE; give its address with -B instead)";
     return -1;
 }
 
@@ -84,12 +85,12 @@ int sockopt_control(int fd, const struct perf_opts *o, const char **why)
         { TCP_KEEPCNT, o->cntl_ka_cnt },
     };
     if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one) < 0) {
-        *why = "cannot turn on TCP keepalive (--cntl-ka)";
+        *why = "cannot turn on TCP keepalive (--cntl-ka: SO_KEEPALIVE)";
         return -1;
     }
     for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
         if (ka[i].v && setsockopt(fd, IPPROTO_TCP, ka[i].opt, &ka[i].v, sizeof ka[i].v) < 0) {
-            *why = "cannot set the keepalive idle/interval/count (--cntl-ka)";
+            *why = "cannot set the keepalive idle/interval/count (--cntl-ka: TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT)";
             return -1;
         }
     return 0;
@@ -113,7 +114,7 @@ int sockopt_flowlabel(int fd, long long label, union sockaddr_any *dst, const ch
     int one = 1;
     if (setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWLABEL_MGR, &fr, sizeof fr) < 0 ||
         setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one, sizeof one) < 0) {
-        *why = "cannot set the IPv6 flow label (-L)";
+        *why = "cannot set the IPv6 flow label (-L: IPV6_FLOWLABEL_MGR)";
         return -1;
     }
     dst->in6.sin6_flowinfo = fr.label;
@@ -137,7 +138,8 @@ int sockopt_listen_proto(const struct perf_opts *o, int type, int proto,
     if (fd < 0)
         return -1;
     int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0)
+        fallback_note("SO_REUSEADDR", errno, "listen without it: a port just used may be refused for up to a minute");
     if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0)
         warnmsg("warning: -6: cannot make the listener IPv6-only (IPV6_V6ONLY: %s): it "
                 "takes IPv4 clients too", errtext(errno));

@@ -2,6 +2,7 @@
  * IPV6_RECVPKTINFO on the receiving socket, the control messages they bring, and
  * the socket bound to that address that answers the sender. */
 #include "udp_dest.h"
+#include "fallback.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -14,9 +15,14 @@ int udp_dest_enable(int fd, int family)
     /* on an AF_INET6 socket IP_PKTINFO covers its IPv4-mapped peers; a kernel that
      * refuses it there still says their destination through IPV6_PKTINFO */
     int v4 = setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+    if (v4 < 0 && family != AF_INET6)
+        fallback_note("IP_PKTINFO", errno, "UDP streams answer from the address the routing table picks");
     if (family != AF_INET6)
         return v4;
-    return setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
+    int v6 = setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
+    if (v6 < 0)
+        fallback_note("IPV6_RECVPKTINFO", errno, "UDP streams answer from the address the routing table picks");
+    return v6;
 }
 
 /* an IPv4 destination as an address of family (IPv4-mapped for AF_INET6) */
@@ -119,8 +125,10 @@ int udp_dest_socket(const union sockaddr_any *to, unsigned short port, const cha
     union sockaddr_any at = *to;
     net_set_port(&at, port);
     int one = 1, zero = 0;
-    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0)
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0) {
+        fallback_note("SO_REUSEADDR", errno, "listen without it: a port just used may be refused for up to a minute");
         return net_close_fail(fd);
+    }
     /* an IPv4-mapped address is bound on a dual-stack socket only */
     if (at.sa.sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&at.in6.sin6_addr) &&
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) < 0)

@@ -1,5 +1,6 @@
 /* UDP batch I/O (sendmmsg/recvmmsg, UDP GSO/GRO) with per-call fallbacks. */
 #include "batch.h"
+#include "fallback.h"
 #include "clock.h"
 #include "fail.h"
 #include "udp.h"
@@ -49,13 +50,21 @@ int gso_segments(size_t blk)
 int udp_gso_on(int fd, size_t blk)
 {
     int g = gso_segments(blk), v = (int)blk;
-    return g > 1 && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &v, sizeof v) == 0 ? g : 1;
+    if (g < 2)
+        return 1;
+    if (setsockopt(fd, SOL_UDP, UDP_SEGMENT, &v, sizeof v) == 0)
+        return g;
+    fallback_note("UDP_SEGMENT", errno, "one datagram per message (no GSO)");
+    return 1;
 }
 
 int udp_gro_on(int fd)
 {
     int one = 1;
-    return setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one) == 0;
+    if (setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one) == 0)
+        return 1;
+    fallback_note("UDP_GRO", errno, "one datagram per message (no GRO)");
+    return 0;
 }
 
 static int is_missing(int e)

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LOOP_TIMEOUT_MS 100
 #define TCP_READ_MIN (128 * 1024)      /* receive reads at least this much per call */
 #define TCP_BULK_BLOCK (64 * 1024)     /* a lone stream with blocks this big or more */
 #define TCP_BULK_WRITE (512 * 1024)    /* writes whole blocks up to this per call */
@@ -153,7 +152,7 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     if (p->zerocopy && sender && !s->udp && s->zfd < 0)
         stream_path_add(s, "-Z without sendfile (%s); ",
                  s->eng_off & ENG_SENDFILE ? "turned off" : "no temporary file");
-    stream_set_timeouts(fd, LOOP_TIMEOUT_MS);
+    (void)stream_set_timeouts(s, LOOP_TIMEOUT_MS);  /* fcntl on our own socket: cannot fail */
     return 0;
 }
 

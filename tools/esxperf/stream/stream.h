@@ -61,6 +61,7 @@ struct stream {
     int64_t hold_streams;        /* TCP send: the streams sending with this one, when its
                                   * buffer may be held (tcp_sndbuf.h); 0 = never */
     unsigned eng_off;            /* ENG_* bits turned off */
+    int poll_wait;               /* no socket timeouts: non-blocking, poll() on EAGAIN */
     int cpu;                     /* -A: CPU to pin this thread to, -1 = none */
     char path[224];              /* the I/O path that ran (for -V and JSON); written
                                   * by the stream thread, read after the join */
@@ -84,8 +85,14 @@ struct stream {
  * (net_wire_family: IPv4 for a v4-mapped peer), which picks IP_TOS or IPV6_TCLASS;
  * returns 0 or -1 with a static reason */
 int stream_sockopts(int fd, const struct test_params *p, int family, const char **why);
-/* SO_SNDTIMEO/SO_RCVTIMEO so the loops notice the stop flags */
-void stream_set_timeouts(int fd, int ms);
+/* the longest a loop's send or receive blocks before it looks at the stop flags */
+#define LOOP_TIMEOUT_MS 100
+/* SO_SNDTIMEO/SO_RCVTIMEO so the loops notice the stop flags; a host that refuses
+ * them gets a non-blocking socket and the loops poll() (stream_io_wait) instead,
+ * so no loop can block past a stop. 0, or -1 when the socket could not be set */
+int stream_set_timeouts(struct stream *s, int ms);
+/* after EAGAIN on a socket without timeouts: wait up to LOOP_TIMEOUT_MS for EVENTS */
+void stream_io_wait(const struct stream *s, short events);
 
 /* prepare (buffers, -Z file) and start the thread; 0 or -1 with errno */
 int stream_init(struct stream *s, int id, int fd, int sender, const struct test_params *p,

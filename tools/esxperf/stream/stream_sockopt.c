@@ -4,11 +4,14 @@
  * -C check made before a test. */
 #include "stream.h"
 #include "fail.h"
+#include "fallback.h"
+#include "net.h"
 
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -22,7 +25,7 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
         int w = (int)p->window;
         if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w) < 0 ||
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w) < 0) {
-            *why = "cannot set the socket buffer size (-w)";
+            *why = "cannot set the socket buffer size (-w: SO_SNDBUF/SO_RCVBUF refused; drop -w)";
             return -1;
         }
     }
@@ -30,7 +33,7 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
         if (p->mss) {
             int m = (int)p->mss;
             if (setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &m, sizeof m) < 0) {
-                *why = "cannot set the TCP MSS (-M)";
+                *why = "cannot set the TCP MSS (-M: TCP_MAXSEG)";
                 return -1;
             }
         }
@@ -51,14 +54,14 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
                      ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &t, sizeof t)
                      : setsockopt(fd, IPPROTO_IP, IP_TOS, &t, sizeof t);
         if (rc < 0) {
-            *why = "cannot set the TOS (-S)";
+            *why = "cannot set the TOS (-S: IP_TOS / IPV6_TCLASS)";
             return -1;
         }
     }
     if (p->dont_fragment && p->udp && family == AF_INET) {
         int v = IP_PMTUDISC_DO;
         if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof v) < 0) {
-            *why = "cannot set the don't-fragment bit";
+            *why = "cannot set the don't-fragment bit (--dont-fragment: IP_MTU_DISCOVER)";
             return -1;
         }
     }
@@ -75,11 +78,26 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
     return 0;
 }
 
-void stream_set_timeouts(int fd, int ms)
+int stream_set_timeouts(struct stream *s, int ms)
 {
     struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    const char *opt = "SO_SNDTIMEO";
+    if (setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) == 0) {
+        opt = "SO_RCVTIMEO";
+        if (setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0)
+            return 0;
+    }
+    fallback_note(opt, errno, "non-blocking data sockets, poll() before each retry");
+    s->poll_wait = 1;
+    return net_set_nonblock(s->fd, 1);
+}
+
+void stream_io_wait(const struct stream *s, short events)
+{
+    if (!s->poll_wait)
+        return;
+    struct pollfd p = { s->fd, events, 0 };
+    (void)poll(&p, 1, LOOP_TIMEOUT_MS);     /* ready, timed out or interrupted: the loop looks */
 }
 
 long long stream_tcp_unacked(int fd)
@@ -112,6 +130,7 @@ int stream_tcp_info(int fd, struct tcp_sample *t)
     socklen_t len = sizeof u;
     memset(&u, 0, sizeof u);
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &u, &len) < 0 || len < 104) {
+        fallback_note("TCP_INFO", len < 104 ? EINVAL : errno, "retransmits, cwnd and rtt are n/a");
         t->retrans = t->cwnd = t->rtt = t->rttvar = t->pmtu = t->snd_wnd = t->reorder = -1;
         t->min_rtt = -1;
         return -1;

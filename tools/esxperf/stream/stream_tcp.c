@@ -3,12 +3,14 @@
  * several streams) and receive (SO_RCVLOWAT,
  * MSG_TRUNC for --skip-rx-copy, -F's file written, the drain after stop). */
 #include "stream_loop.h"
+#include "fallback.h"
 #include "fail.h"
 #include "pace.h"
 #include "tcp_lowat.h"
 #include "tcp_sndbuf.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
@@ -48,6 +50,8 @@ static int tcp_send_path(struct stream *s)
             close(s->zfd);
             s->zfd = -1;
             stream_path_add(s, "TCP send: send(MSG_ZEROCOPY) %zu bytes per call (-Z)", s->blksize);
+        } else {
+            fallback_note("SO_ZEROCOPY", errno, "-Z sends with sendfile(), not MSG_ZEROCOPY");
         }
     }
     if (s->file_fd >= 0)
@@ -186,7 +190,11 @@ void stream_tcp_send(struct stream *s)
             break;               /* -F: the whole file is sent */
         }
         if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                stream_io_wait(s, POLLOUT);
+                continue;
+            }
+            if (errno == EINTR)
                 continue;
             /* what this stream cannot send, the others still may */
             if (budget)
@@ -258,8 +266,10 @@ static int set_lowat(int fd, int l)
     socklen_t len = sizeof rcvbuf;
     if (l > 1 && getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len) == 0 && rcvbuf > 0)
         l = tcp_lowat_fit(l, (uint64_t)rcvbuf / 2);
-    if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &l, sizeof l) < 0)
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &l, sizeof l) < 0) {
+        fallback_note("SO_RCVLOWAT", errno, "TCP receive wakes for every segment (no SO_RCVLOWAT)");
         return 0;
+    }
     return l;
 }
 
@@ -303,7 +313,11 @@ void stream_tcp_recv(struct stream *s)
         ssize_t n = recv(s->fd, s->buf, s->bufsize, flags);
         calls++;
         if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                stream_io_wait(s, POLLIN);
+                continue;
+            }
+            if (errno == EINTR)
                 continue;
             if (flags && (errno == EINVAL || errno == EOPNOTSUPP)) {
                 flags = 0;    /* no MSG_TRUNC on this stack: copy */

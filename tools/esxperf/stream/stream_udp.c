@@ -4,9 +4,11 @@
  * MSG_TRUNC, no GRO; at high rates napping between calls instead of blocking,
  * batch.h rx_nap), counting loss, jitter and order (udp.c). */
 #include "stream_loop.h"
+#include "fallback.h"
 #include "pace.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -72,6 +74,8 @@ void stream_udp_send(struct stream *s)
             budget_return_datagrams(s, n);
             atomic_store_explicit(&s->calls, tx.calls, memory_order_relaxed);
             /* a full buffer, or ICMP unreachable reported on a connected socket */
+            if (e == EAGAIN || e == EWOULDBLOCK)
+                stream_io_wait(s, POLLOUT);
             if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ENOBUFS || e == ECONNREFUSED)
                 continue;
             atomic_store(&s->err, e);
@@ -132,6 +136,8 @@ static int udp_recv_setup(struct stream *s, struct udp_rxb *rb, char *how, size_
         /* a burst of datagrams must fit while this thread is off the CPU */
         int v = UDP_RCVBUF;
         asked = setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) == 0;
+        if (!asked)
+            fallback_note("SO_RCVBUF", errno, "the system's UDP receive buffer: bursts may be lost");
     }
     socklen_t l = sizeof rcvbuf;
     if (getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l) < 0)
@@ -174,6 +180,8 @@ void stream_udp_recv(struct stream *s)
         if (m < 0) {
             if (flags && (errno == EAGAIN || errno == EWOULDBLOCK))
                 rx_nap_idle(&nap);          /* nothing came during the nap: block */
+            else if (errno == EAGAIN || errno == EWOULDBLOCK)
+                stream_io_wait(s, POLLIN);
             flags = 0;
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
                 errno == ECONNREFUSED)
