@@ -5,6 +5,7 @@
  * UDP socket talking to itself) is made with the plain calls of Linux 2.6.32 and no
  * socket option, so that one refused call shows in its own row and no other. */
 #include "probes.h"
+#include "linux_opts.h"
 #include "bytes.h"
 #include "clock.h"
 
@@ -28,54 +29,6 @@
 #include <unistd.h>
 
 /* option numbers of Linux's uapi headers that musl's may lack */
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
-#ifndef SO_MAX_PACING_RATE
-#define SO_MAX_PACING_RATE 47
-#endif
-#ifndef SO_RCVBUFFORCE
-#define SO_RCVBUFFORCE 33
-#endif
-#ifndef SO_SNDBUFFORCE
-#define SO_SNDBUFFORCE 32
-#endif
-#ifndef IP_RECVERR
-#define IP_RECVERR 11
-#endif
-#ifndef IP_PMTUDISC_PROBE
-#define IP_PMTUDISC_PROBE 3
-#endif
-#ifndef IPV6_RECVERR
-#define IPV6_RECVERR 25
-#endif
-#ifndef IPV6_PMTUDISC_PROBE
-#define IPV6_PMTUDISC_PROBE 3
-#endif
-#ifndef IPV6_DONTFRAG
-#define IPV6_DONTFRAG 62
-#endif
-#ifndef IPV6_FLOWLABEL_MGR
-#define IPV6_FLOWLABEL_MGR 32
-#endif
-#ifndef IPV6_FLOWINFO_SEND
-#define IPV6_FLOWINFO_SEND 33
-#endif
-#ifndef IPPROTO_MPTCP
-#define IPPROTO_MPTCP 262
-#endif
 #define GRND_NONBLOCK_FLAG 1
 #define TCP_INFO_NEED 104        /* struct tcp_info up to tcpi_total_retrans, as esxperf reads it */
 

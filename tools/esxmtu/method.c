@@ -3,6 +3,7 @@
  * order --method auto tries them in. Every socket sets DF without the path-MTU cache
  * (PMTUDISC_PROBE), never blocks, and has room for a round's answers. */
 #include "probe.h"
+#include "linux_opts.h"
 #include "bytes.h"
 #include "clock.h"
 #include "fail.h"
@@ -14,34 +15,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#ifndef IP_RECVERR
-#define IP_RECVERR 11
-#endif
-#ifndef IP_MTU_DISCOVER
-#define IP_MTU_DISCOVER 10
-#endif
-#ifndef IP_PMTUDISC_PROBE
-#define IP_PMTUDISC_PROBE 3
-#endif
-#ifndef IPV6_RECVERR
-#define IPV6_RECVERR 25
-#endif
-#ifndef IPV6_MTU_DISCOVER
-#define IPV6_MTU_DISCOVER 23
-#endif
-#ifndef IPV6_PMTUDISC_PROBE
-#define IPV6_PMTUDISC_PROBE 3
-#endif
-#ifndef IPV6_DONTFRAG
-#define IPV6_DONTFRAG 62
-#endif
-#ifndef SO_RCVBUFFORCE
-#define SO_RCVBUFFORCE 33
-#endif
-#ifndef SO_SNDBUFFORCE
-#define SO_SNDBUFFORCE 32
-#endif
 
 static const char *const method_names[] = {
     [METHOD_AUTO] = "auto", [METHOD_RAW] = "raw", [METHOD_ERRQUEUE] = "errqueue", [METHOD_DGRAM] = "dgram",

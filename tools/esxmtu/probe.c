@@ -1,6 +1,7 @@
 /* The batch: send probes on time, retry what the host refuses for room, and match
  * every answer to the probe it names (see probe.h for the rules). */
 #include "probe.h"
+#include "linux_opts.h"
 #include "fallback.h"
 #include "stop.h"
 #include "packet.h"
@@ -16,13 +17,6 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-#ifndef IP_RECVERR
-#define IP_RECVERR 11
-#endif
-#ifndef IPV6_RECVERR
-#define IPV6_RECVERR 25
-#endif
 
 /* musl has no <linux/errqueue.h>: the layout of struct sock_extended_err */
 struct ext_err {

@@ -3,6 +3,7 @@
  * net.c, iperf_api.c's iperf_set_control_keepalive). musl has no linux/in6.h:
  * the flow label lease request is declared here in the kernel's layout. */
 #include "sockopt_apply.h"
+#include "linux_opts.h"
 #include "fail.h"
 #include "fallback.h"
 
@@ -13,12 +14,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifndef IPV6_FLOWLABEL_MGR
-#define IPV6_FLOWLABEL_MGR 32
-#endif
-#ifndef IPV6_FLOWINFO_SEND
-#define IPV6_FLOWINFO_SEND 33
-#endif
 #define FLOWLABEL_MASK 0x000fffffu
 #define FL_A_GET 0          /* lease a label (with FL_F_CREATE: make it) */
 #define FL_F_CREATE 1

@@ -9,11 +9,8 @@
 #include <stddef.h>
 
 #include "net.h"
+#include "linux_opts.h"
 #include "options.h"
-
-#ifndef IPPROTO_MPTCP
-#define IPPROTO_MPTCP 262
-#endif
 
 /* the protocol of a TCP socket of this test: IPPROTO_MPTCP with -m, else 0 */
 int sockopt_tcp_proto(const struct perf_opts *o);
