@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "options.h"
+#include "opt_rows.h"
 #include "bytes.h"
 
 const char tool_name[] = "esxperf_test";
@@ -338,19 +339,6 @@ static void getopt_tables_are_the_table(void **state)
     assert_int_equal(longs[n].val, 0);
 }
 
-/* s names w as a whole option word (not a prefix of a longer name) */
-static int names_word(const char *s, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *at = s; (at = strstr(at, w)); at++) {
-        char before = at == s ? ' ' : at[-1], after = at[n];
-        if (!(isalnum((unsigned char)before) || before == '-') &&
-            !(isalnum((unsigned char)after) || after == '-'))
-            return 1;
-    }
-    return 0;
-}
-
 /* --help is the rows' help in order; a row's help starts with its own name, and
  * every name is somewhere in --help except the aliases marked hidden */
 static void usage_is_the_rows_help(void **state)
@@ -367,7 +355,7 @@ static void usage_is_the_rows_help(void **state)
         char word[64];
         if (r->letter) {
             snprintf(word, sizeof word, "-%c", r->letter);
-            assert_true(names_word(perf_usage, word));
+            assert_true(rows_names_word(perf_usage, word));
             if (n) {
                 snprintf(word, sizeof word, "  -%c", r->letter);
                 assert_memory_equal(r->help, word, strlen(word));
@@ -377,7 +365,7 @@ static void usage_is_the_rows_help(void **state)
             assert_memory_equal(r->help, word, strlen(word));
         }
         snprintf(word, sizeof word, "--%s", r->name);
-        if (names_word(perf_usage, word) == r->hidden)
+        if (rows_names_word(perf_usage, word) == r->hidden)
             fail_msg("%s: --help %s it, the row says %s", word,
                      r->hidden ? "names" : "does not name", r->hidden ? "hidden" : "shown");
     }

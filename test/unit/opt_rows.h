@@ -26,6 +26,7 @@ static int rows_names_word(const char *s, const char *w)
     return 0;
 }
 
+__attribute__((unused))
 static void rows_check(const struct opt_row *rows, size_t n, const char *usage,
                        const char *shorts, const struct option *longs, int (*refused)(int code))
 {
