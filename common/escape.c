@@ -1,6 +1,6 @@
 /* Terminal-safe text: the rule is in escape.h. */
 #include "escape.h"
-#include "jsonw.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +31,7 @@ size_t esc_text(const char *in, char *out, size_t outlen)
     if (outlen == 0)
         return 0;
     for (size_t i = 0; i < n;) {
-        size_t len = jw_utf8_len(in + i, n - i);
+        size_t len = utf8_len(in + i, n - i);
         int plain = len > 0 && !hidden(code_point((const unsigned char *)in + i, len));
         size_t bytes = len ? len : 1;
         size_t need = plain ? len : 4 * bytes;

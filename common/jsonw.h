@@ -43,9 +43,6 @@ void jw_arr(struct jsonw *w, const char *key);
 void jw_end(struct jsonw *w);
 void jw_str(struct jsonw *w, const char *key, const char *val);   /* NULL -> null */
 void jw_strn(struct jsonw *w, const char *key, const char *val, size_t n);
-/* bytes in the well-formed UTF-8 sequence at s (1..4), 0 when s[0] does not start
- * one within n bytes: the test behind the rule above, for text outputs too */
-size_t jw_utf8_len(const char *s, size_t n);
 void jw_int(struct jsonw *w, const char *key, int64_t val);
 void jw_uint(struct jsonw *w, const char *key, uint64_t val);
 void jw_double(struct jsonw *w, const char *key, double val);    /* %.17g; NaN/inf -> null */

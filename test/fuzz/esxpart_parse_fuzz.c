@@ -9,6 +9,7 @@
 #include "../../tools/esxpart/disk.h"
 #include "../../tools/esxpart/probe.h"
 #include "../../tools/esxpart/report.h"
+#include "../../common/utf8.h"
 
 const char tool_name[] = "esxpart";
 
@@ -27,7 +28,7 @@ static void render(FILE *out, const struct ptable *t)
     jw_end(&w);
     /* whatever names and labels the disk holds, the JSON is UTF-8 (jsonw.h) */
     for (size_t i = 0, n = jw_len(&w), k; i < n; i += k)
-        if ((k = jw_utf8_len(jw_text(&w) + i, n - i)) == 0)
+        if ((k = utf8_len(jw_text(&w) + i, n - i)) == 0)
             abort();
     fputs(jw_text(&w), out);
     jw_free(&w);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jsonw.h"
+#include "utf8.h"
 #include "proto.h"
 #include "clock.h"
 
@@ -23,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int is_utf8(const char *s, size_t n)
 {
     for (size_t i = 0, k; i < n; i += k)
-        if ((k = jw_utf8_len(s + i, n - i)) == 0)
+        if ((k = utf8_len(s + i, n - i)) == 0)
             return 0;
     return 1;
 }
