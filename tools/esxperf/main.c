@@ -136,5 +136,7 @@ int main(int argc, char **argv)
     else
         rc = client_run(&o, stop, NULL, NULL, 0);
     pidfile_remove(o.pidfile);
-    return output_done(stdout, o.logfile ? o.logfile : "stdout", errfd, rc);
+    rc = output_done(stdout, o.logfile ? o.logfile : "stdout", errfd, rc);
+    free(argv0);
+    return rc;
 }
