@@ -1,6 +1,7 @@
 /* The list of refused socket options (fallback.h): a fixed array under a mutex,
  * since stream threads note refusals while the main thread may read. */
 #include "fallback.h"
+#include "errname.h"
 #include "jsonw.h"
 
 #include <errno.h>
@@ -42,34 +43,16 @@ int fallback_has(const char *option)
     return has;
 }
 
-const char *fallback_errname(int err, char *buf, unsigned len)
-{
-    /* the refusals a userworld is known or expected to give, by name */
-    static const struct { int e; const char *name; } names[] = {
-        { ENOPROTOOPT, "ENOPROTOOPT" }, { EINVAL, "EINVAL" }, { EPERM, "EPERM" },
-        { EACCES, "EACCES" }, { EOPNOTSUPP, "EOPNOTSUPP" }, { ENOSYS, "ENOSYS" },
-        { ENODEV, "ENODEV" }, { ENOBUFS, "ENOBUFS" }, { ENOMEM, "ENOMEM" },
-        { EFAULT, "EFAULT" }, { EBADF, "EBADF" }, { ENOTSOCK, "ENOTSOCK" },
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].e == err) {
-            snprintf(buf, len, "%s", names[i].name);
-            return buf;
-        }
-    snprintf(buf, len, "E%d", err);
-    return buf;
-}
-
 void fallback_json(struct jsonw *w, const char *key)
 {
     int n;
     const struct fallback *f = fallback_list(&n);
-    char name[16];
+    char name[24];
     jw_arr(w, key);
     for (int i = 0; i < n; i++) {
         jw_obj(w, NULL);
         jw_str(w, "option", f[i].option);
-        jw_str(w, "errno", fallback_errname(f[i].err, name, sizeof name));
+        jw_str(w, "errno", errno_name(f[i].err, name, sizeof name));
         jw_str(w, "fallback", f[i].instead);
         jw_end(w);
     }
@@ -80,10 +63,10 @@ const char *fallback_text(int i, char *buf, unsigned len)
 {
     int n;
     const struct fallback *f = fallback_list(&n);
-    char name[16];
+    char name[24];
     if (i < 0 || i >= n)
         return "";
     snprintf(buf, len, "%s refused (%s): %s", f[i].option,
-             fallback_errname(f[i].err, name, sizeof name), f[i].instead);
+             errno_name(f[i].err, name, sizeof name), f[i].instead);
     return buf;
 }

@@ -26,7 +26,5 @@ struct jsonw;
 void fallback_json(struct jsonw *w, const char *key);
 /* note i as one line for -V, "OPTION refused (ERRNO): what was done instead" */
 const char *fallback_text(int i, char *buf, unsigned len);
-/* the errno's symbolic name ("ENOPROTOOPT"; "E<number>" for one not listed) into buf */
-const char *fallback_errname(int err, char *buf, unsigned len);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "args.h"
 #include "clock.h"
+#include "errname.h"
 #include "escape.h"
 #include "fail.h"
 #include "jsonw.h"
@@ -115,7 +116,7 @@ static void result_text(const struct probe_result *p, char *buf, size_t len)
     if (p->state == PROBE_WORKS)
         snprintf(buf, len, "works");
     else if (p->state == PROBE_REFUSED && p->err)
-        snprintf(buf, len, "refused %s", probe_errno_name(p->err, name, sizeof name));
+        snprintf(buf, len, "refused %s", errno_name(p->err, name, sizeof name));
     else if (p->state == PROBE_REFUSED)
         snprintf(buf, len, "refused: %s", p->why);
     else
@@ -168,7 +169,7 @@ static void print_json(const struct run *r)
         jw_str(&w, "kind", p->kind);
         jw_str(&w, "result", probe_state_name(q->state));
         if (q->state == PROBE_REFUSED && q->err)
-            jw_str(&w, "errno", probe_errno_name(q->err, name, sizeof name));
+            jw_str(&w, "errno", errno_name(q->err, name, sizeof name));
         else
             jw_null(&w, "errno");
         jw_str(&w, "detail", q->why[0] ? q->why : NULL);

@@ -32,7 +32,5 @@ void probe_run(size_t i, int root, struct probe_result *r);
 
 /* "works", "refused", "not-tried" */
 const char *probe_state_name(enum probe_state s);
-/* "ENOSYS", "ENOPROTOOPT", ...; "errno N" for one without a name here */
-const char *probe_errno_name(int err, char *buf, size_t len);
 
 #endif
