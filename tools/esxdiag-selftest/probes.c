@@ -68,7 +68,7 @@ static const struct probe probes[] = {
     SYSCALL("recvmmsg", try_mmsg, 0,
             "esxperf -u: one datagram per recvmsg call (more CPU per datagram)"),
     SYSCALL("pthread_create", try_pthread, 0,
-            "esxperf: no stream thread: the test cannot run (-P streams need threads)"),
+            "esxperf: one stream runs on the session's thread; -P 2+, --bidir refused"),
     SYSCALL("clock_gettime", try_clock, 0,
             "none: every tool times with CLOCK_MONOTONIC"),
     SYSCALL("sched_setaffinity", try_affinity, 0,

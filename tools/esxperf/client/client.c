@@ -105,41 +105,95 @@ static int ctl_during_test(struct client *c, int ms)
  * streams too: when a stream fails, the control connection gets this long to say why */
 #define STREAM_FAIL_GRACE_MS 2000
 
-/* ^C or kill during the test (client_abort.c): the server is told (CLIENT_TERMINATE,
- * as iperf3 does) so it ends the test at once instead of waiting for the control
- * connection to drop, and this side's summary so far is printed */
+/* what a look at the running test found: it goes on, or it reached its end;
+ * anything else is the exit code of its failure (the line is out) */
+enum { LOOK_ON = 0, LOOK_END = -1 };
+
+/* One look at the running test: a stop signal, the interval rows, a failed
+ * stream, the end, the guards, and the control connection, waited on until the
+ * next event when wait is set (else only looked at); *next_ms: until that event.
+ * ^C or kill (client_abort.c): the server is told (CLIENT_TERMINATE, as iperf3
+ * does) so it ends the test at once instead of waiting for the control connection
+ * to drop, and this side's summary so far is printed */
+static int test_look(struct client *c, int wait, int *next_ms)
+{
+    struct session *s = &c->s;
+    if (client_stop_signal(c->stop))
+        return client_interrupted(c);
+    uint64_t now = mono_ns();
+    int ms = session_poll(s, now);
+    *next_ms = ms;
+    int err = session_stream_error(s);
+    if (err) {
+        int rc = ctl_during_test(c, STREAM_FAIL_GRACE_MS);
+        return rc ? rc : cfail(c, EXIT_CHECK, "a data stream failed: %s", errtext(err));
+    }
+    if (session_should_end(s, now))
+        return LOOK_END;
+    if (rcv_idle_check(&c->idle, now, session_bytes(s, BYTES_RECEIVED, 0))) {
+        ctl_send_state(c->ctl, ST_CLIENT_TERMINATE, mono_ns() + NS_PER_SEC);
+        return cfail(c, EXIT_CHECK, "no data came from the server for %lld ms "
+                     "(--rcv-timeout): the test is ended, the server was told",
+                     (long long)c->o->rcv_timeout_ms);
+    }
+    int stalled = send_stalled(c, now);
+    if (stalled)
+        return cfail(c, EXIT_CHECK, "the server took no data for %d s (data stream %d: "
+                     "it accepted the stream but does not read it)", CTL_WAIT_S, stalled);
+    return ctl_during_test(c, !wait ? 0 : ms < 1 ? 1 : ms);
+}
+
+/* the end of the running test: the senders stop (their bytes acknowledged), TEST_END */
+static int end_test(struct client *c)
+{
+    session_stop_senders(&c->s);
+    if (ctl_send_state(c->ctl, ST_TEST_END, mono_ns() + CTL_WAIT_NS) < 0)
+        return cfail(c, EXIT_CHECK, "cannot send TEST_END: %s", errtext(errno));
+    return 0;
+}
+
+/* A one-thread run's turn (session_run_here): a look that does not wait. A client
+ * that receives says TEST_END at the end and its stream reads on, as a stream
+ * thread would, until the server answers (EXCHANGE_RESULTS, which exchange reads):
+ * so it counts every byte the server sent before it stopped. -1 ends the turns. */
+static int test_turn(void *arg)
+{
+    struct client *c = arg;
+    int ms = TURN_MAX_MS;
+    if (c->end_told) {
+        struct pollfd pf = { c->ctl, POLLIN, 0 };
+        int over = poll(&pf, 1, 0) != 0 || client_stop_signal(c->stop) ||
+                   mono_ns() - c->end_told > CTL_WAIT_NS;
+        return over ? -1 : ms;
+    }
+    int rc = test_look(c, 0, &ms);
+    if (rc == LOOK_ON)
+        return ms;
+    if (rc == LOOK_END && !c->s.st[0].sender) {
+        rc = end_test(c);
+        if (rc == 0) {
+            c->end_told = mono_ns();
+            return TURN_MAX_MS;
+        }
+    }
+    c->here_rc = rc == LOOK_END ? 0 : rc;
+    return -1;
+}
+
+/* the test until its end: looks in a loop while the stream threads run, or the
+ * turns of a one-thread run */
 static int run_test(struct client *c)
 {
     struct session *s = &c->s;
-    struct rcv_idle idle;
-    rcv_idle_init(&idle, s->p.reverse || s->p.bidir, c->o->rcv_timeout_ms, mono_ns());
-    for (;;) {
-        if (client_stop_signal(c->stop))
-            return client_interrupted(c);
-        uint64_t now = mono_ns();
-        int ms = session_poll(s, now);
-        int err = session_stream_error(s);
-        if (err) {
-            int rc = ctl_during_test(c, STREAM_FAIL_GRACE_MS);
-            return rc ? rc : cfail(c, EXIT_CHECK, "a data stream failed: %s", errtext(err));
-        }
-        if (session_should_end(s, now))
-            break;
-        if (rcv_idle_check(&idle, now, session_bytes(s, BYTES_RECEIVED, 0))) {
-            ctl_send_state(c->ctl, ST_CLIENT_TERMINATE, mono_ns() + NS_PER_SEC);
-            return cfail(c, EXIT_CHECK, "no data came from the server for %lld ms "
-                         "(--rcv-timeout): the test is ended, the server was told",
-                         (long long)c->o->rcv_timeout_ms);
-        }
-        int stalled = send_stalled(c, now);
-        if (stalled)
-            return cfail(c, EXIT_CHECK, "the server took no data for %d s (data stream %d: "
-                         "it accepted the stream but does not read it)", CTL_WAIT_S, stalled);
-        int rc = ctl_during_test(c, ms < 1 ? 1 : ms);
-        if (rc)
-            return rc;
+    rcv_idle_init(&c->idle, s->p.reverse || s->p.bidir, c->o->rcv_timeout_ms, mono_ns());
+    if (s->here) {
+        session_run_here(s, test_turn, c, c->ctl);
+        return c->here_rc;
     }
-    return 0;
+    int rc, ms;
+    while ((rc = test_look(c, 1, &ms)) == LOOK_ON)
+        ;
+    return rc == LOOK_END ? 0 : rc;
 }
 
 /* a test that moved nothing is no success (a stalled path, everything lost):
@@ -273,18 +327,15 @@ static int run(struct client *c)
 {
     const struct test_params *p = &c->s.p;
     if (session_start(&c->s) < 0)
-        return cfail(c, EXIT_USAGE, "cannot start the stream threads: %s (esxperf runs each "
-                     "stream on a thread of its own: where this host gives none, no test runs)",
-                     errtext(errno));
+        return cfail(c, EXIT_USAGE, "cannot start the stream threads: %s (this host gives "
+                     "no thread: a test of one stream runs without, %s needs one per stream)",
+                     errtext(errno), p->bidir ? "--bidir" : "-P");
     if (!c->o->json && c->o->interval > 0)
         rep_header(&c->rep, p->udp, !p->reverse || p->bidir, 0, p->bidir);
     int rc = run_test(c);
     if (rc)
         return rc;
-    session_stop_senders(&c->s);
-    if (ctl_send_state(c->ctl, ST_TEST_END, mono_ns() + CTL_WAIT_NS) < 0)
-        return cfail(c, EXIT_CHECK, "cannot send TEST_END: %s", errtext(errno));
-    return 0;
+    return c->end_told ? 0 : end_test(c);
 }
 
 /* EXCHANGE_RESULTS, the streams stopped, our results out, the server's in */

@@ -11,6 +11,7 @@
 #include "client.h"
 #include "net.h"
 #include "proto.h"
+#include "rcv_timeout.h"
 #include "report.h"
 #include "session.h"
 
@@ -35,6 +36,10 @@ struct client {
     int have_src;
     char host[64];
     struct progress tx;             /* -n/-k: the bytes sent while some stay queued */
+    struct rcv_idle idle;           /* --rcv-timeout: the bytes received */
+    int here_rc;                    /* a one-thread run: how the test ended */
+    uint64_t end_told;              /* a one-thread run that receives: TEST_END sent
+                                     * (mono ns), the stream reads on until the answer */
     char *err;                      /* the failure line, for a sweep's table (or NULL) */
     size_t errlen;
 };

@@ -88,65 +88,105 @@ static int ctl_during_test(struct server *sv, uint64_t now, const char **why)
     return 1;
 }
 
-/* wait for TEST_END while streams run; deny other clients; end the test ourselves
- * when the guard says so */
+/* what watches a running test: the guards (server_guard.c) and --rcv-timeout;
+ * for a one-thread run also how its turns ended */
+struct run_watch {
+    struct server *sv;
+    struct end_guard g;
+    struct rate_guard rg;
+    struct rcv_idle idle;
+    const char **why;
+    int rc;
+};
+
+/* One look at the running test: the interval rows, the guards (ending the test
+ * ourselves when one says so), the control connection (TEST_END), a stop signal,
+ * other clients (denied); waited on until the next event when wait is set, else
+ * only looked at (*next_ms: until that event). 1 while the test goes on, 0 at
+ * TEST_END, -1 when it is over otherwise (*why) */
+static int run_look(struct run_watch *w, int wait, int *next_ms)
+{
+    struct server *sv = w->sv;
+    struct session *s = &sv->s;
+    const char **why = w->why;
+    uint64_t now = mono_ns();
+    int ms = session_poll(s, now);
+    *next_ms = ms;
+    linger_service(sv);
+    const char *reason = end_guard_check(&w->g, now, session_bytes(s, BYTES_ALL, 0));
+    if (!reason && rcv_idle_check(&w->idle, now, session_bytes(s, BYTES_RECEIVED, 0)))
+        reason = "no data came on the data streams for --rcv-timeout; ended with "
+                 "SERVER_TERMINATE";
+    if (reason)
+        return terminate(sv, why, reason, 0);
+    if (rate_guard_check(&w->rg, now, session_bytes(s, BYTES_ALL, 0))) {
+        snprintf(sv->why, sizeof sv->why, "total throughput of %llu bit/s passed "
+                 "--server-bitrate-limit %llu bit/s; ended with SERVER_ERROR (iperf3 "
+                 "error 27)", (unsigned long long)w->rg.bps,
+                 (unsigned long long)w->rg.limit);
+        return terminate(sv, why, sv->why, IE_TOTALRATE);
+    }
+    if (w->g.cap && ms > ms_until(w->g.cap))
+        ms = ms_until(w->g.cap);
+    if (w->rg.limit && ms > ms_until(w->rg.next))
+        ms = ms_until(w->rg.next);
+    *next_ms = ms;
+    int listen_ok = now >= sv->deny_pause_until;
+    struct pollfd pf[3] = { { sv->ctl, POLLIN, 0 }, { sv->stop.fd[0], POLLIN, 0 },
+                            { sv->lfd, POLLIN, 0 } };
+    int rc = poll(pf, listen_ok ? 3 : 2, !wait ? 0 : ms < 1 ? 1 : ms);
+    if (rc < 0 && errno != EINTR) {
+        *why = "poll failed";
+        return -1;
+    }
+    if (rc <= 0)
+        return 1;
+    /* the control connection before the listener: when a client dies and the
+     * next one connects at once, both can be waiting here, and the next one
+     * must find the test over (served), not be denied by a dead test */
+    if (pf[0].revents) {
+        int crc = ctl_during_test(sv, now, why);
+        if (crc <= 0)
+            return crc;
+    }
+    if (pf[1].revents && stop_guard_signal(&sv->stop)) {
+        /* stopped while the test runs: its summary so far, as iperf3 prints */
+        int src = stopped(sv, why);
+        session_summary_so_far(s);
+        return src;
+    }
+    if (listen_ok && (pf[2].revents & POLLIN))
+        deny_pending(sv);
+    return 1;
+}
+
+/* a one-thread run's turn (session_run_here): a look that does not wait; -1
+ * ends the turns, with the look's result in rc */
+static int run_turn(void *arg)
+{
+    struct run_watch *w = arg;
+    int ms;
+    w->rc = run_look(w, 0, &ms);
+    return w->rc > 0 ? ms : -1;
+}
+
+/* wait for TEST_END while the streams run: looks in a loop while the stream
+ * threads run, or the turns of a one-thread run */
 static int run_until_end(struct server *sv, const char **why)
 {
     struct session *s = &sv->s;
-    struct end_guard g;
-    struct rate_guard rg;
-    end_guard_init(&g, sv->o, &s->p, mono_ns());
-    rate_guard_init(&rg, sv->o, mono_ns());
-    struct rcv_idle idle;
-    rcv_idle_init(&idle, !s->p.reverse || s->p.bidir, sv->o->rcv_timeout_ms, mono_ns());
-    for (;;) {
-        uint64_t now = mono_ns();
-        int ms = session_poll(s, now);
-        linger_service(sv);
-        const char *reason = end_guard_check(&g, now, session_bytes(s, BYTES_ALL, 0));
-        if (!reason && rcv_idle_check(&idle, now, session_bytes(s, BYTES_RECEIVED, 0)))
-            reason = "no data came on the data streams for --rcv-timeout; ended with "
-                     "SERVER_TERMINATE";
-        if (reason)
-            return terminate(sv, why, reason, 0);
-        if (rate_guard_check(&rg, now, session_bytes(s, BYTES_ALL, 0))) {
-            snprintf(sv->why, sizeof sv->why, "total throughput of %llu bit/s passed "
-                     "--server-bitrate-limit %llu bit/s; ended with SERVER_ERROR (iperf3 "
-                     "error 27)", (unsigned long long)rg.bps,
-                     (unsigned long long)rg.limit);
-            return terminate(sv, why, sv->why, IE_TOTALRATE);
-        }
-        if (g.cap && ms > ms_until(g.cap))
-            ms = ms_until(g.cap);
-        if (rg.limit && ms > ms_until(rg.next))
-            ms = ms_until(rg.next);
-        int listen_ok = now >= sv->deny_pause_until;
-        struct pollfd pf[3] = { { sv->ctl, POLLIN, 0 }, { sv->stop.fd[0], POLLIN, 0 },
-                                { sv->lfd, POLLIN, 0 } };
-        int rc = poll(pf, listen_ok ? 3 : 2, ms < 1 ? 1 : ms);
-        if (rc < 0 && errno != EINTR) {
-            *why = "poll failed";
-            return -1;
-        }
-        if (rc <= 0)
-            continue;
-        /* the control connection before the listener: when a client dies and the
-         * next one connects at once, both can be waiting here, and the next one
-         * must find the test over (served), not be denied by a dead test */
-        if (pf[0].revents) {
-            int crc = ctl_during_test(sv, now, why);
-            if (crc <= 0)
-                return crc;
-        }
-        if (pf[1].revents && stop_guard_signal(&sv->stop)) {
-            /* stopped while the test runs: its summary so far, as iperf3 prints */
-            int src = stopped(sv, why);
-            session_summary_so_far(s);
-            return src;
-        }
-        if (listen_ok && (pf[2].revents & POLLIN))
-            deny_pending(sv);
+    struct run_watch w = { .sv = sv, .why = why };
+    end_guard_init(&w.g, sv->o, &s->p, mono_ns());
+    rate_guard_init(&w.rg, sv->o, mono_ns());
+    rcv_idle_init(&w.idle, !s->p.reverse || s->p.bidir, sv->o->rcv_timeout_ms, mono_ns());
+    if (s->here) {
+        session_run_here(s, run_turn, &w, sv->ctl);
+        return w.rc;
     }
+    int rc, ms;
+    while ((rc = run_look(&w, 1, &ms)) > 0)
+        ;
+    return rc;
 }
 
 /* the cookie (read while waiting: server_wait.c), PARAM_EXCHANGE */
@@ -281,9 +321,13 @@ static int run(struct server *sv, const char **why)
     const struct test_params *p = &sv->s.p;
     if (session_start(&sv->s) < 0) {
         /* one server, one test at a time: the text outlives this call */
-        static char text[96];
-        snprintf(text, sizeof text, "cannot start the stream threads: %s", errtext(errno));
+        static char text[160];
+        int e = errno;
+        snprintf(text, sizeof text, "cannot start the stream threads: %s (this host gives "
+                 "no thread: a test of one stream runs without, %s needs one per stream)",
+                 errtext(e), p->bidir ? "--bidir" : "-P");
         *why = text;
+        proto_send_error(sv->ctl, IE_INITSTREAM, e, mono_ns() + NS_PER_SEC);
         return -1;
     }
     if (!sv->o->json && sv->o->interval > 0)

@@ -1,13 +1,17 @@
-/* One running test: the streams, the clock (omit / measure / cooldown), the
- * books of each stream's counters read at interval ticks and at the end, and
- * the end of the test (when, stopping the streams). The figures at the end are
- * totals.c's; what is printed, and how, is report.c's and report_json.c's. */
+/* One running test: the streams (each on a thread of its own, or a lone stream
+ * on the session's thread where the host gives none), the clock (omit / measure /
+ * cooldown), the books of each stream's counters read at interval ticks and at
+ * the end, and the end of the test (when, stopping the streams). The figures at
+ * the end are totals.c's; what is printed, and how, is report.c's and
+ * report_json.c's. */
 #include "session.h"
 #include "clock.h"
 #include "fail.h"
+#include "fallback.h"
 #include "net.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -210,10 +214,42 @@ int session_start(struct session *s)
     for (int i = 0; i < s->nstreams; i++) {
         s->st[i].sender = session_is_sender(s, i);
         s->st[i].cpu = ncpus > 0 ? cpus[i % ncpus] : -1;
-        if (stream_start(&s->st[i]) < 0)
-            return -1;
     }
+    /* a lone stream needs no thread of its own: where none can start, it runs on
+     * this one, which the stream's loop gives turns (session_run_here) */
+    if (s->nstreams == 1 && (s->st[0].eng_off & ENG_THREADS)) {
+        s->here = 1;
+        return 0;
+    }
+    for (int i = 0; i < s->nstreams; i++)
+        if (stream_start(&s->st[i]) < 0) {
+            if (s->nstreams > 1)
+                return -1;
+            fallback_note("pthread_create", errno, "the one data stream runs on the session's thread");
+            s->here = 1;
+        }
     return 0;
+}
+
+void session_run_here(struct session *s, int (*turn)(void *), void *arg, int watch_fd)
+{
+    struct stream_turn t = { turn, arg, watch_fd, mono_ns(), 0 };
+    struct stream *st = &s->st[0];
+    s->sh.turn = &t;
+    /* the loop never blocks past a turn: its socket is non-blocking and it waits
+     * in poll() (stream_io_wait) */
+    st->poll_wait = 1;
+    (void)net_set_nonblock(st->fd, 1);
+    stream_run_here(st);
+    /* the stream left before the test's end (its count sent, the peer closed, an
+     * error): the turns go on until the session says the test is over */
+    while (!t.over) {
+        struct pollfd p = { watch_fd, POLLIN, 0 };
+        int ms = ms_until(t.next_ns);
+        (void)poll(&p, watch_fd >= 0, ms < 0 ? 0 : ms > TURN_MAX_MS ? TURN_MAX_MS : ms);
+        stream_turn_take(&s->sh, p.revents != 0);
+    }
+    s->sh.turn = NULL;
 }
 
 /* a TCP sender's TCP_INFO for an interval row; the end figures keep the extremes */
@@ -509,8 +545,12 @@ void session_stop_senders(struct session *s)
 {
     if (!s->t_measure_end)
         measure_end(s, mono_ns());
-    if (atomic_exchange(&s->sh.stop_send, 1))
-        return;    /* stopped (and waited for) already */
+    /* its own flag, not stop_send: a one-thread run's sender leaves its loop by
+     * stop_send, and its bytes are still to be acknowledged here */
+    if (s->senders_stopped)
+        return;
+    s->senders_stopped = 1;
+    atomic_store(&s->sh.stop_send, 1);
     for (int i = 0; i < s->nstreams; i++)
         if (s->st[i].sender) {
             stream_join(&s->st[i]);

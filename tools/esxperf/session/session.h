@@ -53,6 +53,9 @@ struct session {
     struct progress rx;            /* -n/-k: the bytes received since the omit */
     uint64_t file_end_ns;          /* -F: the interval tick the test ends at, once
                                     * the file is sent (0 = not yet) */
+    int here;                      /* no stream thread: the one stream runs on this
+                                    * thread (session_run_here) */
+    int senders_stopped;           /* session_stop_senders ran */
 };
 
 void session_init(struct session *s, const struct perf_opts *o, const struct test_params *p,
@@ -85,7 +88,15 @@ uint64_t session_bytes(const struct session *s, int which, int since_omit);
 void session_report_init(struct report *r, FILE *out, const struct perf_opts *o, int capture);
 /* this thread (and every thread it starts later) on the CPUs listed */
 void session_pin(const int *cpus, int ncpus);
-int session_start(struct session *s);                 /* threads + clock */
+/* the clock and a thread per stream. Where no thread can start (or
+ * ESXPERF_ENGINE_OFF=threads) a test of one stream starts without: here is set,
+ * -V and -J say so, and the caller runs it with session_run_here. 0, or -1 with
+ * errno: a test of several streams, which needs a thread each */
+int session_start(struct session *s);
+/* a test whose one stream runs on this thread (here): its loop, with turn(arg)
+ * given at least every TURN_MAX_MS and at once when watch_fd (the control
+ * connection) is readable, until turn returns -1 (stream.h struct stream_turn) */
+void session_run_here(struct session *s, int (*turn)(void *), void *arg, int watch_fd);
 /* call often: handles omit end and interval ticks; returns ms until next event */
 int session_poll(struct session *s, uint64_t now);
 /* the end check for the client: time reached, -n/-k done; 1 = end now */

@@ -27,7 +27,7 @@ unsigned stream_engine_off(const char *list)
     static const struct { const char *name; unsigned bit; } names[] = {
         { "mmsg", ENG_MMSG }, { "gso", ENG_GSO }, { "gro", ENG_GRO }, { "lowat", ENG_LOWAT },
         { "trunc", ENG_TRUNC }, { "sendfile", ENG_SENDFILE }, { "rcvbuf", ENG_RCVBUF },
-        { "pktinfo", ENG_PKTINFO }, { "sndbuf", ENG_SNDBUF },
+        { "pktinfo", ENG_PKTINFO }, { "sndbuf", ENG_SNDBUF }, { "threads", ENG_THREADS },
     };
     unsigned off = 0;
     if (!list)
@@ -38,7 +38,7 @@ unsigned stream_engine_off(const char *list)
             if (strlen(names[i].name) == n && !strncmp(list, names[i].name, n))
                 off |= names[i].bit;
         if (!strncmp(list, "all", n) && n == 3)
-            off = ~0u;
+            off |= ~ENG_THREADS;    /* every I/O technique; threads only by name */
         list += n;
         if (*list == ',')
             list++;

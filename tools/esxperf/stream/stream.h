@@ -1,7 +1,9 @@
 /* Data streams: socket setup, one thread per stream running a send or receive
  * loop (TCP and UDP), shared stop flags and -n/-k budgets, TCP_INFO sampling.
  * The main thread only reads the atomic counters; it never touches data sockets
- * except through stream_tcp_info(). */
+ * except through stream_tcp_info(). Where no thread can start, a test's one
+ * stream runs its loop on the session's own thread and hands it turns
+ * (struct stream_turn). */
 #ifndef ESXPERF_STREAM_H
 #define ESXPERF_STREAM_H
 #include <pthread.h>
@@ -24,8 +26,24 @@
 #define ENG_RCVBUF   0x40u    /* larger UDP receive buffer */
 #define ENG_PKTINFO  0x80u    /* UDP server: answer from the hello's destination */
 #define ENG_SNDBUF   0x100u   /* TCP send buffer held at several streams (tcp_sndbuf.h) */
+#define ENG_THREADS  0x200u   /* a thread per stream: a lone stream runs on the session's */
 /* comma-separated names -> ENG_* bits; unknown names are ignored */
 unsigned stream_engine_off(const char *list);
+
+/* A test whose one stream runs on the session's thread (session_run_here, where
+ * no thread can start): the stream's loop gives the session a turn when one is
+ * due, and at once when watch_fd (the control connection, or -1) turns readable
+ * while the loop waits on its socket. fn returns the milliseconds until it wants
+ * the next turn (at most TURN_MAX_MS are waited), or -1: the test is over for
+ * this stream, which then stops (both stop flags set) and takes no more turns. */
+#define TURN_MAX_MS 10
+struct stream_turn {
+    int (*fn)(void *arg);
+    void *arg;
+    int watch_fd;
+    uint64_t next_ns;            /* the next turn is due (mono ns) */
+    int over;                    /* fn said -1 */
+};
 
 /* state shared by all streams of one test */
 struct stream_shared {
@@ -38,6 +56,7 @@ struct stream_shared {
      * omitted second must not leave a debt the measured ones pay back in a burst) */
     atomic_ullong pace_from_ns;
     atomic_int senders_running;
+    struct stream_turn *turn;    /* the one-thread run's turns, NULL with threads */
 };
 
 struct stream {
@@ -91,13 +110,19 @@ int stream_sockopts(int fd, const struct test_params *p, int family, const char 
  * them gets a non-blocking socket and the loops poll() (stream_io_wait) instead,
  * so no loop can block past a stop. 0, or -1 when the socket could not be set */
 int stream_set_timeouts(struct stream *s, int ms);
-/* after EAGAIN on a socket without timeouts: wait up to LOOP_TIMEOUT_MS for EVENTS */
-void stream_io_wait(const struct stream *s, short events);
+/* after EAGAIN on a socket without timeouts: wait up to LOOP_TIMEOUT_MS for EVENTS
+ * (in a one-thread run until the next turn, which it then gives) */
+void stream_io_wait(struct stream *s, short events);
 
 /* prepare (buffers, -Z file) and start the thread; 0 or -1 with errno */
 int stream_init(struct stream *s, int id, int fd, int sender, const struct test_params *p,
                 struct stream_shared *sh);
 int stream_start(struct stream *s);
+/* the stream's loop on the calling thread (a one-thread run: sh->turn set), as its
+ * thread would run it; returns when the loop leaves */
+void stream_run_here(struct stream *s);
+/* a one-thread run: the session's turn when it is due, or now (force) */
+void stream_turn_take(struct stream_shared *sh, int force);
 /* -F NAME: the sender sends the file's bytes, the receiver writes what arrives to
  * it (created or truncated, mode 600), as iperf3 -F does; 0 or -1 with errno */
 int stream_file_open(struct stream *s, const char *path);

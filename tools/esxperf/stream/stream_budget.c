@@ -90,6 +90,9 @@ int stream_pace_wait(struct stream *s, const struct pace_clock *pc, uint64_t due
         uint64_t now = mono_ns();
         if (now >= due)
             return 0;
-        pace_sleep_until(due - now > SLEEP_MAX_NS ? now + SLEEP_MAX_NS : due);
+        /* a one-thread run sleeps no further than its next turn */
+        uint64_t slice = s->sh->turn ? (uint64_t)TURN_MAX_MS * NS_PER_MS : SLEEP_MAX_NS;
+        pace_sleep_until(due - now > slice ? now + slice : due);
+        stream_turn(s);
     }
 }

@@ -13,6 +13,14 @@
 
 #define DRAIN_MAX_NS (1000 * NS_PER_MS)   /* bound on reading what is queued after stop */
 
+/* a one-thread run (stream.h struct stream_turn): the session's turn when it is
+ * due; every loop calls it once per pass, so no turn waits on a busy socket */
+static inline void stream_turn(struct stream *s)
+{
+    if (s->sh->turn)
+        stream_turn_take(s->sh, 0);
+}
+
 /* append to the stream's I/O path text (-V, JSON "engine") */
 void stream_path_add(struct stream *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -3,6 +3,7 @@
  * TCP_INFO samples, unacknowledged bytes, the congestion control in use, and the
  * -C check made before a test. */
 #include "stream.h"
+#include "clock.h"
 #include "fail.h"
 #include "fallback.h"
 #include "net.h"
@@ -92,12 +93,21 @@ int stream_set_timeouts(struct stream *s, int ms)
     return net_set_nonblock(s->fd, 1);
 }
 
-void stream_io_wait(const struct stream *s, short events)
+void stream_io_wait(struct stream *s, short events)
 {
     if (!s->poll_wait)
         return;
-    struct pollfd p = { s->fd, events, 0 };
-    (void)poll(&p, 1, LOOP_TIMEOUT_MS);     /* ready, timed out or interrupted: the loop looks */
+    struct stream_turn *t = s->sh->turn;
+    struct pollfd p[2] = { { s->fd, events, 0 }, { t ? t->watch_fd : -1, POLLIN, 0 } };
+    if (!t) {
+        (void)poll(p, 1, LOOP_TIMEOUT_MS);  /* ready, timed out or interrupted: the loop looks */
+        return;
+    }
+    /* a one-thread run: the wait ends at the next turn, or when the control
+     * connection has something for the session, which gets its turn at once */
+    int ms = ms_until(t->next_ns);
+    (void)poll(p, t->watch_fd >= 0 ? 2 : 1, ms < 0 ? 0 : ms > TURN_MAX_MS ? TURN_MAX_MS : ms);
+    stream_turn_take(s->sh, p[1].revents != 0);
 }
 
 long long stream_tcp_unacked(int fd)

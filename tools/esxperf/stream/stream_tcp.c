@@ -166,7 +166,10 @@ void stream_tcp_send(struct stream *s)
     size_t chunk = 0, pending = 0;    /* the chunk being written, and what is left of it */
     uint64_t hold_at = s->hold_streams > 1 ? mono_ns() + TCP_SNDBUF_AFTER_NS : UINT64_MAX;
     unsigned writes = 0;              /* the clock is read for that every 16th write */
-    while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
+    for (;;) {
+        stream_turn(s);
+        if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
+            break;
         if (!pending) {
             chunk = pending = budget ? budget_take(s, want) : want;
             if (!chunk)
@@ -305,6 +308,7 @@ void stream_tcp_recv(struct stream *s)
         stream_path_add(s, " (%d at first, at most %d)", lowat, lw.cap);
     uint64_t calls = 0;
     for (;;) {
+        stream_turn(s);
         if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
             atomic_store(&s->calls, calls);
             drain_tcp(s, flags);

@@ -1,6 +1,8 @@
 /* A data stream's thread: started (counted among the running senders), pinned to
  * its -A CPU, running the loop of its kind (stream_tcp.c, stream_udp.c), joined;
- * and the stream freed once its thread is gone. */
+ * and the stream freed once its thread is gone. Where no thread can start, the
+ * same loop runs on the session's thread (stream_run_here) and gives the session
+ * its turns (stream_turn_take). */
 #include "stream_loop.h"
 #include "fail.h"
 
@@ -23,9 +25,9 @@ static void pin_thread(struct stream *s)
         stream_path_add(s, "not pinned (CPU %d: %s); ", s->cpu, errtext(errno));
 }
 
-static void *stream_main(void *arg)
+/* the loop of the stream's kind; the caller counted a sender among the running */
+static void stream_loop(struct stream *s)
 {
-    struct stream *s = arg;
     pin_thread(s);
     if (s->sender) {
         if (s->udp)
@@ -40,7 +42,35 @@ static void *stream_main(void *arg)
             stream_tcp_recv(s);
     }
     atomic_store(&s->done, 1);
+}
+
+static void *stream_main(void *arg)
+{
+    stream_loop(arg);
     return NULL;
+}
+
+void stream_run_here(struct stream *s)
+{
+    stream_path_add(s, "on the session's thread (no stream thread); ");
+    if (s->sender)
+        atomic_fetch_add(&s->sh->senders_running, 1);
+    stream_loop(s);
+}
+
+void stream_turn_take(struct stream_shared *sh, int force)
+{
+    struct stream_turn *t = sh->turn;
+    if (!t || t->over || (!force && mono_ns() < t->next_ns))
+        return;
+    int ms = t->fn(t->arg);
+    if (ms < 0) {
+        t->over = 1;
+        atomic_store(&sh->stop_send, 1);
+        atomic_store(&sh->stop_recv, 1);
+        return;
+    }
+    t->next_ns = mono_ns() + (uint64_t)(ms < TURN_MAX_MS ? ms : TURN_MAX_MS) * NS_PER_MS;
 }
 
 int stream_start(struct stream *s)

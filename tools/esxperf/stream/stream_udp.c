@@ -52,7 +52,10 @@ void stream_udp_send(struct stream *s)
         wake = pace_wake_blocks(s->rate_bps, s->pacing_ns, s->blksize, BATCH_MAX);
         stream_path_add(s, ", paced %d datagrams per wake-up", wake);
     }
-    while (!atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed)) {
+    for (;;) {
+        stream_turn(s);
+        if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
+            break;
         int n = tx.max;
         if (s->rate_bps) {
             uint64_t due = 0;
@@ -163,6 +166,7 @@ void stream_udp_recv(struct stream *s)
     rx_nap_init(&nap, (size_t)rb.max * rb.room, rcvbuf);
     int flags = 0;            /* MSG_DONTWAIT right after a nap */
     for (;;) {
+        stream_turn(s);
         if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
             uint64_t until = mono_ns() + DRAIN_MAX_NS;
             while (mono_ns() < until) {
