@@ -25,7 +25,8 @@
 # cpu_utilization_percent.host_total (client) and remote_total (server).
 # Gbit per CPU-second = received Gbit / (client + server CPU seconds).
 # Run from anywhere:  ./test/lib/bench-esxperf.sh   (or make bench)
-# ROUNDS=5 SECS=5 for steadier medians; ONLY=UDP runs the modes whose name holds it.
+# ROUNDS=5 SECS=5 for steadier medians; ONLY=UDP runs the modes whose name holds it
+# (ONLY="one thread": esxperf without stream threads, ESXPERF_ENGINE_OFF=threads).
 # Not a timed test: nothing here passes or fails on a number.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -57,16 +58,19 @@ wait_port() {
     return 1
 }
 
-# one run: one_run BIN ARGS...: the tool against its own fresh server; prints
+# one run: one_run BIN [VAR=VALUE...] ARGS...: the tool against its own fresh server,
+# both with the VAR=VALUE words in their environment; prints
 # "gbit_rx cpu_client cpu_server pps_rx loss_pct gbit_tx" or "fail"
 one_run() {
     local bin=$1 out rc
+    local -a envs=()
     shift
+    while [[ "${1:-}" == [A-Z]*=* ]]; do envs+=("$1"); shift; done
     PORT=$((PORT + 1))
-    "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
+    env "${envs[@]}" "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
     SRV=$!
     wait_port "$PORT" || { echo fail; return; }
-    out=$(timeout 60 "$bin" -c 127.0.0.1 -p "$PORT" -t "$SECS" -J "$@" 2>/dev/null); rc=$?
+    out=$(timeout 60 env "${envs[@]}" "$bin" -c 127.0.0.1 -p "$PORT" -t "$SECS" -J "$@" 2>/dev/null); rc=$?
     kill "$SRV" 2>/dev/null
     wait "$SRV" 2>/dev/null
     SRV=""
@@ -114,6 +118,11 @@ MODES=(
     "UDP -b 0 -l 8972 (jumbo)|-u -b 0 -l 8972|-u -b 0 -l 8972|-u -b 0 -l 8972 --gsro||-u -b 0 -l 8972"
     "UDP -b 0 -l 8972 --skip-rx-copy|-u -b 0 -l 8972 --skip-rx-copy|-|-u -b 0 -l 8972 --skip-rx-copy"
     "UDP -b 2G -l 1448 paced|-u -b 2G -l 1448|-u -b 2G -l 1448|-u -b 2G -l 1448 --gsro||-u -b 2G -l 1448"
+    # esxperf where the host gives no thread: the stream on the session's thread,
+    # as iperf3 3.12 always runs (3.22 keeps its threads)
+    "TCP 1 stream, one thread|ESXPERF_ENGINE_OFF=threads -P 1|-P 1|-P 1"
+    "TCP -R, one thread|ESXPERF_ENGINE_OFF=threads -R|-R|-R"
+    "UDP -b 0 -l 1448, one thread|ESXPERF_ENGINE_OFF=threads -u -b 0 -l 1448|-u -b 0 -l 1448|-u -b 0 -l 1448 --gsro||-u -b 0 -l 1448"
 )
 
 echo "loopback, $ROUNDS rounds x ${SECS} s per tool and mode, in turn; medians"
