@@ -724,21 +724,63 @@ refused_in_A() {
     [ "$(jq -c .fallbacks <<<"$output")" = "[]" ] || flunk "$output"
 }
 
-@test "sockopt refusals: IPv6 without DONTFRAG and PMTUDISC_PROBE is one line naming them, exit 2; every run ends as without" {
+@test "sockopt refusals: IPv6 probes keep DF through an IPPROTO_RAW socket with our own header; PASS, TOO-BIG, --discover, --trace stay right" {
     command -v strace >/dev/null || skip "strace missing"
-    refused_in_A ENOPROTOOPT 2001:db8:1::2
-    assert_status 2
-    [ "${#lines[@]}" = 1 ] || flunk "$output"
-    assert_contains "esxmtu: cannot set Don't-Fragment on raw sockets here (IPV6_DONTFRAG and IPV6_MTU_DISCOVER refused)"
-    # all at once and one call at a time: each run ends as without, or names IPV6_DONTFRAG.
-    # At 9000 IPv4 only: an IPv6 socket without PMTUDISC_PROBE sees the path-MTU cache,
-    # which earlier tests leave behind for IPv6 (no flush clears it); at 1500 both
-    export AUDIT_SOCKOPT_ESSENTIAL=IPV6_DONTFRAG
-    sockopt_in_A "$MTU" -W 0.2 198.18.1.2
+    # without PMTUDISC_PROBE the sender meets A's path-MTU cache: an earlier test's
+    # Packet Too Big must be gone (mtunet_reset flushes it)
+    run ip -n "$NS_A" -6 route get 2001:db8:1::2
+    assert_not_contains " mtu "
+    # a second peer whose route leaves from another address of A, which R checks: the
+    # source in our header (and its checksum) is the route's, per destination
+    local peer2
+    peer2=$(mtunet_peers_b 1 | tail -1)
+    mtunet_src_a 2001:db8::3 "$peer2"
+    ip netns exec "$NS_R" nft add rule inet esxmtu esxmtu_fwd ip6 daddr "$peer2" ip6 saddr != 2001:db8::3 drop
+    refused_in_A ENOPROTOOPT 2001:db8:1::2 "$peer2"
+    assert_status 0
+    assert_contains "method raw: raw socket, own IPv6 header sent by an IPPROTO_RAW socket (IPV6_DONTFRAG and IPV6_MTU_DISCOVER refused)"
+    assert_contains "fallback: IPV6_DONTFRAG refused (ENOPROTOOPT): probes leave by an IPPROTO_RAW socket with our own IPv6 header"
+    [[ "$(line_of 2001:db8:1::2)" == *"PASS        3/3 full-size replies"* ]] || flunk "$output"
+    [[ "$(line_of "$peer2")" == *"PASS        3/3 full-size replies"* ]] || flunk "$output"
+    mtunet_reset
+    mtunet_mtu_b 1500
+    refused_in_A EPERM -J -B 2001:db8::2 2001:db8:1::2
+    assert_status 1
+    [ "$(jq -r '.peers[0] | "\(.verdict) \(.evidence.router) \(.evidence.next_hop_mtu)"' <<<"$output")" = "TOO-BIG 2001:db8::1 1500" ] || flunk "$output"
+    [ "$(jq -c '[.fallbacks[] | select(.option == "IPV6_DONTFRAG" or .option == "IPV6_MTU_DISCOVER") | [.option, .errno]]' <<<"$output")" = '[["IPV6_DONTFRAG","EPERM"],["IPV6_MTU_DISCOVER","EPERM"]]' ] || flunk "$output"
+    # --discover by loss, and --trace, whose hop limits are in our header: hop 1 answers
+    mtunet_reset
+    mtunet_mtu_b 1500
+    mtunet_drop_toobig
+    refused_in_A EINVAL --discover --trace 2001:db8:1::2
+    assert_status 1
+    assert_contains "discovered path MTU 1500 (1452 data bytes)"
+    assert_contains "trace: full-size probes vanish after hop 1 (2001:db8::1), before hop 2 (2001:db8:1::2)"
+    # all at once and one call at a time: each run ends as it does without, both
+    # families, no option essential
+    mtunet_reset
+    sockopt_in_A "$MTU" -W 0.2 198.18.1.2 2001:db8:1::2
     mtunet_mtu_b 1500
     sockopt_in_A "$MTU" -W 0.2 198.18.1.2 2001:db8:1::2
     mtunet_drop_toobig
     sockopt_in_A "$MTU" -W 0.2 --discover 198.18.1.2 2001:db8:1::2
+}
+
+@test "sockopt refusals: IPv6 with no IPPROTO_RAW socket either is one line naming all that was tried, exit 2" {
+    command -v strace >/dev/null || skip "strace missing"
+    # every setsockopt refused and no IPPROTO_RAW socket (the second socket() of an
+    # IPv6 run, after the ICMPv6 socket): nothing can set DF, never a false verdict
+    run ip netns exec "$NS_A" strace -qq -o /dev/null -e trace=setsockopt,socket \
+        -e inject=setsockopt:error=ENOPROTOOPT -e inject=socket:error=EPERM:when=2 "$MTU" -W 0.3 2001:db8:1::2
+    assert_status 2
+    [ "${#lines[@]}" = 1 ] || flunk "$output"
+    assert_contains "esxmtu: cannot set Don't-Fragment on raw sockets here (IPV6_DONTFRAG and IPV6_MTU_DISCOVER refused, and no IPPROTO_RAW socket), and no ping socket either"
+    # --method raw says the same of its own socket
+    run ip netns exec "$NS_A" strace -qq -o /dev/null -e trace=setsockopt,socket \
+        -e inject=setsockopt:error=ENOPROTOOPT -e inject=socket:error=EPERM:when=2 "$MTU" -W 0.3 --method raw 2001:db8:1::2
+    assert_status 2
+    [ "${#lines[@]}" = 1 ] || flunk "$output"
+    assert_contains "esxmtu: cannot set Don't-Fragment on the socket (IPV6_DONTFRAG and IPV6_MTU_DISCOVER refused, and no IPPROTO_RAW socket)"
 }
 
 @test "results that cannot be written (>/dev/full) exit 2 with one line, text and -J" {

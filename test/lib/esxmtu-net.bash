@@ -17,6 +17,8 @@
 #                            one a line: the IPv4 ones, then the IPv6 ones); mtunet_reset
 #                            removes them
 #   mtunet_blackhole_to DST SIZE   R drops packets to DST longer than SIZE (no ICMP)
+#   mtunet_src_a ADDR DST    A gets a second IPv6 address ADDR and its route to DST picks
+#                            it as the source; mtunet_reset removes both
 #
 # The vMotion netstack bench (a separate one; ESXi's netstacks stood in for by
 # namespaces):
@@ -108,10 +110,15 @@ table inet esxmtu {
 }
 NFT
     mtunet_peers_b_del
+    mtunet_src_a_del
     ip netns exec "$NS_B" sysctl -qw net.ipv4.icmp_echo_ignore_all=0 net.ipv6.icmp.echo_ignore_all=0
     # the router answers every TTL probe (Linux rate-limits time-exceeded per peer)
     ip netns exec "$NS_R" sysctl -qw net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0
+    # no earlier test's frag-needed / Packet Too Big left in A's path-MTU cache, which a
+    # socket without PMTUDISC_PROBE would meet (IPv6's exceptions are flushed as listed
+    # by "ip -6 route show cache")
     ip -n "$NS_A" route flush cache 2>/dev/null
+    ip -n "$NS_A" -6 route flush cache 2>/dev/null
     return 0
 }
 
@@ -149,6 +156,27 @@ mtunet_peers_b_del() {
         case $a in
         198.18.1.2/24 | 2001:db8:1::2/64 | fe80:*) ;;
         *) ip -n "$NS_B" addr del "$a" dev b0 ;;
+        esac
+    done
+    return 0
+}
+
+mtunet_src_a() {
+    ip -n "$NS_A" addr add "$1/64" dev a0 nodad &&
+        ip -n "$NS_A" -6 route add "$2/128" via 2001:db8::1 src "$1"
+}
+
+# what mtunet_src_a added, also by an earlier test: A's routes with a source of their
+# own and every IPv6 address on a0 but its own and the link-local one
+mtunet_src_a_del() {
+    local r a
+    for r in $(ip -n "$NS_A" -6 route show 2>/dev/null | awk '/ src / { print $1 }'); do
+        ip -n "$NS_A" -6 route del "$r"
+    done
+    for a in $(ip -n "$NS_A" -6 -o addr show dev a0 2>/dev/null | awk '{print $4}'); do
+        case $a in
+        2001:db8::2/64 | fe80:*) ;;
+        *) ip -n "$NS_A" addr del "$a" dev a0 ;;
         esac
     done
     return 0

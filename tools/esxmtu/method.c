@@ -1,7 +1,10 @@
 /* Opening the sockets of a probing method (see probe.h): raw IPv4 with our own
  * header, raw ICMPv6, raw with the error queue, or unprivileged ping sockets, and the
  * order --method auto tries them in. Every socket sets DF without the path-MTU cache
- * (PMTUDISC_PROBE), never blocks, and has room for a round's answers. */
+ * (PMTUDISC_PROBE), never blocks, and has room for a round's answers. Where the raw
+ * socket refuses the options for DF, probes leave by an IPPROTO_RAW socket that
+ * carries the header we write, which needs no option (the refusals are fallback
+ * notes; without PMTUDISC_PROBE there the path-MTU cache applies, as they say). */
 #include "probe.h"
 #include "linux_opts.h"
 #include "bytes.h"
@@ -39,6 +42,9 @@ const char *prober_method_desc(const struct prober *p, int family)
     enum probe_method m = p->method[family == AF_INET6];
     if (m == METHOD_RAW && family == AF_INET && p->sfd[0] >= 0)
         return "raw socket, own IPv4 header with DF sent by an IPPROTO_RAW socket (IP_HDRINCL refused)";
+    if (m == METHOD_RAW && family == AF_INET6 && p->sfd[1] >= 0)
+        return "raw socket, own IPv6 header sent by an IPPROTO_RAW socket (IPV6_DONTFRAG and "
+               "IPV6_MTU_DISCOVER refused)";
     if (m == METHOD_RAW)
         return family == AF_INET6 ? "raw ICMPv6 socket, IPV6_DONTFRAG + PMTUDISC_PROBE"
                                   : "raw socket, own IPv4 header with DF (IP_HDRINCL) + PMTUDISC_PROBE";
@@ -86,18 +92,46 @@ static void set_buffers(int fd)
         fallback_note("SO_SNDBUF", errno, "the system's send buffer: probes wait and are retried");
 }
 
-/* IPv4 raw without IP_HDRINCL: an IPPROTO_RAW socket takes our own header (DF in
- * it) with no option at all; answers still come on the ICMP socket. -1 if none */
-static int open_hdr_sender(const struct prober_opts *o, const char **why)
+/* Raw without the options for DF: an IPPROTO_RAW socket sends the IP header we
+ * write with no option at all (Linux gives both families' IPPROTO_RAW sockets the
+ * header-included mode). IPv4's header carries DF; an IPv6 packet is never
+ * fragmented on its way (routers do not, and the kernel refuses a header-included
+ * one bigger than the interface or a cached path MTU: EMSGSIZE). Answers still come
+ * on the ICMP socket. -1 if there is no such socket; -2 when -B or -I cannot be
+ * applied to it (errno, *why) */
+static int open_hdr_sender(int family, const struct prober_opts *o, const char **why)
 {
-    int fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+    int fd = socket(family, SOCK_RAW, IPPROTO_RAW);
     if (fd < 0)
         return -1;
     set_buffers(fd);
     (void)net_set_nonblock(fd, 1);
-    if (bind_src(fd, AF_INET, o, why) != 0)
-        return net_close_fail(fd);
+    if (bind_src(fd, family, o, why) != 0) {
+        net_close_fail(fd);
+        return -2;
+    }
     return fd;
+}
+
+/* IPv6 raw whose ICMPv6 socket refused IPV6_MTU_DISCOVER and IPV6_DONTFRAG (errno
+ * de): the IPPROTO_RAW sender and its notes in *sfd; 0, or open_hdr_sender's -1/-2 */
+static int open_v6_hdr_sender(const struct prober_opts *o, const char **why, int de, int *sfd)
+{
+    int fd = open_hdr_sender(AF_INET6, o, why);
+    if (fd < 0)
+        return fd;
+    *sfd = fd;
+    fallback_note("IPV6_DONTFRAG", de, "probes leave by an IPPROTO_RAW socket with our own IPv6 header, "
+                  "which nothing fragments");
+    /* what matters is the socket the probes leave by: there PMTUDISC_PROBE keeps the
+     * path-MTU cache out (a refusal on the ICMPv6 socket alone changes nothing) */
+    if (prober_setopt(*sfd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE) != 0)
+        fallback_note("IPV6_MTU_DISCOVER", errno, "our own IPv6 header by an IPPROTO_RAW socket; after a "
+                      "Packet Too Big this host may refuse the size itself (LOCAL-MTU) until its path-MTU "
+                      "cache expires");
+    if (prober_setopt(*sfd, IPPROTO_IPV6, IPV6_RECVERR, 1) != 0)   /* local MTU value */
+        fallback_note("IPV6_RECVERR", errno, "a size this host refuses is reported without its MTU");
+    return 0;
 }
 
 static int open_one(int family, enum probe_method method, const struct prober_opts *o, const char **why,
@@ -113,15 +147,17 @@ static int open_one(int family, enum probe_method method, const struct prober_op
     }
     /* what must work: something that sets DF, and for the error-queue methods the
      * error queue itself; the rest only sharpens the evidence */
-    int ok;
+    int ok, sender = 0;          /* sender: open_hdr_sender's -1/-2 when it was tried and failed */
     if (!v6 && method == METHOD_RAW) {
         ok = prober_setopt(fd, IPPROTO_IP, IP_HDRINCL, 1) == 0;      /* DF is in our header */
         if (!ok) {
             int e = errno;
-            *sfd = open_hdr_sender(o, why);
+            *sfd = open_hdr_sender(AF_INET, o, why);
             ok = *sfd >= 0;
             if (ok)
                 fallback_note("IP_HDRINCL", e, "probes leave by an IPPROTO_RAW socket, which carries our own header");
+            else
+                sender = *sfd;
         }
         /* even with our own header, Linux's output path applies the cached path
          * MTU (EMSGSIZE after one frag-needed) unless the socket says PROBE */
@@ -138,20 +174,32 @@ static int open_one(int family, enum probe_method method, const struct prober_op
         int pe = errno;
         int dontfrag = prober_setopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, 1) == 0;
         int de = errno;
-        int recverr = prober_setopt(fd, IPPROTO_IPV6, IPV6_RECVERR, 1) == 0;
-        int re = errno;
-        ok = (probe || dontfrag) && (recverr || method == METHOD_RAW);
-        if (ok && !probe)
-            fallback_note("IPV6_MTU_DISCOVER", pe, "DF from IPV6_DONTFRAG; after a Packet Too Big this "
-                          "host may refuse the size itself (LOCAL-MTU) until its path-MTU cache expires");
-        if (ok && !dontfrag)
-            fallback_note("IPV6_DONTFRAG", de, "PMTUDISC_PROBE alone: a size above this host's interface MTU may be fragmented here, not refused");
-        if (ok && !recverr)
-            fallback_note("IPV6_RECVERR", re, "a size this host refuses is reported without its MTU");
+        if (!probe && !dontfrag && method == METHOD_RAW) {
+            /* the ICMPv6 socket only reads: its errors come as packets, its error
+             * queue is not needed; the sender holds the local ones */
+            sender = open_v6_hdr_sender(o, why, de, sfd);
+            ok = sender == 0;
+        } else {
+            int recverr = prober_setopt(fd, IPPROTO_IPV6, IPV6_RECVERR, 1) == 0;
+            int re = errno;
+            ok = (probe || dontfrag) && (recverr || method == METHOD_RAW);
+            if (ok && !probe)
+                fallback_note("IPV6_MTU_DISCOVER", pe, "DF from IPV6_DONTFRAG; after a Packet Too Big this "
+                              "host may refuse the size itself (LOCAL-MTU) until its path-MTU cache expires");
+            if (ok && !dontfrag)
+                fallback_note("IPV6_DONTFRAG", de, "PMTUDISC_PROBE alone: a size above this host's interface MTU may be fragmented here, not refused");
+            if (ok && !recverr)
+                fallback_note("IPV6_RECVERR", re, "a size this host refuses is reported without its MTU");
+        }
+    }
+    if (sender == -2) {          /* -B or -I cannot be used: *why says which, no method can */
+        *sfd = -1;
+        return net_close_fail(fd);
     }
     if (!ok) {
         *why = !v6 ? "cannot set Don't-Fragment / error reporting on the socket (IP_MTU_DISCOVER, IP_RECVERR)"
-             : method == METHOD_RAW ? "cannot set Don't-Fragment on the socket (IPV6_DONTFRAG and IPV6_MTU_DISCOVER refused)"
+             : method == METHOD_RAW ? "cannot set Don't-Fragment on the socket (IPV6_DONTFRAG and IPV6_MTU_DISCOVER "
+                                      "refused, and no IPPROTO_RAW socket)"
                                     : "cannot set Don't-Fragment / error reporting on the socket (IPV6_DONTFRAG, IPV6_MTU_DISCOVER, IPV6_RECVERR)";
         net_close_fail(fd);
         return -2;
@@ -193,7 +241,7 @@ int prober_open(struct prober *p, const struct prober_opts *o, int need4, int ne
             fd = open_one(family, m, o, why, &sfd);
             if (fd < 0) {     /* say the first reason: raw sockets refused DF */
                 *why = fi ? "cannot set Don't-Fragment on raw sockets here (IPV6_DONTFRAG and "
-                            "IPV6_MTU_DISCOVER refused), and no ping socket either"
+                            "IPV6_MTU_DISCOVER refused, and no IPPROTO_RAW socket), and no ping socket either"
                           : "cannot set Don't-Fragment on raw sockets here (IP_HDRINCL with no "
                             "IPPROTO_RAW socket, IP_MTU_DISCOVER), and no ping socket either";
                 errno = e;
@@ -230,6 +278,7 @@ void prober_close(struct prober *p)
             close(p->sfd[fi]);
         p->fd[fi] = p->sfd[fi] = -1;
     }
+    src6_free(&p->src6);
     free(p->sbuf);
     free(p->rbuf);
     p->sbuf = p->rbuf = NULL;

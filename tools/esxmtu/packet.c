@@ -53,6 +53,18 @@ int pkt_data_ok(const uint8_t *data, size_t n, uint64_t nonce, uint16_t seq)
 }
 
 /* ---- build */
+/* the echo request's 8-byte header (checksum 0) and its data */
+static void write_echo(uint8_t *icmp, uint8_t type, uint16_t id, uint16_t seq, uint64_t nonce,
+                       size_t data_len)
+{
+    icmp[0] = type;
+    icmp[1] = 0;
+    icmp[2] = icmp[3] = 0;
+    store_be16(icmp + 4, id);
+    store_be16(icmp + 6, seq);
+    pkt_fill(icmp + 8, data_len, nonce, seq);
+}
+
 size_t pkt_build_echo(int layer, uint8_t *buf, size_t cap, uint16_t id, uint16_t seq,
                       uint64_t nonce, size_t data_len, const struct pkt_ip4 *ip)
 {
@@ -65,12 +77,7 @@ size_t pkt_build_echo(int layer, uint8_t *buf, size_t cap, uint16_t id, uint16_t
     if (layer == PKT_ICMP6 && 8 + data_len > PKT_MAX_MTU)
         return 0;
     uint8_t *icmp = buf + iphl;
-    icmp[0] = layer == PKT_ICMP6 ? ICMP6_ECHO : ICMP4_ECHO;
-    icmp[1] = 0;
-    icmp[2] = icmp[3] = 0;
-    store_be16(icmp + 4, id);
-    store_be16(icmp + 6, seq);
-    pkt_fill(icmp + 8, data_len, nonce, seq);
+    write_echo(icmp, layer == PKT_ICMP6 ? ICMP6_ECHO : ICMP4_ECHO, id, seq, nonce, data_len);
     if (layer != PKT_ICMP6) {
         uint16_t ck = inet_checksum(icmp, 8 + data_len);
         memcpy(icmp + 2, &ck, 2);
@@ -90,6 +97,33 @@ size_t pkt_build_echo(int layer, uint8_t *buf, size_t cap, uint16_t id, uint16_t
         memcpy(buf + 10, &ck, 2);
     }
     return total;
+}
+
+size_t pkt_build_echo6(uint8_t *buf, size_t cap, uint16_t id, uint16_t seq, uint64_t nonce,
+                       size_t data_len, const struct pkt_ip6 *ip)
+{
+    if (!ip || data_len > PKT_MAX_MTU - 8 || cap < 40 || cap - 40 < 8 + data_len)
+        return 0;
+    size_t plen = 8 + data_len;              /* the ICMPv6 message: IPv6's payload length */
+    buf[0] = 0x60;                           /* version 6, traffic class 0, flow label 0 */
+    buf[1] = buf[2] = buf[3] = 0;
+    store_be16(buf + 4, (uint16_t)plen);
+    buf[6] = 58;                             /* next header: ICMPv6 */
+    buf[7] = ip->hops ? ip->hops : 64;
+    memcpy(buf + 8, ip->src, 16);
+    memcpy(buf + 24, ip->dst, 16);
+    uint8_t *icmp = buf + 40;
+    write_echo(icmp, ICMP6_ECHO, id, seq, nonce, data_len);
+    /* the pseudo-header: both addresses (as in the header), the 32-bit upper-layer
+     * length and three zero bytes before the next header value */
+    uint8_t tail[8] = { 0, 0, 0, 0, 0, 0, 0, 58 };
+    store_be32(tail, (uint32_t)plen);
+    uint32_t sum = inet_sum(0, buf + 8, 32);
+    sum = inet_sum(sum, tail, sizeof tail);
+    sum = inet_sum(sum, icmp, plen);
+    uint16_t ck = inet_checksum_finish(sum);
+    memcpy(icmp + 2, &ck, 2);
+    return 40 + plen;
 }
 
 /* ---- parse */

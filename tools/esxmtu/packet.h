@@ -74,6 +74,20 @@ struct pkt_ip4 {
 size_t pkt_build_echo(int layer, uint8_t *buf, size_t cap, uint16_t id, uint16_t seq,
                       uint64_t nonce, size_t data_len, const struct pkt_ip4 *ip);
 
+/* the IPv6 header fields we set when we write it ourselves (an IPPROTO_RAW socket) */
+struct pkt_ip6 {
+    uint8_t src[16], dst[16];  /* src: the address the packet leaves from (the checksum covers it) */
+    uint8_t hops;              /* hop limit; 0 = 64 */
+};
+
+/* Build an IPv6 header (no extension header, next header ICMPv6, flow label 0) and
+ * an ICMPv6 echo request with `data_len` data bytes behind it, its checksum computed
+ * over the IPv6 pseudo-header (RFC 8200 8.1: source, destination, ICMPv6 length,
+ * next header 58). Returns 40 + 8 + data_len, or 0 when it does not fit in cap or
+ * the payload exceeds 65535 bytes (the payload length field; no jumbograms). */
+size_t pkt_build_echo6(uint8_t *buf, size_t cap, uint16_t id, uint16_t seq, uint64_t nonce,
+                       size_t data_len, const struct pkt_ip6 *ip);
+
 /* What we expect back for one probe. */
 struct pkt_expect {
     uint16_t id;

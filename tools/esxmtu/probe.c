@@ -255,15 +255,29 @@ static void drain_packets(struct batch *b, int fi)
 
 /* build() could not give the probe its TTL (the socket refused it) */
 #define BUILD_NO_TTL ((size_t)-1)
+/* build() found no source address for the IPv6 header (the route lookup failed) */
+#define BUILD_NO_SRC ((size_t)-2)
 /* the probe's packet in p->sbuf (the TTL set on the socket first where the kernel
  * writes the header); 0 when it cannot be built: bigger than an IP packet;
- * BUILD_NO_TTL (errno set) when its TTL was refused */
+ * BUILD_NO_TTL or BUILD_NO_SRC (errno set) when its TTL was refused or its source
+ * cannot be known */
 static size_t build(struct batch *b, const struct probe *pr)
 {
     struct prober *p = b->p;
     int family = pr->dst->sa.sa_family;
     int fi = fidx(family);
     int ttl = pr->ttl ? pr->ttl : p->o->ttl;
+    if (fi && p->sfd[1] >= 0) {          /* IPv6 by IPPROTO_RAW: the hop limit is in our header */
+        struct pkt_ip6 ip;
+        if (p->o->src6.sa.sa_family == AF_INET6)
+            memcpy(ip.src, &p->o->src6.in6.sin6_addr, 16);
+        else if (src6_lookup(&p->src6, &pr->dst->in6, p->o->iface, ip.src) != 0)
+            return BUILD_NO_SRC;
+        memcpy(ip.dst, &pr->dst->in6.sin6_addr, 16);
+        ip.hops = (uint8_t)(ttl ? ttl : 64);
+        return pkt_build_echo6(p->sbuf, PROBE_SBUF_LEN, p->id, pr->seq, p->nonce,
+                               probe_data_len(family, pr->mtu), &ip);
+    }
     if (!fi && p->method[0] == METHOD_RAW) {
         struct pkt_ip4 ip;
         memset(&ip, 0, sizeof ip);
@@ -327,6 +341,11 @@ static void attempt(struct batch *b, size_t idx, const struct retry *prev)
     }
     if (len == BUILD_NO_TTL) {
         pr->res = PR_SEND_FAIL;
+        pr->err = errno;
+        return;
+    }
+    if (len == BUILD_NO_SRC) {       /* what the send itself would have met: no route */
+        pr->res = PR_UNREACH;
         pr->err = errno;
         return;
     }
@@ -414,7 +433,11 @@ static int batch_read(struct batch *b, int ms)
     for (int k = 0; k < np; k++) {
         if (pf[k].revents & POLLERR)
             drain_errqueue(b, which[k], NULL);
-        if (pf[k].revents & POLLIN)
+        /* POLLERR is also a pending socket error: an ICMP error that a socket without
+         * IP(V6)_RECVERR (the reader beside an IPPROTO_RAW sender) notes after
+         * queueing the error's packet. Only a read clears it, so it is read also when
+         * no packet is left, or poll would wake at once until the deadline. */
+        if (pf[k].revents & (POLLIN | POLLERR))
             drain_packets(b, which[k]);
     }
     return 0;

@@ -5,6 +5,14 @@
  *   raw       IPv4: raw ICMP socket + IP_HDRINCL, our own header with DF; IPv6: raw
  *             ICMPv6 socket + IPV6_PMTUDISC_PROBE + IPV6_DONTFRAG. ICMP errors are
  *             read as packets (frag-needed / Packet Too Big with the quoted probe).
+ *             When the socket refuses those options, each family keeps one way to
+ *             DF that needs no option: probes leave by an IPPROTO_RAW socket (sfd),
+ *             which sends the IP header we write (IPv4 with DF; IPv6, which routers
+ *             never fragment and Linux does not either: a header-included packet over
+ *             the interface MTU, or without PMTUDISC_PROBE a cached path MTU, is
+ *             refused with EMSGSIZE), and answers still come on the ICMP socket.
+ *             IPv6's header needs the route's source address (src6.h) and carries
+ *             the hop limit itself.
  *   errqueue  raw ICMP socket + IP(V6)_PMTUDISC_PROBE; errors from MSG_ERRQUEUE.
  *   dgram     unprivileged ICMP "ping" socket + PMTUDISC_PROBE; errors from
  *             MSG_ERRQUEUE. Needs the gid inside net.ipv4.ping_group_range.
@@ -27,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "net.h"
+#include "src6.h"
 
 enum probe_method { METHOD_AUTO = 0, METHOD_RAW, METHOD_ERRQUEUE, METHOD_DGRAM };
 #define METHOD_LAST METHOD_DGRAM        /* tables indexed by the enum assert their size with it */
@@ -87,8 +96,9 @@ struct prober {
     const struct prober_opts *o;
     enum probe_method method[2];   /* resolved method for [0] IPv4, [1] IPv6 */
     int fd[2];
-    int sfd[2];                    /* the socket probes leave by when not fd[] (IPv4 raw
-                                    * without IP_HDRINCL: an IPPROTO_RAW socket), or -1 */
+    int sfd[2];                    /* the socket probes leave by when not fd[] (raw when
+                                    * fd[] cannot set DF: an IPPROTO_RAW socket), or -1 */
+    struct src6_cache src6;        /* IPv6 by sfd[1]: each destination's source address */
     int cur_ttl[2];
     uint16_t id;
     uint16_t next_seq;
