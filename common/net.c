@@ -146,9 +146,13 @@ int net_connect_fd(int fd, const union sockaddr_any *dst, int timeout_ms)
             return -1;
         int err = 0;
         socklen_t el = sizeof err;
-        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
-            return -1;
-        if (err) {
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0) {
+            /* connect() again tells as well: EISCONN once the first one succeeded,
+             * else the error that ended it */
+            fallback_note("getsockopt SO_ERROR", errno, "a connect's outcome read by calling connect() again");
+            if (connect(fd, &dst->sa, net_len(dst)) < 0 && errno != EISCONN)
+                return -1;
+        } else if (err) {
             errno = err;
             return -1;
         }

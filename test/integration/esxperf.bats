@@ -783,10 +783,12 @@ loss_explained() { # $1 sent, $2 counted, $3 lost, $4 lost percent
 
 @test "sockopt refusals: client TCP, UDP, -R, -P 2 still end as without; -V and -J name the fallbacks" {
     esxperf_server
-    local args
-    for args in "-n 1M" "-n 1M -P 2" "-n 1M -R" "-u -b 10M -n 100K" "-u -R -b 10M -n 100K"; do
-        AUDIT_SOCKOPT_SECS=10 audit_sockopt_refusals "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" $args ||
-            flunk "client $args"
+    local args call
+    for call in setsockopt getsockopt; do
+        for args in "-n 1M" "-n 1M -P 2" "-n 1M -R" "-u -b 10M -n 100K" "-u -R -b 10M -n 100K"; do
+            AUDIT_SOCKOPT_CALL=$call AUDIT_SOCKOPT_SECS=10 audit_sockopt_refusals "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" $args ||
+                flunk "client $args, $call refused"
+        done
     done
     # with every setsockopt refused: the fallbacks are named, keys stable
     run timeout -k 2 10 strace -f -qq -o /dev/null -e trace=setsockopt -e inject=setsockopt:error=ENOPROTOOPT \
@@ -799,6 +801,23 @@ loss_explained() { # $1 sent, $2 counted, $3 lost, $4 lost percent
     run jget "$TMP/c.json" "sorted((f['option'], f['errno'], sorted(f)) for f in d['end']['esxperf']['fallbacks'])"
     assert_contains "('SO_SNDTIMEO', 'EPERM', ['errno', 'fallback', 'option'])"
     assert_contains "('TCP_NODELAY', 'EPERM', ['errno', 'fallback', 'option'])"
+    # every option read refused: the connect's outcome comes from connect() again,
+    # the sizes it could not read are left out, each named once
+    run timeout -k 2 10 strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=EINVAL \
+        "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -n 1M -R -V
+    assert_status 0
+    assert_contains "fallback: getsockopt SO_ERROR refused (EINVAL): a connect's outcome read by calling connect() again"
+    assert_contains "fallback: getsockopt SO_RCVBUF refused (EINVAL): the receive buffer's size is not reported; TCP reads without SO_RCVLOWAT"
+    assert_contains "no SO_RCVLOWAT"
+    timeout -k 2 10 strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=ENOPROTOOPT \
+        "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -n 1M -J >"$TMP/c.json"
+    run jget "$TMP/c.json" "(sorted(f['option'] for f in d['end']['esxperf']['fallbacks']), 'tcp_mss_default' in d['start'], d['end']['sum_received']['bytes'])"
+    [ "$output" = "(['TCP_INFO', 'getsockopt SO_ERROR', 'getsockopt SO_RCVBUF', 'getsockopt SO_SNDBUF', 'getsockopt TCP_CONGESTION', 'getsockopt TCP_MAXSEG'], False, 1048576)" ] || flunk "$output"
+    # -u without -l takes the control connection's MSS as iperf3 does; unread: 1460
+    run timeout -k 2 10 strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=ENOPROTOOPT \
+        "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -u -b 10M -n 100K -J
+    assert_status 0
+    [ "$(jq '.start.test_start.blksize' <<<"$output")" = 1460 ] || flunk "$output"
     # and none without a refusal
     "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -n 1M -J >"$TMP/c.json"
     [ "$(jget "$TMP/c.json" "d['end']['esxperf']['fallbacks']")" = "[]" ]
@@ -810,6 +829,8 @@ loss_explained() { # $1 sent, $2 counted, $3 lost, $4 lost percent
     for c in "-n 1M" "-n 1M -R" "-u -b 10M -n 100K" "-u -R -b 10M -n 100K"; do
         export AUDIT_SOCKOPT_PEER="for i in \$(seq 50); do ss -ltnH 'sport = :@PORT@' | grep -q . && break; sleep 0.1; done; iperf3 -c 127.0.0.1 -p @PORT@ $c"
         AUDIT_SOCKOPT_SECS=10 audit_sockopt_refusals "$BIN/esxperf" -s -1 -p @PORT@ || flunk "server, client $c"
+        AUDIT_SOCKOPT_CALL=getsockopt AUDIT_SOCKOPT_SECS=10 audit_sockopt_refusals "$BIN/esxperf" -s -1 -p @PORT@ ||
+            flunk "server, client $c, getsockopt refused"
     done
     # a UDP test of two streams needs a second listener on the port: without
     # SO_REUSEADDR the server says so, naming the option

@@ -61,17 +61,25 @@ json_rows() {
     for want in $(grep -v '^#' "$ESXDIAG_ROOT/build/syscalls.optional" | awk 'NF { print $1 }'); do
         grep -qxF "$want" "$D/table" || missing+=" '$want' (build/syscalls.optional)"
     done
-    # every option name in a setsockopt / getsockopt / prober_setopt call of the tools
-    # (SO_ERROR is the read of a pending error, there on every kernel)
+    # every option name in a setsockopt / prober_setopt call of the tools
     n=0
-    for want in $(grep -rhoE '(setsockopt|prober_setopt|getsockopt)\([^,]*, *[A-Z_0-9]+, *[A-Z_0-9]+' \
+    for want in $(grep -rhoE '(setsockopt|prober_setopt)\([^,]*, *[A-Z_0-9]+, *[A-Z_0-9]+' \
             "$ESXDIAG_ROOT/tools" "$ESXDIAG_ROOT/common" --include='*.c' --exclude-dir=esxdiag-selftest |
             sed -E 's/.*, *([A-Z_0-9]+)$/\1/' | sort -u); do
         n=$((n + 1))
-        [ "$want" = SO_ERROR ] && continue
         grep -qE "^$want( |\$)" "$D/table" || missing+=" '$want' (set by a tool)"
     done
     [ "$n" -ge 20 ] || flunk "only $n socket options found in the tools: the pattern is wrong"
+    # and in every getsockopt call: a row "getsockopt NAME", or one of its own
+    # (TCP_INFO, TCP_CONGESTION: options only ever read or read first)
+    n=0
+    for want in $(grep -rhoE 'getsockopt\([^,]*, *[A-Z_0-9]+, *[A-Z_0-9]+' \
+            "$ESXDIAG_ROOT/tools" "$ESXDIAG_ROOT/common" --include='*.c' --exclude-dir=esxdiag-selftest |
+            sed -E 's/.*, *([A-Z_0-9]+)$/\1/' | sort -u); do
+        n=$((n + 1))
+        grep -qxE "(getsockopt )?$want" "$D/table" || missing+=" '$want' (read by a tool)"
+    done
+    [ "$n" -ge 5 ] || flunk "only $n options read by the tools: the pattern is wrong"
     [ -z "$missing" ] || flunk "no probe for:$missing"
 }
 
@@ -114,7 +122,7 @@ json_rows() {
             continue
         fi
         case $name in
-            TCP_INFO) [ "$got" = $'works\t-' ] || bad+=$'\n'"$name: $got (getsockopt only: not affected)" ;;
+            TCP_INFO|getsockopt\ *) [ "$got" = $'works\t-' ] || bad+=$'\n'"$name: $got (getsockopt only: not affected)" ;;
             MSG_ZEROCOPY) [ "${got%%$'\t'*}" = not-tried ] || bad+=$'\n'"$name: $got (needs SO_ZEROCOPY first)" ;;
             *) [ "$got" = $'refused\tENOPROTOOPT' ] || bad+=$'\n'"$name: $got" ;;
         esac
@@ -123,6 +131,18 @@ json_rows() {
     run strace -f -qq -o /dev/null -e trace=setsockopt -e inject=setsockopt:error=ENOPROTOOPT "$T"
     assert_status 0
     grep -qE '^TCP_CONGESTION +sockopt +refused ENOPROTOOPT +esxperf -C' <<<"$output" || flunk "$output"
+}
+
+@test "selftest: every getsockopt failing EINVAL under strace: the rows that read an option refused EINVAL, every other row as before" {
+    command -v strace >/dev/null || skip "strace missing"
+    "$T" -J | json_rows > "$D/plain"
+    run strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=EINVAL "$T" -J
+    assert_status 0
+    json_rows <<<"$output" > "$D/inj"
+    local reads='^(getsockopt .*|TCP_INFO|TCP_CONGESTION)	'
+    [ "$(grep -cE "$reads" "$D/inj")" -ge 6 ] || flunk "rows that read an option: $(grep -E "$reads" "$D/inj")"
+    grep -E "$reads" "$D/inj" | grep -vP '\trefused\tEINVAL$' && flunk "a read row not refused EINVAL"
+    diff <(grep -vE "$reads" "$D/plain") <(grep -vE "$reads" "$D/inj") || flunk "other rows changed"
 }
 
 @test "selftest -J: valid JSON (python3 and jq), the stable keys, results and errnos of the documented kinds" {
@@ -153,7 +173,8 @@ json_rows() {
     assert_status 0
     [ "$(jq -r .selftest.root <<<"$output")" = false ] || flunk "root: $(jq .selftest.root <<<"$output")"
     local name
-    for name in "socket SOCK_RAW ICMP" "socket SOCK_RAW ICMPv6" IP_HDRINCL SO_RCVBUFFORCE SO_SNDBUFFORCE SO_BINDTODEVICE; do
+    for name in "socket SOCK_RAW ICMP" "socket SOCK_RAW ICMPv6" "socket SOCK_RAW IPPROTO_RAW" \
+        "socket SOCK_RAW IPPROTO_RAW IPv6" IP_HDRINCL SO_RCVBUFFORCE SO_SNDBUFFORCE SO_BINDTODEVICE; do
         [ "$(jq -r --arg n "$name" '.selftest.probes[] | select(.name == $n) | "\(.result) \(.detail)"' <<<"$output")" = "not-tried needs root" ] ||
             flunk "$name not root: $(jq -c --arg n "$name" '.selftest.probes[] | select(.name == $n)' <<<"$output")"
     done

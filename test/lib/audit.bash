@@ -119,7 +119,9 @@ audit_enosys() {
 # Socket options refused as an ESXi userworld may refuse them: every setsockopt of
 # CMD fails at once (with each of ENOPROTOOPT, EINVAL, EPERM), then one call index
 # at a time (strace counts per thread: the Nth setsockopt of every thread fails
-# ENOPROTOOPT, for N up to the most any thread made). Each run is bounded by
+# ENOPROTOOPT, for N up to the most any thread made). AUDIT_SOCKOPT_CALL=getsockopt
+# does the same to the options CMD reads (a connect's outcome, the MSS, buffer
+# sizes, TCP_INFO, the congestion control). Each run is bounded by
 # AUDIT_SOCKOPT_SECS (default 20) and must exit as the plain run did; a hang is
 # killed and fails. A refusal that ends the run on purpose must do so with exit 2
 # (an error exit, 1 or 2) and a line naming the option: list such options in AUDIT_SOCKOPT_ESSENTIAL
@@ -132,7 +134,7 @@ audit_enosys() {
 #
 #   audit_sockopt_refusals CMD ARGS...   leaves the runs made in $AUDIT_SOCKOPT_RUNS
 audit_sockopt_refusals() {
-    local secs=${AUDIT_SOCKOPT_SECS:-20} trace out rc want calls n err runs=0
+    local secs=${AUDIT_SOCKOPT_SECS:-20} call=${AUDIT_SOCKOPT_CALL:-setsockopt} trace out rc want calls n err runs=0
     trace=$(mktemp); out=$(mktemp)
     want=0
     local peer= port=${AUDIT_SOCKOPT_PORT:-0} cmd=()
@@ -147,23 +149,23 @@ audit_sockopt_refusals() {
         [ "${AUDIT_SOCKOPT_PORT:-0}" = 0 ] || port=$((port + 1))
     }
     _audit_sockopt_peer "$@"
-    timeout -k 2 "$secs" strace -f -qq -o "$trace" -e trace=setsockopt "${cmd[@]}" >/dev/null 2>&1 || want=$?
+    timeout -k 2 "$secs" strace -f -qq -o "$trace" -e trace="$call" "${cmd[@]}" >/dev/null 2>&1 || want=$?
     [ -z "$peer" ] || wait "$peer" || true
     if [ "$want" = 124 ] || [ "$want" = 137 ]; then
         echo "the plain run did not end within ${secs}s: $*" >&2
         rm -f "$trace" "$out"; return 1
     fi
-    # the largest number of setsockopt calls one thread made
-    calls=$(awk '$2 ~ /^setsockopt\(/ || $2 ~ /^<\.\.\./ && $3 == "setsockopt" { c[$1]++ }
+    # the largest number of calls one thread made
+    calls=$(awk -v f="$call" 'index($2, f "(") == 1 || $2 ~ /^<\.\.\./ && $3 == f { c[$1]++ }
                  END { m = 0; for (p in c) if (c[p] > m) m = c[p]; print m }' "$trace")
     rm -f "$trace"
-    [ "${calls:-0}" -gt 0 ] || { echo "no setsockopt in: $*" >&2; rm -f "$out"; return 1; }
+    [ "${calls:-0}" -gt 0 ] || { echo "no $call in: $*" >&2; rm -f "$out"; return 1; }
     _audit_sockopt_run() { # $1 = inject expression; the rest: the command
         local inj=$1 rc=0; shift
         runs=$((runs + 1))
         peer=
         _audit_sockopt_peer "$@"
-        timeout -k 2 "$secs" strace -f -qq -o /dev/null -e trace=setsockopt -e inject="$inj" "${cmd[@]}" >/dev/null 2>"$out" || rc=$?
+        timeout -k 2 "$secs" strace -f -qq -o /dev/null -e trace="$call" -e inject="$inj" "${cmd[@]}" >/dev/null 2>"$out" || rc=$?
         # the peer of a run that ended has nothing left to show
         [ -z "$peer" ] || { kill "$peer" 2>/dev/null; wait "$peer" 2>/dev/null; } || true
         [ "$rc" = "$want" ] && return 0
@@ -180,10 +182,10 @@ audit_sockopt_refusals() {
         return 1
     }
     for err in ENOPROTOOPT EINVAL EPERM; do
-        _audit_sockopt_run "setsockopt:error=$err" "$@" || { rm -f "$out"; return 1; }
+        _audit_sockopt_run "$call:error=$err" "$@" || { rm -f "$out"; return 1; }
     done
     for n in $(seq "$calls"); do
-        _audit_sockopt_run "setsockopt:error=ENOPROTOOPT:when=$n" "$@" || { rm -f "$out"; return 1; }
+        _audit_sockopt_run "$call:error=ENOPROTOOPT:when=$n" "$@" || { rm -f "$out"; return 1; }
     done
     rm -f "$out"
     AUDIT_SOCKOPT_RUNS=$runs

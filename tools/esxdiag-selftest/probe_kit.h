@@ -55,6 +55,7 @@ void try_fork(const struct probe *p, struct probe_result *r);
 void try_sendfile(const struct probe *p, struct probe_result *r);
 void try_socket(const struct probe *p, struct probe_result *r);
 void try_setopt(const struct probe *p, struct probe_result *r);
+void try_getopt(const struct probe *p, struct probe_result *r);
 void try_timeo(const struct probe *p, struct probe_result *r);
 void try_pacing(const struct probe *p, struct probe_result *r);
 void try_bindtodevice(const struct probe *p, struct probe_result *r);

@@ -55,6 +55,19 @@ void try_setopt(const struct probe *p, struct probe_result *r)
     close(fd);
 }
 
+/* getsockopt(level, opt) of an int, as the tools read a connect's outcome, the
+ * MSS and the buffer sizes */
+void try_getopt(const struct probe *p, struct probe_result *r)
+{
+    int fd = opt_socket(p, r);
+    if (fd < 0)
+        return;
+    int v = 0;
+    socklen_t len = sizeof v;
+    set_result(r, getsockopt(fd, p->level, p->opt, &v, &len));
+    close(fd);
+}
+
 /* SO_RCVTIMEO / SO_SNDTIMEO take a struct timeval */
 void try_timeo(const struct probe *p, struct probe_result *r)
 {

@@ -30,12 +30,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int ctl_mss(int fd)
+/* the control connection's MSS, which sizes UDP datagrams when -l is not given
+ * (as iperf3 does); 0 where it is not needed or cannot be read */
+static int ctl_mss(int fd, const struct perf_opts *o)
 {
     int mss = 0;
     socklen_t l = sizeof mss;
-    if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) < 0)
+    if (!o->udp || o->len)
         return 0;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) < 0) {
+        fallback_note("getsockopt TCP_MAXSEG", errno, "UDP datagrams of 1460 bytes (-l sets the size)");
+        return 0;
+    }
     return mss;
 }
 
@@ -293,7 +299,7 @@ static void file_length(const struct perf_opts *o, struct test_params *p)
 static int send_params(struct client *c)
 {
     struct test_params p;
-    client_params(c->o, ctl_mss(c->ctl), &p);
+    client_params(c->o, ctl_mss(c->ctl, c->o), &p);
     file_length(c->o, &p);
     client_warn_pace(&p);
     memcpy(p.authtoken, c->authtoken, sizeof p.authtoken);

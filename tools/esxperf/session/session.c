@@ -621,14 +621,23 @@ void session_report_start(const struct session *s, const char *host, unsigned po
     if (s->nstreams > 0) {
         int v = 0, fd = s->st[0].fd;
         socklen_t vl = sizeof v;
-        if (!s->p.udp && getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &v, &vl) == 0)
-            si->mss = v;
+        /* a size that cannot be read is left out of the start report */
+        if (!s->p.udp) {
+            if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &v, &vl) == 0)
+                si->mss = v;
+            else
+                fallback_note("getsockopt TCP_MAXSEG", errno, "the MSS is not reported");
+        }
         vl = sizeof v;
         if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &vl) == 0)
             si->sndbuf = v;
+        else
+            fallback_note("getsockopt SO_SNDBUF", errno, SNDBUF_UNREAD);
         vl = sizeof v;
         if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &vl) == 0)
             si->rcvbuf = v;
+        else
+            fallback_note("getsockopt SO_RCVBUF", errno, RCVBUF_UNREAD);
     }
     si->interval = s->o->interval;
     udp_offloads(s, si);

@@ -106,6 +106,11 @@ struct stream {
 int stream_sockopts(int fd, const struct test_params *p, int family, const char **why);
 /* the longest a loop's send or receive blocks before it looks at the stop flags */
 #define LOOP_TIMEOUT_MS 100
+
+/* what esxperf does where a buffer size cannot be read back (getsockopt refused):
+ * one text per option, whichever reader notes it first */
+#define SNDBUF_UNREAD "the send buffer's size is not reported"
+#define RCVBUF_UNREAD "the receive buffer's size is not reported; TCP reads without SO_RCVLOWAT"
 /* SO_SNDTIMEO/SO_RCVTIMEO so the loops notice the stop flags; a host that refuses
  * them gets a non-blocking socket and the loops poll() (stream_io_wait) instead,
  * so no loop can block past a stop. 0, or -1 when the socket could not be set */

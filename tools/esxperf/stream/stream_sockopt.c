@@ -162,8 +162,10 @@ void stream_congestion(int fd, char *buf, size_t len)
 {
     char name[32] = "";
     socklen_t n = sizeof name - 1;
-    if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &n) < 0)
+    if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &n) < 0) {
+        fallback_note("getsockopt TCP_CONGESTION", errno, "the congestion control in use is not reported");
         name[0] = '\0';
+    }
     name[sizeof name - 1] = '\0';
     snprintf(buf, len, "%s", name);
 }

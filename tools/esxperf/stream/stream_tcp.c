@@ -78,8 +78,12 @@ static uint64_t sndbuf_decide(struct stream *s)
         return 2;
     int got = 0;
     socklen_t len = sizeof got;
-    if (getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &got, &len) < 0)
-        got = 2 * ask;
+    if (getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &got, &len) < 0) {
+        fallback_note("getsockopt SO_SNDBUF", errno, SNDBUF_UNREAD);
+        stream_path_add(s, ", send buffer held (%d KiB asked; %lld streams, smallest RTT %lld us)",
+                        ask / 1024, (long long)s->hold_streams, (long long)t.min_rtt);
+        return 4;
+    }
     stream_path_add(s, ", send buffer held at %d KiB (%lld streams, smallest RTT %lld us)",
                     got / 1024, (long long)s->hold_streams, (long long)t.min_rtt);
     return 4;
@@ -261,14 +265,21 @@ static void drain_tcp(struct stream *s, int flags)
 
 /* SO_RCVLOWAT = l, or half the receive buffer the socket has now when that is
  * less (it grows with the kernel's autotuning: the next step may set more), so no
- * read waits for more than the sender may put in flight; returns the lowat set
- * (0: none) */
+ * read waits for more than the sender may put in flight; where the buffer cannot
+ * be read, none (a lowat past it could hold every read to its timeout); returns
+ * the lowat set (0: none) */
 static int set_lowat(int fd, int l)
 {
     int rcvbuf = 0;
     socklen_t len = sizeof rcvbuf;
-    if (l > 1 && getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len) == 0 && rcvbuf > 0)
-        l = tcp_lowat_fit(l, (uint64_t)rcvbuf / 2);
+    if (l > 1) {
+        if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len) < 0) {
+            fallback_note("getsockopt SO_RCVBUF", errno, RCVBUF_UNREAD);
+            return 0;
+        }
+        if (rcvbuf > 0)
+            l = tcp_lowat_fit(l, (uint64_t)rcvbuf / 2);
+    }
     if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &l, sizeof l) < 0) {
         fallback_note("SO_RCVLOWAT", errno, "TCP receive wakes for every segment (no SO_RCVLOWAT)");
         return 0;

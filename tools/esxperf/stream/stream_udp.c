@@ -143,8 +143,10 @@ static int udp_recv_setup(struct stream *s, struct udp_rxb *rb, char *how, size_
             fallback_note("SO_RCVBUF", errno, "the system's UDP receive buffer: bursts may be lost");
     }
     socklen_t l = sizeof rcvbuf;
-    if (getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l) < 0)
-        rcvbuf = 0;
+    if (getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &l) < 0) {
+        fallback_note("getsockopt SO_RCVBUF", errno, RCVBUF_UNREAD);
+        rcvbuf = 0;     /* unknown: the receiver's naps are sized by its batch alone */
+    }
     if (stream_udp_heads(s))
         udp_rxb_init_heads(rb, s->fd, s->blksize, udp_header_size(s->counters64),
                            !(s->eng_off & ENG_MMSG));
