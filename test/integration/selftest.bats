@@ -20,6 +20,13 @@ table_names() {
     sed -nE 's/^ +(SYSCALL|SOCKET|OPT)\("([^"]+)".*/\2/p' "$ESXDIAG_ROOT/tools/esxdiag-selftest/probes.c"
 }
 
+# the option names in the tools' calls of CALLS (an ERE of function names), one each
+tool_options() {
+    grep -rhoE "($1)\([^,]*, *[A-Z_0-9]+, *[A-Z_0-9]+" \
+        "$ESXDIAG_ROOT/tools" "$ESXDIAG_ROOT/common" --include='*.c' --exclude-dir=esxdiag-selftest |
+        sed -E 's/.*, *([A-Z_0-9]+)$/\1/' | sort -u
+}
+
 # one "name<TAB>result<TAB>errno" line per probe of a -J run on stdin
 json_rows() {
     jq -r '.selftest.probes[] | [.name, .result, (.errno // "-")] | @tsv'
@@ -50,7 +57,7 @@ json_rows() {
 
 @test "selftest: the table covers the unconfirmed calls, build/syscalls.optional and every socket option the tools set" {
     table_names > "$D/table"
-    local want missing="" n
+    local want missing=""
     # the calls whose support on ESXi is not confirmed
     for want in accept4 pipe2 dup3 openat "socket SOCK_CLOEXEC" "socket SOCK_NONBLOCK" getrandom \
         recvmmsg sendmmsg pthread_create clock_gettime sched_setaffinity sendfile \
@@ -61,25 +68,20 @@ json_rows() {
     for want in $(grep -v '^#' "$ESXDIAG_ROOT/build/syscalls.optional" | awk 'NF { print $1 }'); do
         grep -qxF "$want" "$D/table" || missing+=" '$want' (build/syscalls.optional)"
     done
-    # every option name in a setsockopt / prober_setopt call of the tools
-    n=0
-    for want in $(grep -rhoE '(setsockopt|prober_setopt)\([^,]*, *[A-Z_0-9]+, *[A-Z_0-9]+' \
-            "$ESXDIAG_ROOT/tools" "$ESXDIAG_ROOT/common" --include='*.c' --exclude-dir=esxdiag-selftest |
-            sed -E 's/.*, *([A-Z_0-9]+)$/\1/' | sort -u); do
-        n=$((n + 1))
+    # every option a tool sets (setsockopt, prober_setopt) has a row of its name;
+    # every option it reads, a row "getsockopt NAME" or one of its own (TCP_INFO,
+    # TCP_CONGESTION: options only ever read, or read first)
+    local set read
+    set=$(tool_options 'setsockopt|prober_setopt')
+    read=$(tool_options getsockopt)
+    [ "$(wc -w <<<"$set")" -ge 20 ] || flunk "only $(wc -w <<<"$set") options set by the tools: the pattern is wrong"
+    [ "$(wc -w <<<"$read")" -ge 5 ] || flunk "only $(wc -w <<<"$read") options read by the tools: the pattern is wrong"
+    for want in $set; do
         grep -qE "^$want( |\$)" "$D/table" || missing+=" '$want' (set by a tool)"
     done
-    [ "$n" -ge 20 ] || flunk "only $n socket options found in the tools: the pattern is wrong"
-    # and in every getsockopt call: a row "getsockopt NAME", or one of its own
-    # (TCP_INFO, TCP_CONGESTION: options only ever read or read first)
-    n=0
-    for want in $(grep -rhoE 'getsockopt\([^,]*, *[A-Z_0-9]+, *[A-Z_0-9]+' \
-            "$ESXDIAG_ROOT/tools" "$ESXDIAG_ROOT/common" --include='*.c' --exclude-dir=esxdiag-selftest |
-            sed -E 's/.*, *([A-Z_0-9]+)$/\1/' | sort -u); do
-        n=$((n + 1))
+    for want in $read; do
         grep -qxE "(getsockopt )?$want" "$D/table" || missing+=" '$want' (read by a tool)"
     done
-    [ "$n" -ge 5 ] || flunk "only $n options read by the tools: the pattern is wrong"
     [ -z "$missing" ] || flunk "no probe for:$missing"
 }
 
