@@ -766,6 +766,28 @@ refused_in_A() {
     sockopt_in_A "$MTU" -W 0.2 --discover 198.18.1.2 2001:db8:1::2
 }
 
+@test "sockopt refusals: a link-local IPv6 peer (fe80::...%a0) through the IPPROTO_RAW fallback: PASS, then LOCAL-MTU at 1500" {
+    command -v strace >/dev/null || skip "strace missing"
+    # R's link-local on A's link: the scope goes with every probe our own header
+    # carries, and the source lookup keeps link-local sources apart per interface
+    local ll
+    ll=$(ip -n "$NS_R" -6 -o addr show dev r0 scope link | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+    [[ "$ll" == fe80:* ]] || flunk "no link-local address on r0: $(ip -n "$NS_R" -6 addr show dev r0)"
+    local i   # R answers for it once its duplicate address detection is over (about 1 s)
+    for i in $(seq 30); do
+        [ -z "$(ip -n "$NS_R" -6 addr show dev r0 scope link tentative)" ] && break
+        sleep 0.1
+    done
+    refused_in_A ENOPROTOOPT "$ll%a0"
+    assert_status 0
+    assert_contains "own IPv6 header sent by an IPPROTO_RAW socket (IPV6_DONTFRAG and IPV6_MTU_DISCOVER refused)"
+    [[ "$(line_of "$ll%a0")" == *"PASS        3/3 full-size replies"* ]] || flunk "$output"
+    mtunet_mtu_a 1500
+    refused_in_A ENOPROTOOPT "$ll%a0"
+    assert_status 1
+    [[ "$(line_of "$ll%a0")" == *"LOCAL-MTU   send failed here: Message too long"* ]] || flunk "$output"
+}
+
 @test "sockopt refusals: IPv6 with no IPPROTO_RAW socket either is one line naming all that was tried, exit 2" {
     command -v strace >/dev/null || skip "strace missing"
     # every setsockopt refused and no IPPROTO_RAW socket (the second socket() of an
