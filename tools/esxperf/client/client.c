@@ -332,10 +332,11 @@ static int open_streams(struct client *c)
 static int run(struct client *c)
 {
     const struct test_params *p = &c->s.p;
-    if (session_start(&c->s) < 0)
-        return cfail(c, EXIT_USAGE, "cannot start the stream threads: %s (this host gives "
-                     "no thread: a test of one stream runs without, %s needs one per stream)",
-                     errtext(errno), p->bidir ? "--bidir" : "-P");
+    if (session_start(&c->s) < 0) {
+        char line[160];
+        session_no_threads(&c->s, errno, line, sizeof line);
+        return cfail(c, EXIT_USAGE, "%s", line);
+    }
     if (!c->o->json && c->o->interval > 0)
         rep_header(&c->rep, p->udp, !p->reverse || p->bidir, 0, p->bidir);
     int rc = run_test(c);

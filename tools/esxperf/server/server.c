@@ -111,7 +111,6 @@ static int run_look(struct run_watch *w, int wait, int *next_ms)
     const char **why = w->why;
     uint64_t now = mono_ns();
     int ms = session_poll(s, now);
-    *next_ms = ms;
     linger_service(sv);
     const char *reason = end_guard_check(&w->g, now, session_bytes(s, BYTES_ALL, 0));
     if (!reason && rcv_idle_check(&w->idle, now, session_bytes(s, BYTES_RECEIVED, 0)))
@@ -323,9 +322,7 @@ static int run(struct server *sv, const char **why)
         /* one server, one test at a time: the text outlives this call */
         static char text[160];
         int e = errno;
-        snprintf(text, sizeof text, "cannot start the stream threads: %s (this host gives "
-                 "no thread: a test of one stream runs without, %s needs one per stream)",
-                 errtext(e), p->bidir ? "--bidir" : "-P");
+        session_no_threads(&sv->s, e, text, sizeof text);
         *why = text;
         proto_send_error(sv->ctl, IE_INITSTREAM, e, mono_ns() + NS_PER_SEC);
         return -1;

@@ -11,7 +11,7 @@
 #include "net.h"
 
 #include <errno.h>
-#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -231,6 +231,13 @@ int session_start(struct session *s)
     return 0;
 }
 
+void session_no_threads(const struct session *s, int err, char *buf, size_t len)
+{
+    snprintf(buf, len, "cannot start the stream threads: %s (this host gives no thread: a "
+             "test of one stream runs without, %s needs one per stream)", errtext(err),
+             s->p.bidir ? "--bidir" : "-P");
+}
+
 void session_run_here(struct session *s, int (*turn)(void *), void *arg, int watch_fd)
 {
     struct stream_turn t = { turn, arg, watch_fd, mono_ns(), 0 };
@@ -243,12 +250,8 @@ void session_run_here(struct session *s, int (*turn)(void *), void *arg, int wat
     stream_run_here(st);
     /* the stream left before the test's end (its count sent, the peer closed, an
      * error): the turns go on until the session says the test is over */
-    while (!t.over) {
-        struct pollfd p = { watch_fd, POLLIN, 0 };
-        int ms = ms_until(t.next_ns);
-        (void)poll(&p, watch_fd >= 0, ms < 0 ? 0 : ms > TURN_MAX_MS ? TURN_MAX_MS : ms);
-        stream_turn_take(&s->sh, p.revents != 0);
-    }
+    while (!t.over)
+        stream_turn_wait(&s->sh, -1, 0);
     s->sh.turn = NULL;
 }
 

@@ -97,6 +97,8 @@ int session_start(struct session *s);
  * given at least every TURN_MAX_MS and at once when watch_fd (the control
  * connection) is readable, until turn returns -1 (stream.h struct stream_turn) */
 void session_run_here(struct session *s, int (*turn)(void *), void *arg, int watch_fd);
+/* the line for a session_start that failed (errno err): what needs the threads */
+void session_no_threads(const struct session *s, int err, char *buf, size_t len);
 /* call often: handles omit end and interval ticks; returns ms until next event */
 int session_poll(struct session *s, uint64_t now);
 /* the end check for the client: time reached, -n/-k done; 1 = end now */

@@ -128,6 +128,9 @@ int stream_start(struct stream *s);
 void stream_run_here(struct stream *s);
 /* a one-thread run: the session's turn when it is due, or now (force) */
 void stream_turn_take(struct stream_shared *sh, int force);
+/* a one-thread run: wait for EVENTS on fd (-1: none) until the next turn, or less
+ * when the control connection turns readable, then give that turn */
+void stream_turn_wait(struct stream_shared *sh, int fd, short events);
 /* -F NAME: the sender sends the file's bytes, the receiver writes what arrives to
  * it (created or truncated, mode 600), as iperf3 -F does; 0 or -1 with errno */
 int stream_file_open(struct stream *s, const char *path);

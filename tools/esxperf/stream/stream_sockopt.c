@@ -3,7 +3,6 @@
  * TCP_INFO samples, unacknowledged bytes, the congestion control in use, and the
  * -C check made before a test. */
 #include "stream.h"
-#include "clock.h"
 #include "fail.h"
 #include "fallback.h"
 #include "net.h"
@@ -97,17 +96,12 @@ void stream_io_wait(struct stream *s, short events)
 {
     if (!s->poll_wait)
         return;
-    struct stream_turn *t = s->sh->turn;
-    struct pollfd p[2] = { { s->fd, events, 0 }, { t ? t->watch_fd : -1, POLLIN, 0 } };
-    if (!t) {
-        (void)poll(p, 1, LOOP_TIMEOUT_MS);  /* ready, timed out or interrupted: the loop looks */
+    if (s->sh->turn) {           /* a one-thread run: no longer than until the next turn */
+        stream_turn_wait(s->sh, s->fd, events);
         return;
     }
-    /* a one-thread run: the wait ends at the next turn, or when the control
-     * connection has something for the session, which gets its turn at once */
-    int ms = ms_until(t->next_ns);
-    (void)poll(p, t->watch_fd >= 0 ? 2 : 1, ms < 0 ? 0 : ms > TURN_MAX_MS ? TURN_MAX_MS : ms);
-    stream_turn_take(s->sh, p[1].revents != 0);
+    struct pollfd p = { s->fd, events, 0 };
+    (void)poll(&p, 1, LOOP_TIMEOUT_MS);     /* ready, timed out or interrupted: the loop looks */
 }
 
 long long stream_tcp_unacked(int fd)

@@ -80,12 +80,11 @@ static uint64_t sndbuf_decide(struct stream *s)
     socklen_t len = sizeof got;
     if (getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &got, &len) < 0) {
         fallback_note("getsockopt SO_SNDBUF", errno, SNDBUF_UNREAD);
-        stream_path_add(s, ", send buffer held (%d KiB asked; %lld streams, smallest RTT %lld us)",
-                        ask / 1024, (long long)s->hold_streams, (long long)t.min_rtt);
-        return 4;
+        got = 0;                  /* what was asked is all that is known */
     }
-    stream_path_add(s, ", send buffer held at %d KiB (%lld streams, smallest RTT %lld us)",
-                    got / 1024, (long long)s->hold_streams, (long long)t.min_rtt);
+    stream_path_add(s, ", send buffer held at %d KiB%s (%lld streams, smallest RTT %lld us)",
+                    (got ? got : ask) / 1024, got ? "" : " asked", (long long)s->hold_streams,
+                    (long long)t.min_rtt);
     return 4;
 }
 

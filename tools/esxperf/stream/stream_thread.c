@@ -7,6 +7,7 @@
 #include "fail.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -56,6 +57,16 @@ void stream_run_here(struct stream *s)
     if (s->sender)
         atomic_fetch_add(&s->sh->senders_running, 1);
     stream_loop(s);
+}
+
+void stream_turn_wait(struct stream_shared *sh, int fd, short events)
+{
+    struct stream_turn *t = sh->turn;
+    struct pollfd p[2] = { { fd, events, 0 }, { t->watch_fd, POLLIN, 0 } };
+    int ms = ms_until(t->next_ns);
+    /* poll passes over a negative fd: -1 for either waits on the other alone */
+    (void)poll(p, 2, ms < 0 ? 0 : ms > TURN_MAX_MS ? TURN_MAX_MS : ms);
+    stream_turn_take(sh, p[1].revents != 0);
 }
 
 void stream_turn_take(struct stream_shared *sh, int force)
