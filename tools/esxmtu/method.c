@@ -278,7 +278,6 @@ void prober_close(struct prober *p)
             close(p->sfd[fi]);
         p->fd[fi] = p->sfd[fi] = -1;
     }
-    src6_free(&p->src6);
     free(p->sbuf);
     free(p->rbuf);
     p->sbuf = p->rbuf = NULL;

@@ -98,7 +98,7 @@ struct prober {
     int fd[2];
     int sfd[2];                    /* the socket probes leave by when not fd[] (raw when
                                     * fd[] cannot set DF: an IPPROTO_RAW socket), or -1 */
-    struct src6_cache src6;        /* IPv6 by sfd[1]: each destination's source address */
+    struct src6_last src6;         /* IPv6 by sfd[1]: the last destination's source address */
     int cur_ttl[2];
     uint16_t id;
     uint16_t next_seq;
