@@ -130,7 +130,6 @@ same_json_shape() { # X86_FILE A64_FILE [KEY...]
     [ "$x" = "$a" ] || flunk "JSON differs (x86_64 <, aarch64 >): $(diff <(echo "$x") <(echo "$a") | head -20)"
 }
 
-jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 wait_pid() { # a server run with -1 ends after its test; bounded (10 s, 2x the worst seen under qemu)
     local i

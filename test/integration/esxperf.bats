@@ -40,7 +40,6 @@ esxperf_server() {  # esxperf -s on $PORT, output into $TMP/esxs.out
 }
 
 # python3 -c json field reader: jget FILE EXPR (EXPR on d, e.g. "d['end']['sum_sent']['bytes']")
-jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 wait_pid() {        # wait for a background server (-1) to finish, bounded
     local i

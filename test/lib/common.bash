@@ -26,6 +26,9 @@ free_port() {
     flunk "no free port found in 20000-31999"
 }
 
+# jget FILE PYEXPR: the Python expression over d, FILE's JSON, printed
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
 # wait (bounded, 5 s) until something listens on TCP port $1 [inside netns $2]
 wait_port() {
     local i
