@@ -32,6 +32,15 @@ json_rows() {
     jq -r '.selftest.probes[] | [.name, .result, (.errno // "-")] | @tsv'
 }
 
+# the -J rows of a plain run in $D/plain; of a run with every CALL failing ERR (strace),
+# which must still exit 0, in $D/inj, its JSON in $output
+rows_refused() {
+    "$T" -J | json_rows > "$D/plain"
+    run strace -f -qq -o /dev/null -e trace="$1" -e inject="$1":error="$2" "$T" -J
+    assert_status 0
+    json_rows <<<"$output" > "$D/inj"
+}
+
 @test "selftest: every probe of the table is one row of the text and of -J, with a result; the summary adds up" {
     table_names > "$D/table"
     [ "$(wc -l < "$D/table")" -ge 50 ] || flunk "the table's rows were not read from probes.c: $(cat "$D/table")"
@@ -111,10 +120,7 @@ json_rows() {
 
 @test "selftest: every setsockopt failing ENOPROTOOPT under strace: each option row refused ENOPROTOOPT, the syscall rows as before" {
     command -v strace >/dev/null || skip "strace missing"
-    "$T" -J | json_rows > "$D/plain"
-    run strace -f -qq -o /dev/null -e trace=setsockopt -e inject=setsockopt:error=ENOPROTOOPT "$T" -J
-    assert_status 0
-    json_rows <<<"$output" > "$D/inj"
+    rows_refused setsockopt ENOPROTOOPT
     local kinds; kinds=$(jq -r '.selftest.probes[] | [.name, .kind] | @tsv' <<<"$output")
     local name kind got bad=""
     while IFS=$'\t' read -r name kind; do
@@ -137,10 +143,7 @@ json_rows() {
 
 @test "selftest: every getsockopt failing EINVAL under strace: the rows that read an option refused EINVAL, every other row as before" {
     command -v strace >/dev/null || skip "strace missing"
-    "$T" -J | json_rows > "$D/plain"
-    run strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=EINVAL "$T" -J
-    assert_status 0
-    json_rows <<<"$output" > "$D/inj"
+    rows_refused getsockopt EINVAL
     local reads='^(getsockopt .*|TCP_INFO|TCP_CONGESTION)	'
     [ "$(grep -cE "$reads" "$D/inj")" -ge 6 ] || flunk "rows that read an option: $(grep -E "$reads" "$D/inj")"
     grep -E "$reads" "$D/inj" | grep -vP '\trefused\tEINVAL$' && flunk "a read row not refused EINVAL"
