@@ -127,10 +127,11 @@ audit_enosys() {
 # (an error exit, 1 or 2) and a line naming the option: list such options in AUDIT_SOCKOPT_ESSENTIAL
 # (e.g. "SO_BINDTODEVICE IPV6_DONTFRAG"). A server is audited with its client in
 # AUDIT_SOCKOPT_PEER: a shell command started beside every run (not traced) and
-# waited for. With AUDIT_SOCKOPT_PORT=P, every run gets a port of its own (P, P+1,
-# ...) in place of @PORT@ in ARGS and in the peer's command (and the next call
-# goes on from the last): a server listening without SO_REUSEADDR cannot take a
-# port its last run left in TIME_WAIT.
+# waited for. With AUDIT_SOCKOPT_PORT=P, every run gets a port of its own (the
+# first from P up on which no socket is, not even one in TIME_WAIT) in place of
+# @PORT@ in ARGS and in the peer's command (and the next call goes on from the
+# last): a server listening without SO_REUSEADDR cannot take a port that its last
+# run, or an earlier test, left in TIME_WAIT.
 #
 #   audit_sockopt_refusals CMD ARGS...   leaves the runs made in $AUDIT_SOCKOPT_RUNS
 audit_sockopt_refusals() {
@@ -139,7 +140,13 @@ audit_sockopt_refusals() {
     want=0
     local peer= port=${AUDIT_SOCKOPT_PORT:-0} cmd=()
     _audit_sockopt_peer() { # the command of this run in cmd, its peer started
-        local a
+        local a i
+        if [ "${AUDIT_SOCKOPT_PORT:-0}" != 0 ]; then
+            for i in $(seq 100); do
+                ss -Htuan "sport = :$port" | grep -q . || break
+                port=$((port + 1))
+            done
+        fi
         cmd=()
         for a in "$@"; do cmd+=("${a//@PORT@/$port}"); done
         if [ -n "${AUDIT_SOCKOPT_PEER:-}" ]; then
