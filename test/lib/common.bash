@@ -120,3 +120,19 @@ stop_pids() {
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
     for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 }
+
+# The children the stand-in esxcli's sick modes left running ($FAKE_ESXI/strays, see
+# test/lib/fake-esxcli): how many still run (fake_esxcli_strays), and end them
+# (fake_esxcli_reap, for teardown: a tool that failed to kill its esxcli must not leave
+# them to the next test)
+fake_esxcli_strays() {
+    local n=0 p
+    [ -f "${FAKE_ESXI:-/nonexistent}/strays" ] || { echo 0; return 0; }
+    while read -r p; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done < "$FAKE_ESXI/strays"
+    echo "$n"
+}
+fake_esxcli_reap() {
+    [ -f "${FAKE_ESXI:-/nonexistent}/strays" ] || return 0
+    xargs -r kill -9 < "$FAKE_ESXI/strays" 2>/dev/null || true
+    rm -f "$FAKE_ESXI/strays"
+}
