@@ -948,7 +948,7 @@ refused_by_lock() {
 # ESXDIAG_ESXCLI_SECS=2, the call left hanging 10 s). Nothing unread is taken as clear;
 # the outer timeout only catches a script that would wait without end.
 
-@test "esxi: prepare --check on a sick esxcli (error, empty, garbage, hang): not green, exit 1, names what it could not read" {
+@test "esxi: prepare --check on a sick esxcli (error, empty, garbage, hang): not green, exit 1, names what it could not read; orphan: read at once" {
     HOST_WRAP=(timeout 60)
     local mode
     mkdir "$T/tmp"
@@ -973,6 +973,13 @@ refused_by_lock() {
     jq -e '.ready == false and .blocked_by == [] and .unread == ["tpm", "boot", "runtime", "firewall", "ruleset"]
         and .locks.boot.state == "unknown" and (.locks.boot.why | startswith("an answer in no layout esxcli prints"))
         and .firewall.enabled == null and (.firewall.why | type) == "string"' <<<"$output" >/dev/null || flunk "JSON: $output"
+    # the right answers, each leaving a child that holds esxcli's output open 10 s:
+    # read at once (the answer is a file, not a pipe), green
+    HOST_WRAP=(timeout 30)
+    HOST_ENV=(FAKE_ESXCLI_SICK=orphan FAKE_ESXCLI_HANG_S=10)
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check
+    assert_status 0
+    assert_contains "  verdict       nothing stands in the way"
     # a loaded ruleset whose rules cannot be read
     mkdir -p "$FAKE_ESXI/rs/esxdiag"
     echo true > "$FAKE_ESXI/rs/esxdiag/enabled"; echo true > "$FAKE_ESXI/rs/esxdiag/allowed_all"
