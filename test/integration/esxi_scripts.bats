@@ -1027,6 +1027,13 @@ refused_by_lock() {
     cleanup --keep-kit
     assert_status 0
     [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+    # the bound itself: seconds 1-3600, else one line and exit 2
+    local b
+    for b in 0 x 3601 030; do
+        run host_sh ESXDIAG_ESXCLI_SECS=$b "$KIT/esxi/prepare.sh" --check
+        assert_status 2
+        [ "$output" = "prepare.sh: ESXDIAG_ESXCLI_SECS=$b: not a number of seconds 1-3600 (unset it for the default, 30)" ] || flunk "$output"
+    done
 }
 
 # ---- cleanup that keeps a folder that is not the kit any more
