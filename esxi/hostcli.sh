@@ -172,7 +172,8 @@ q_why() {
 }
 
 # q_table: the last answer is an esxcli table (exit 0, a row of dashes under the column
-# titles, as every esxcli list prints even with no rows)
+# titles, as esxcli prints its lists; that it prints them for no rows too is UNVERIFIED:
+# if not, such an answer reads unknown, never absent)
 q_table() {
     [ "$QRC" = 0 ] && printf '%s\n' "$QOUT" | grep -q '^ *--*\(  *--*\)* *$'
 }
