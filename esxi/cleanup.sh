@@ -34,9 +34,12 @@ Exit codes:
   0  restored (or nothing to restore) and the kit removed (or kept, if asked)
   1  settings restored (the state file removed), but the folder does not look
      like the kit: not deleted
-  2  usage error, a bad state file, a restore command failed (the state
-     file is kept: fix the cause and run cleanup.sh again), or prepare.sh
-     is still running on this kit
+  2  usage error, a bad state file, a restore command failed or the
+     ruleset could not be read (the state file is kept: fix the cause and
+     run cleanup.sh again), or prepare.sh is still running on this kit
+
+Every esxcli call is stopped after 30 s (ESXDIAG_ESXCLI_SECS=N: another
+bound, 1-3600); after one such call esxcli is asked nothing more.
 TXT
 }
 
@@ -110,14 +113,21 @@ if [ -f "$state" ]; then
     if [ -n "$rs_ips$rs_en_prev$rs_aa_prev$rs_file" ]; then
         say ""
         say "== firewall ruleset $rsid"
-        query network firewall ruleset list
-        rs_loaded=$(row "$rsid")
-        if [ -z "$rs_loaded" ]; then
+        # a list that cannot be read restores nothing in the ruleset: what is there is
+        # unknown, and "not loaded" is never assumed (the state file is kept)
+        rs_read
+        rs_loaded=$RS
+        if [ -n "$RS_WHY" ]; then
+            fail "cannot read the firewall's rulesets ($RS_WHY): ruleset $rsid not restored"
+            rs_file=''
+        elif [ -z "$rs_loaded" ]; then
             note "ruleset $rsid is not loaded (any more): nothing to restore in it"
+        elif ips_read; [ -n "$IPS_WHY" ]; then
+            fail "cannot read the allowed IPs of ruleset $rsid ($IPS_WHY): ruleset $rsid not restored"
+            rs_file=''
         else
             rs_en_cur=$rs_loaded
-            query network firewall ruleset allowedip list --ruleset-id "$rsid"
-            listed=$(allowed_ips "$rsid")
+            listed=$IPS
             if [ "$listed" = All ]; then rs_aa_cur=true; else rs_aa_cur=false; fi
             # compared in canonical form, removed as the host spells it
             listed=$(canon_lines "$listed")
@@ -153,8 +163,9 @@ if [ -f "$state" ]; then
     if [ -n "$fw_prev" ]; then
         say ""
         say "== firewall"
-        query network firewall get
-        if [ "$(field Enabled)" = "$fw_prev" ]; then
+        fw_read
+        [ -z "$FW_WHY" ] || note "cannot read the firewall ($FW_WHY): setting it back all the same"
+        if [ "$FW" = "$fw_prev" ]; then
             note "already enabled=$fw_prev"
         else
             act "$CLI" network firewall set --enabled "$fw_prev" ||
@@ -165,7 +176,9 @@ if [ -f "$state" ]; then
         say ""
         say "== executables (execInstalledOnly)"
         query system settings advanced list -o /User/execInstalledOnly
-        if [ "$(field 'Int Value')" = "$exec_prev" ]; then
+        cur=$(field 'Int Value')
+        case $cur in 0 | 1) ;; *) note "cannot read /User/execInstalledOnly ($(q_why)): setting it back all the same" ;; esac
+        if [ "$cur" = "$exec_prev" ]; then
             note "already $exec_prev"
         else
             act "$CLI" system settings advanced set -o /User/execInstalledOnly -i "$exec_prev" ||

@@ -16,6 +16,9 @@
 #   CLI      esxcli, or localcli when esxcli is absent
 #   DRY      1 under --dry-run
 #   QOUT QRC output and exit code of the last query
+#   CLI_SECS the bound on each esxcli call, in seconds (cli_run)
+#   QFILE QLATE QPID QHUNG  cli_run's answer file, its timeout mark, the call under
+#            way, and why esxcli is not asked again (it did not answer once)
 
 kit=$(dirname "${here:?}")
 state="$kit/esxdiag.state"
@@ -31,6 +34,16 @@ QRC=0
 say() { printf '%s\n' "$*"; }
 note() { printf '   %s\n' "$*"; }
 err() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+
+# On a real host esxcli takes seconds a call and hangs outright while hostd is wedged:
+# every call is bounded, by ESXDIAG_ESXCLI_SECS (default 30 s: well past a slow host's
+# few seconds; lower it only to test).
+CLI_SECS=${ESXDIAG_ESXCLI_SECS:-30}
+case $CLI_SECS in
+    '' | *[!0-9]* | 0* | ?????*) err "ESXDIAG_ESXCLI_SECS=$CLI_SECS: not a number of seconds 1-3600 (unset it for the default, 30)"; exit 2 ;;
+esac
+[ "$CLI_SECS" -le 3600 ] || { err "ESXDIAG_ESXCLI_SECS=$CLI_SECS: not a number of seconds 1-3600 (unset it for the default, 30)"; exit 2; }
+QFILE='' QLATE='' QPID='' QHUNG=''
 
 # have NAME: NAME is an executable file in a folder of PATH (sets HAVE to its path).
 # ESXi's shell has no `command -v` and no `type`: the PATH is walked here.
@@ -63,24 +76,106 @@ cli_find() {
     exit 2
 }
 
-# query: a read-only esxcli call. Printed (on stdout, or on QUERY_FD), and run even
-# under --dry-run, because it changes nothing. Sets QOUT and QRC.
-QUERY_FD=1
-query() {
-    say "+ $CLI $*" >&"$QUERY_FD"
-    QOUT=$("$CLI" "$@" 2>&1)
-    QRC=$?
+# at_exit: what a script leaves on any exit: the lock dropped, an esxcli call still
+# under way stopped, cli_run's files removed. traps_set installs it (and makes ^C, a
+# lost session and kill exit through it).
+at_exit() {
+    lock_drop
+    [ -z "$QPID" ] || kill "$QPID" 2>/dev/null
+    [ -z "$QFILE" ] || rm -f -- "$QFILE"
+    [ -z "$QLATE" ] || rm -f -- "$QLATE"
+}
+traps_set() {
+    trap at_exit EXIT
+    trap 'exit 130' INT; trap 'exit 143' TERM; trap 'exit 129' HUP
 }
 
-# act: a command that changes the host. Printed; run unless --dry-run.
-# Returns the command's exit code (0 under --dry-run).
+# cli_run CMD ARGS...: run CMD bounded by CLI_SECS; QOUT its output (stdout and stderr),
+# QRC its exit code. ESXi's busybox is not known to have timeout (no public material
+# shows it on a host), so CMD runs in the background with its output in a file (a
+# child it leaves behind then holds no pipe of ours) and a watchdog ends it at the
+# bound: QRC 124, QHUNG set, and no later esxcli call of this run is made (QRC 125): a
+# wedged hostd would only make each wait the full bound.
+cli_run() {
+    QOUT='' QRC=0
+    if [ -n "$QHUNG" ]; then QOUT="not run: $QHUNG"; QRC=125; return 0; fi
+    if [ -z "$QFILE" ]; then
+        traps_set
+        if ! QFILE=$(mktemp) || ! QLATE=$(mktemp); then
+            [ -z "$QFILE" ] || rm -f -- "$QFILE"
+            QFILE='' QLATE='' QOUT="cannot make a temporary file (mktemp) for esxcli's answer" QRC=2
+            return 0
+        fi
+    fi
+    : > "$QLATE"
+    "$@" > "$QFILE" 2>&1 &
+    QPID=$!
+    # the watchdog checks each second; it holds none of our output, and ends itself
+    # once CMD is gone
+    (
+        i=0
+        while kill -0 "$QPID" 2>/dev/null; do
+            if [ "$i" -ge "$CLI_SECS" ]; then
+                echo late > "$QLATE"
+                kill "$QPID" 2>/dev/null; sleep 2; kill -9 "$QPID" 2>/dev/null
+                exit 0
+            fi
+            sleep 1; i=$((i + 1))
+        done
+    ) > /dev/null 2>&1 &
+    dog=$!
+    wait "$QPID" 2>/dev/null
+    QRC=$?
+    kill "$dog" 2>/dev/null
+    QPID=''
+    QOUT=$(cat "$QFILE")
+    if [ -s "$QLATE" ]; then
+        QHUNG="$CLI did not answer within $CLI_SECS s"
+        QOUT="no answer within $CLI_SECS s, stopped; ESXDIAG_ESXCLI_SECS sets the bound" QRC=124
+    fi
+    return 0
+}
+
+# query: a read-only esxcli call, bounded (cli_run). Printed (on stdout, or on
+# QUERY_FD), and run even under --dry-run, because it changes nothing. Sets QOUT, QRC.
+QUERY_FD=1
+query() {
+    if [ -n "$QHUNG" ]; then say "(not run: $QHUNG) $CLI $*" >&"$QUERY_FD"; else say "+ $CLI $*" >&"$QUERY_FD"; fi
+    cli_run "$CLI" "$@"
+}
+
+# act: a command that changes the host. Printed; run unless --dry-run; an esxcli call
+# bounded as a query is (what it printed is shown after it). Returns the command's
+# exit code (0 under --dry-run).
 act() {
     if [ "$DRY" = 1 ]; then
         say "(dry run, not run) $*"
         return 0
     fi
-    say "+ $*"
-    "$@"
+    [ "$1" = "$CLI" ] || { say "+ $*"; "$@"; return; }
+    if [ -n "$QHUNG" ]; then say "(not run: $QHUNG) $*"; else say "+ $*"; fi
+    cli_run "$@"
+    [ -z "$QOUT" ] || printf '%s\n' "$QOUT"
+    return "$QRC"
+}
+
+# q_why: one line, why the last answer gives no value: esxcli's error, no answer in
+# time, an empty answer, or one in no layout esxcli prints (shown, shortened, with
+# control characters as ?)
+q_why() {
+    first=$(printf '%s\n' "$QOUT" | awk 'NF { sub(/^[ \t]+/, ""); gsub(/[^ -~]/, "?"); print substr($0, 1, 60); exit }')
+    case $QRC in
+        124 | 125) printf '%s\n' "$QOUT" ;;
+        0) if [ -z "$first" ]; then echo "an empty answer"; else echo "an answer in no layout esxcli prints ('$first')"; fi ;;
+        *) echo "exit $QRC: ${first:-no message}" ;;
+    esac
+}
+
+# q_table: the last answer is an esxcli table (exit 0, a row of dashes under the column
+# titles, as esxcli prints its lists; that it prints them for no rows too is UNVERIFIED:
+# if not, such an answer reads unknown, never absent)
+q_table() {
+    [ "$QRC" = 0 ] && printf '%s\n' "$QOUT" | grep -q '^ *--*\(  *--*\)* *$'
 }
 
 # value of "   Key: value" in QOUT (esxcli's default key/value layout)
@@ -249,16 +344,18 @@ host_form() {
 # ---- what the host allows: read only, nothing here changes it
 
 # locks_read: the three locks of execInstalledOnly, each on, off, absent (this ESXi
-# has no such setting) or unknown (the query failed; LK_*_WHY says how):
+# has no such setting: esxcli said so in its own words) or unknown (no answer, an
+# error, or an answer in no layout esxcli prints; LK_*_WHY says which, in one line):
 #   LK_TPM   TPM enforcement: esxcli system settings encryption get, "Require
 #            Executables Only From Installed VIBs" (7.0 U2+); LK_TPM_MODE, LK_TPM_SB
 #   LK_BOOT  the boot option: esxcli system settings kernel list -o execinstalledonly,
 #            Runtime column (this boot); next-boot when only Configured is TRUE;
 #            LK_BOOT_CFG, LK_BOOT_RUN. When it holds it overrides the runtime option.
+#            absent only when esxcli printed its table without the row.
 #   LK_RT    the runtime option /User/execInstalledOnly (ESXi 8: 1 by default); LK_RT_VAL
 locks_read() {
     query system settings encryption get
-    LK_TPM=unknown LK_TPM_WHY=$QOUT LK_TPM_MODE='' LK_TPM_REQ='' LK_TPM_SB=''
+    LK_TPM=unknown LK_TPM_WHY='' LK_TPM_MODE='' LK_TPM_REQ='' LK_TPM_SB=''
     if [ "$QRC" = 0 ]; then
         LK_TPM_MODE=$(field Mode) LK_TPM_SB=$(field 'Require Secure Boot')
         LK_TPM_REQ=$(field 'Require Executables Only From Installed VIBs')
@@ -266,9 +363,10 @@ locks_read() {
     else
         case $QOUT in *"Unknown command or namespace"*) LK_TPM=absent ;; esac
     fi
+    [ "$LK_TPM" != unknown ] || LK_TPM_WHY=$(q_why)
     query system settings kernel list -o execinstalledonly
-    LK_BOOT=unknown LK_BOOT_WHY=$QOUT LK_BOOT_CFG='' LK_BOOT_RUN=''
-    if [ "$QRC" = 0 ]; then
+    LK_BOOT=unknown LK_BOOT_WHY='' LK_BOOT_CFG='' LK_BOOT_RUN=''
+    if q_table; then
         # shellcheck disable=SC2046  # two words: Configured and Runtime
         set -- $(printf '%s\n' "$QOUT" | awk 'tolower($1) == "execinstalledonly" { print toupper($3), toupper($4); exit }')
         LK_BOOT_CFG=${1:-} LK_BOOT_RUN=${2:-}
@@ -279,14 +377,42 @@ locks_read() {
             /) LK_BOOT=absent ;;
         esac
     fi
+    [ "$LK_BOOT" != unknown ] || LK_BOOT_WHY=$(q_why)
     query system settings advanced list -o /User/execInstalledOnly
-    LK_RT=unknown LK_RT_WHY=$QOUT LK_RT_VAL=''
+    LK_RT=unknown LK_RT_WHY='' LK_RT_VAL=''
     if [ "$QRC" = 0 ]; then
         LK_RT_VAL=$(field 'Int Value')
-        case $LK_RT_VAL in 1) LK_RT=on ;; 0) LK_RT=off ;; esac
+        case $LK_RT_VAL in 1) LK_RT=on ;; 0) LK_RT=off ;; *) LK_RT_VAL='' ;; esac
     else
         case $QOUT in *"Unable to find option"*) LK_RT=absent ;; esac
     fi
+    [ "$LK_RT" != unknown ] || LK_RT_WHY=$(q_why)
+}
+
+# fw_read: FW, the firewall's Enabled (true or false), or nothing and FW_WHY
+fw_read() {
+    query network firewall get
+    FW=$(field Enabled) FW_WHY=''
+    case $FW in true | false) ;; *) FW='' FW_WHY=$(q_why) ;; esac
+}
+
+# rs_read: RS, the esxdiag ruleset's Enabled (true, false, or nothing: not loaded);
+# RS_WHY, when set, says why the ruleset list could not be read (RS then means nothing)
+rs_read() {
+    query network firewall ruleset list
+    RS='' RS_WHY=''
+    if q_table; then RS=$(row "$rsid"); else RS_WHY=$(q_why); fi
+    case $RS in '' | true | false) ;; *) RS='' RS_WHY="Enabled '$RS' for $rsid is neither true nor false" ;; esac
+}
+
+# ips_read: IPS, the allowed IPs of the esxdiag ruleset ("All", one a line, or none);
+# IPS_WHY, when set, says why the list could not be read
+ips_read() {
+    query network firewall ruleset allowedip list --ruleset-id "$rsid"
+    IPS='' IPS_WHY=''
+    if ! q_table; then IPS_WHY=$(q_why)
+    elif printf '%s\n' "$QOUT" | awk -v k="$rsid" '$1 == k { f = 1 } END { exit !f }'; then IPS=$(allowed_ips "$rsid")
+    else IPS_WHY="its table has no row for $rsid"; fi
 }
 
 # elf_machine FILE: x86_64, aarch64 or "ELF for another CPU" from the ELF header (bytes
@@ -334,7 +460,7 @@ free_kib() {
 # why each is believed to be on an ESXi host); SH_OPTIONAL: what the kit's own steps
 # around them use when the host has it (sha256sum -c SHA256SUMS). shell_missing LIST:
 # the ones of LIST not on PATH.
-SH_NEED="awk basename cat date dd df dirname grep head mkdir mv rm sed uname"
+SH_NEED="awk basename cat date dd df dirname grep head mkdir mktemp mv rm sed sleep uname"
 SH_OPTIONAL="sha256sum tar"
 shell_missing() {
     out=''
@@ -365,8 +491,7 @@ lock_take() {
     if mkdir "$lock" 2>/dev/null; then
         printf '%s\n' "$$" > "$lock/pid" || { rm -rf -- "$lock"; err "cannot write $lock/pid"; exit 2; }
         LOCKED=1
-        trap lock_drop EXIT
-        trap 'exit 130' INT; trap 'exit 143' TERM; trap 'exit 129' HUP
+        traps_set
         return 0
     fi
     owner=$(cat "$lock/pid" 2>/dev/null)
@@ -387,8 +512,7 @@ lock_take() {
         { err "another cleanup.sh is taking over the lock of pid $owner: let it finish"; exit 2; }
     printf '%s\n' "$$" > "$lock/pid" || { err "cannot write $lock/pid"; exit 2; }
     LOCKED=1
-    trap lock_drop EXIT
-    trap 'exit 130' INT; trap 'exit 143' TERM; trap 'exit 129' HUP
+    traps_set
     note "took over the lock of pid $owner, which is gone (an interrupted run)"
 }
 

@@ -58,6 +58,12 @@ enforcement. With either of the last two on, prepare changes nothing and says
 which holds and what an administrator can do; both need a reboot, so prepare
 never touches them.
 
+Every esxcli call is stopped after 30 s (ESXDIAG_ESXCLI_SECS=N: another
+bound, 1-3600; a wedged hostd makes esxcli hang), and after one such call
+esxcli is asked nothing more in that run. An error, an empty answer, no
+answer, or one in no layout esxcli prints is unknown: never read as clear
+or absent.
+
 Interrupted (^C, a lost SSH session, kill -9): each previous value is in the
 state file before the change is made, so sh esxi/cleanup.sh undoes whatever
 was done. One prepare.sh or cleanup.sh at a time runs on a kit; another one
@@ -69,9 +75,11 @@ Exit codes:
      holds execInstalledOnly, or bin/esxpart was still refused after the
      change, which was then put back), or it refused a change, or the ruleset
      did not load with both directions (see the message); --check: something
-     stands in the way (the line says what)
+     stands in the way (the line says what), or esxcli gave no answer to read
+     for it (NOT READ: unknown is never clear)
   2  usage error, the kit is for another CPU architecture than this
-     host's (uname -m), a command failed, another prepare.sh or cleanup.sh
+     host's (uname -m), a command failed, a setting it could not read and
+     was asked to change (nothing of it changed), another prepare.sh or cleanup.sh
      holds the kit, or an earlier prepare was not undone
 TXT
 }
@@ -83,6 +91,19 @@ here=$(cd "$(dirname "$0")" && pwd -P) || exit 2
 
 allow_exec=0 disable_fw=0 port=5201 ips='' check=0 json=0
 allow_any=0 nips=0 everything='' IPS_MAX=64
+# ip_unfit CANONICAL: why no esxperf peer can have this address, or nothing. A prefix
+# is refused only when all of it is multicast (224.0.0.0/4, ff00::/8); a /0 is
+# cidr_is_everything's (--allow-any).
+ip_unfit() {
+    len=128
+    case $1 in */*) len=${1#*/} ;; esac
+    case $1 in
+        0.0.0.0 | ::) echo "the unspecified address, which no host has" ;;
+        255.255.255.255) echo "the broadcast address, which is no one host" ;;
+        22[4-9].* | 23[0-9].*) [ "$len" -lt 4 ] || echo "a multicast address, which is no one host" ;;
+        ff[0-9a-f][0-9a-f]:*) [ "$len" -lt 8 ] || echo "a multicast address, which is no one host" ;;
+    esac
+}
 # add_ip CIDR: checked, put in canonical form (cidr_canon), counted, each one once
 add_ip() {
     if ! valid_cidr "$1"; then   # shown on one line, control characters as ?
@@ -90,6 +111,8 @@ add_ip() {
         exit 2
     fi
     ip=$(cidr_canon "$1")
+    why=$(ip_unfit "$ip")
+    [ -z "$why" ] || { err "--allow-ip $1: $why (give the esxperf peer's own address, or its network such as 198.18.0.0/15)"; exit 2; }
     [ "$ip" = "$(printf '%s' "$1" | sed 'y/ABCDEF/abcdef/')" ] || CANON_NOTES="$CANON_NOTES $1=$ip"
     case " $ips " in *" $ip "*) return 0 ;; esac
     nips=$((nips + 1))
@@ -122,10 +145,14 @@ while [ $# -gt 0 ]; do
 done
 # --port N or N-M (a range, for the fleet's one port per round); at most 64 ports.
 # More than 5 digits is out of range before test(1) sees it: busybox and bash
-# [ -gt ] fail (not false) on numbers beyond 64 bits, which would let them through
+# [ -gt ] fail (not false) on numbers beyond 64 bits, which would let them through.
+# A leading zero is refused, not dropped: the shell's arithmetic reads 05201 as octal,
+# and the ruleset file would carry the number as given
 check_port() { # $1 = one port number; exits 2 unless 1..65535
     case $1 in
         '' | *[!0-9]*) err "--port $port: not a number or a range N-M"; exit 2 ;;
+        0?*) n=$1; while case $n in 0?*) true ;; *) false ;; esac; do n=${n#0}; done
+             err "--port $port: $1 has a leading zero (write it as $n)"; exit 2 ;;
         ??????*) err "--port $port: out of range 1-65535"; exit 2 ;;
     esac
     if [ "$1" -lt 1 ] || [ "$1" -gt 65535 ]; then
@@ -156,12 +183,12 @@ fi
 
 # rules_read: does the loaded ruleset open the port range both ways, TCP and UDP?
 # RULES_MISSING lists what it does not cover ("tcp outbound, udp outbound"); RULES_READ
-# is 0 when the host's rule list has no row for it (that layout is UNVERIFIED: then
-# nothing is judged)
+# is 0 when the host's rule table has no row for it (that layout is UNVERIFIED: then
+# nothing is judged); RULES_WHY, when set, says why the rule list could not be read
 rules_read() {
     query network firewall ruleset rule list --ruleset-id "$rsid"
-    RULES_READ=0 RULES_MISSING=''
-    [ "$QRC" = 0 ] || return 0
+    RULES_READ=0 RULES_MISSING='' RULES_WHY=''
+    q_table || { RULES_WHY=$(q_why); return 0; }
     rows=$(printf '%s\n' "$QOUT" | awk -v k="$rsid" '$1 == k { print tolower($2), tolower($3), tolower($4), $5, $6 }')
     [ -n "$rows" ] || return 0
     RULES_READ=1
@@ -188,16 +215,26 @@ preflight_read() {
     PF_MISSING=$(shell_missing "$SH_NEED") PF_OPTIONAL=$(shell_missing "$SH_OPTIONAL")
     kit_arch_read
     PF_DIR=$(dirname "$kit") PF_KIB=$(free_kib "$(dirname "$kit")")
-    QUERY_FD=2 PF_FW='' PF_RS='' PF_RULES='' RULES_READ=0
-    LK_TPM=unknown LK_BOOT=unknown LK_RT=unknown
+    QUERY_FD=2 PF_FW='' PF_RS='' PF_RULES='' RULES_READ=0 RULES_WHY='' FW_WHY='' RS_WHY=''
+    LK_TPM=unknown LK_BOOT=unknown LK_RT=unknown LK_TPM_WHY='' LK_BOOT_WHY='' LK_RT_WHY=''
+    # PF_UNREAD: what esxcli was asked and gave no answer to judge by: never taken as clear
+    PF_UNREAD=''
     if cli_find quiet; then
         locks_read
-        query network firewall get
-        PF_FW=$(field Enabled)
-        query network firewall ruleset list
-        PF_RS=$(row "$rsid")
-        [ -z "$PF_RS" ] || { rules_read; PF_RULES=$RULES_MISSING; }
+        fw_read
+        rs_read
+        PF_FW=$FW PF_RS=$RS
+        [ -n "$RS_WHY" ] || [ -z "$PF_RS" ] || { rules_read; PF_RULES=$RULES_MISSING; }
+        [ -z "$LK_TPM_WHY" ] || PF_UNREAD="$PF_UNREAD tpm"
+        [ -z "$LK_BOOT_WHY" ] || PF_UNREAD="$PF_UNREAD boot"
+        [ -z "$LK_RT_WHY" ] || PF_UNREAD="$PF_UNREAD runtime"
+        [ -z "$FW_WHY" ] || PF_UNREAD="$PF_UNREAD firewall"
+        [ -z "$RS_WHY" ] || PF_UNREAD="$PF_UNREAD ruleset"
+        [ -z "$RULES_WHY" ] || PF_UNREAD="$PF_UNREAD rules"
     fi
+    PF_WHY=$LK_TPM_WHY PF_FW_WHY=''   # the first reason; the firewall's reasons
+    for w in "$LK_BOOT_WHY" "$LK_RT_WHY" "$FW_WHY" "$RS_WHY" "$RULES_WHY"; do [ -n "$PF_WHY" ] || PF_WHY=$w; done
+    for w in "$FW_WHY" "$RS_WHY" "$RULES_WHY"; do [ -z "$w" ] || PF_FW_WHY="${PF_FW_WHY:+$PF_FW_WHY; }$w"; done
     PF_BLOCKED=''
     [ -n "$CLI" ] || PF_BLOCKED="$PF_BLOCKED esxcli"
     [ -z "$PF_MISSING" ] || PF_BLOCKED="$PF_BLOCKED shell"
@@ -213,36 +250,42 @@ preflight_text() {
     if [ -z "$PF_MISSING" ]; then sh_have="the $# commands the scripts use are here"; else sh_have="MISSING: $PF_MISSING"; fi
     line shell "$sh_have${PF_OPTIONAL:+; optional, not here: $PF_OPTIONAL}"
     if [ -n "$CLI" ]; then line esxcli "$CLI ($CLI_AT)"; else line esxcli "MISSING: neither esxcli nor localcli found"; fi
-    line "runtime lock" "$LK_RT${LK_RT_VAL:+ (/User/execInstalledOnly = $LK_RT_VAL)}$([ "$LK_RT" = on ] && echo ': --allow-exec sets it to 0')"
-    line "boot lock" "$LK_BOOT${LK_BOOT_RUN:+ (Configured $LK_BOOT_CFG, Runtime $LK_BOOT_RUN)}$([ "$LK_BOOT" = on ] && echo ': esxcli system settings kernel set -s execInstalledOnly -v FALSE, then reboot')"
-    line "TPM lock" "$LK_TPM${LK_TPM_REQ:+ (Require Executables Only From Installed VIBs: $LK_TPM_REQ, Mode $LK_TPM_MODE)}"
-    if [ -z "$PF_RS" ]; then rs="ruleset $rsid not loaded (--allow-ip writes it: port $port, inbound and outbound)"
+    line "runtime lock" "$LK_RT${LK_RT_VAL:+ (/User/execInstalledOnly = $LK_RT_VAL)}${LK_RT_WHY:+ ($LK_RT_WHY)}$([ "$LK_RT" = on ] && echo ': --allow-exec sets it to 0')"
+    line "boot lock" "$LK_BOOT${LK_BOOT_RUN:+ (Configured $LK_BOOT_CFG, Runtime $LK_BOOT_RUN)}${LK_BOOT_WHY:+ ($LK_BOOT_WHY)}$([ "$LK_BOOT" = on ] && echo ': esxcli system settings kernel set -s execInstalledOnly -v FALSE, then reboot')"
+    line "TPM lock" "$LK_TPM${LK_TPM_REQ:+ (Require Executables Only From Installed VIBs: $LK_TPM_REQ, Mode $LK_TPM_MODE)}${LK_TPM_WHY:+ ($LK_TPM_WHY)}"
+    if [ -n "$RS_WHY" ]; then rs="ruleset $rsid unknown ($RS_WHY)"
+    elif [ -z "$PF_RS" ]; then rs="ruleset $rsid not loaded (--allow-ip writes it: port $port, inbound and outbound)"
+    elif [ -n "$RULES_WHY" ]; then rs="ruleset $rsid loaded (enabled: $PF_RS), its rules unknown ($RULES_WHY)"
     elif [ "$RULES_READ" = 0 ]; then rs="ruleset $rsid loaded (enabled: $PF_RS), its rules not read"
     else rs="ruleset $rsid loaded (enabled: $PF_RS), port $port ${PF_RULES:+NOT open for $PF_RULES}${PF_RULES:-open both ways}"; fi
-    line firewall "enabled: ${PF_FW:-unknown}; $rs"
+    line firewall "enabled: ${PF_FW:-unknown ($FW_WHY)}; $rs"
     case $ARCH_STATE in
         match) line architecture "kit $ARCH_KIT ($ARCH_FILE), host $ARCH_HOST: match" ;;
         mismatch) line architecture "MISMATCH: kit $ARCH_KIT ($ARCH_FILE), host $ARCH_HOST (unpack $(basename "$kit")-$ARCH_HOST.tar.gz)" ;;
         *) line architecture "not checked: $ARCH_WHY" ;;
     esac
     line "free space" "$(if [ -n "$PF_KIB" ]; then echo "$((PF_KIB / 1024)) MiB free in $PF_DIR (df -k)"; else echo "unknown for $PF_DIR (df -k gave no figure)"; fi)"
-    if [ -z "$PF_BLOCKED" ]; then line verdict "nothing stands in the way"
-    else line verdict "BLOCKED by:$PF_BLOCKED (see the lines above)"; fi
+    if [ -z "$PF_BLOCKED$PF_UNREAD" ]; then line verdict "nothing stands in the way"; return; fi
+    v=''
+    [ -z "$PF_BLOCKED" ] || v="BLOCKED by:$PF_BLOCKED"
+    [ -z "$PF_UNREAD" ] || v="${v:+$v; }NOT READ:$PF_UNREAD"
+    line verdict "$v (see the lines above)"
 }
 preflight_json() {
-    printf '{"tool": "esxdiag prepare --check", "kit": %s, "ready": %s, "blocked_by": %s,\n' \
-        "$(json_str "$kit")" "$([ -z "$PF_BLOCKED" ] && echo true || echo false)" "$(jarr "$PF_BLOCKED")"
+    printf '{"tool": "esxdiag prepare --check", "kit": %s, "ready": %s, "blocked_by": %s, "unread": %s,\n' \
+        "$(json_str "$kit")" "$([ -z "$PF_BLOCKED$PF_UNREAD" ] && echo true || echo false)" "$(jarr "$PF_BLOCKED")" "$(jarr "$PF_UNREAD")"
     printf ' "shell": {"missing": %s, "optional_missing": %s},\n' "$(jarr "$PF_MISSING")" "$(jarr "$PF_OPTIONAL")"
     printf ' "esxcli": {"found": %s, "command": %s, "path": %s},\n' \
         "$([ -n "$CLI" ] && echo true || echo false)" "$(jstr "$CLI")" "$(jstr "$CLI_AT")"
-    printf ' "locks": {"runtime": {"state": "%s", "value": %s},\n' "$LK_RT" "$(jnum "$LK_RT_VAL")"
-    printf '           "boot": {"state": "%s", "configured": %s, "runtime": %s},\n' \
-        "$LK_BOOT" "$(jbool "$LK_BOOT_CFG")" "$(jbool "$LK_BOOT_RUN")"
-    printf '           "tpm": {"state": "%s", "mode": %s, "require_exec_installed_only": %s, "require_secure_boot": %s}},\n' \
-        "$LK_TPM" "$(jstr "$LK_TPM_MODE")" "$(jbool "$LK_TPM_REQ")" "$(jbool "$LK_TPM_SB")"
-    printf ' "firewall": {"enabled": %s, "port": "%s", "ruleset": "%s", "ruleset_loaded": %s, "ruleset_enabled": %s, "rules_read": %s, "rules_missing": %s},\n' \
+    printf ' "locks": {"runtime": {"state": "%s", "value": %s, "why": %s},\n' "$LK_RT" "$(jnum "$LK_RT_VAL")" "$(jstr "$LK_RT_WHY")"
+    printf '           "boot": {"state": "%s", "configured": %s, "runtime": %s, "why": %s},\n' \
+        "$LK_BOOT" "$(jbool "$LK_BOOT_CFG")" "$(jbool "$LK_BOOT_RUN")" "$(jstr "$LK_BOOT_WHY")"
+    printf '           "tpm": {"state": "%s", "mode": %s, "require_exec_installed_only": %s, "require_secure_boot": %s, "why": %s}},\n' \
+        "$LK_TPM" "$(jstr "$LK_TPM_MODE")" "$(jbool "$LK_TPM_REQ")" "$(jbool "$LK_TPM_SB")" "$(jstr "$LK_TPM_WHY")"
+    printf ' "firewall": {"enabled": %s, "port": "%s", "ruleset": "%s", "ruleset_loaded": %s, "ruleset_enabled": %s, "rules_read": %s, "rules_missing": %s, "why": %s},\n' \
         "$(jbool "$PF_FW")" "$port" "$rsid" "$([ -n "$PF_RS" ] && echo true || echo false)" "$(jbool "$PF_RS")" \
-        "$([ "$RULES_READ" = 1 ] && echo true || echo false)" "$(jarr "$(echo "$PF_RULES" | sed 's/ /-/g; s/,-/ /g')")"
+        "$([ "$RULES_READ" = 1 ] && echo true || echo false)" "$(jarr "$(echo "$PF_RULES" | sed 's/ /-/g; s/,-/ /g')")" \
+        "$(jstr "$PF_FW_WHY")"
     printf ' "arch": {"state": "%s", "kit": %s, "host": %s, "file": %s, "why": %s},\n' \
         "$ARCH_STATE" "$(jstr "$ARCH_KIT")" "$(jstr "$ARCH_HOST")" "$(jstr "$ARCH_FILE")" "$(jstr "$ARCH_WHY")"
     printf ' "free_space": {"dir": %s, "kib": %s}}\n' "$(json_str "$PF_DIR")" "$(jnum "$PF_KIB")"
@@ -250,7 +293,9 @@ preflight_json() {
 if [ "$check" = 1 ]; then
     preflight_read
     if [ "$json" = 1 ]; then preflight_json; else preflight_text; fi
-    [ -z "$PF_BLOCKED" ] || exit 1
+    [ -z "$PF_UNREAD" ] ||
+        err "esxcli gave no answer to judge by for:$PF_UNREAD ($PF_WHY): not taken as clear (rerun when esxcli answers)"
+    [ -z "$PF_BLOCKED$PF_UNREAD" ] || exit 1
     exit 0
 fi
 
@@ -306,18 +351,18 @@ locks_read
 case $LK_TPM in
     on | off) note "TPM enforcement: $LK_TPM (Require Executables Only From Installed VIBs: $LK_TPM_REQ, Mode: $LK_TPM_MODE)" ;;
     absent) note "TPM enforcement: none on this host (no encryption settings: before ESXi 7.0 U2)" ;;
-    *) note "TPM enforcement: unknown (encryption get failed: $(printf '%s\n' "$LK_TPM_WHY" | head -n 1))" ;;
+    *) note "TPM enforcement: unknown (encryption get: $LK_TPM_WHY)" ;;
 esac
 case $LK_BOOT in
     on | off | next-boot) note "boot option execInstalledOnly: $LK_BOOT (Configured $LK_BOOT_CFG, Runtime $LK_BOOT_RUN)" ;;
     absent) note "boot option execInstalledOnly: not listed by this host" ;;
-    *) note "boot option execInstalledOnly: unknown (kernel list failed: $(printf '%s\n' "$LK_BOOT_WHY" | head -n 1))" ;;
+    *) note "boot option execInstalledOnly: unknown (kernel list: $LK_BOOT_WHY)" ;;
 esac
 exec_cur=$LK_RT_VAL
 case $LK_RT in
     on | off) note "/User/execInstalledOnly = $exec_cur (1: only binaries installed from VIBs may run)" ;;
     absent) note "/User/execInstalledOnly does not exist here (before ESXi 8): copied binaries may run" ;;
-    *) note "/User/execInstalledOnly: unknown ($(printf '%s\n' "$LK_RT_WHY" | head -n 1))" ;;
+    *) note "/User/execInstalledOnly: unknown ($LK_RT_WHY)" ;;
 esac
 
 cannot_run() { say ""; say "THIS HOST CANNOT RUN COPIED BINARIES."; }
@@ -395,6 +440,9 @@ if [ "$exec_cur" = 1 ]; then
     else
         note "copied binaries will be refused: rerun with --allow-exec to allow them"
     fi
+elif [ "$allow_exec" = 1 ] && [ "$LK_RT" = unknown ]; then
+    err "--allow-exec: cannot read /User/execInstalledOnly ($LK_RT_WHY): nothing changed for it (rerun when esxcli answers)"
+    finish 2
 elif [ "$allow_exec" = 1 ]; then
     note "nothing to change for --allow-exec"
 fi
@@ -403,11 +451,17 @@ fi
 # ---- 2. the firewall
 say ""
 say "== firewall (esxperf port $port)"
-query network firewall get
-fw_cur=$(field Enabled)
-note "firewall enabled: ${fw_cur:-unknown}"
+fw_read
+fw_cur=$FW
+note "firewall enabled: ${fw_cur:-unknown ($FW_WHY)}"
+# unreadable: not changed, since cleanup could not know what to put back
+cannot_read() { # WHAT WHY
+    err "cannot read $1 ($2): nothing more is changed (rerun when esxcli answers$([ "$made" = 1 ] && echo "; sh $here/cleanup.sh undoes what was done"))"
+    finish 2
+}
 
 if [ "$disable_fw" = 1 ]; then
+    [ -n "$fw_cur" ] || cannot_read "whether the firewall is enabled" "$FW_WHY"
     if [ "$fw_cur" = false ]; then
         note "already disabled: nothing to change"
     elif record fw_enabled_prev true && act "$CLI" network firewall set --enabled false; then
@@ -444,10 +498,12 @@ if [ -n "$ips" ]; then
     say "   UNVERIFIED on ESXi 8 (reported to refuse custom rulesets); it does not survive"
     say "   a reboot. No predefined ruleset for port $port is known, so there is no other"
     say "   narrow way; the fallback is --disable-firewall."
-    query network firewall ruleset list
-    rs_prev=$(row "$rsid")
+    rs_read
+    [ -z "$RS_WHY" ] || cannot_read "the firewall's rulesets" "$RS_WHY"
+    rs_prev=$RS rs_new=0
     record ruleset "$rsid"
     if [ -z "$rs_prev" ]; then
+        rs_new=1
         xml="$fwdir/$rsid.xml"
         if [ -e "$xml" ]; then
             err "$xml exists but ruleset $rsid is not loaded: remove the file or look at it first"
@@ -463,8 +519,9 @@ if [ -n "$ips" ]; then
         fi
         act "$CLI" network firewall refresh || { err "esxcli network firewall refresh failed"; finish 2; }
         if [ "$DRY" = 0 ]; then
-            query network firewall ruleset list
-            rs_prev=$(row "$rsid")
+            rs_read
+            [ -z "$RS_WHY" ] || cannot_read "whether ruleset $rsid loaded" "$RS_WHY"
+            rs_prev=$RS
             if [ -z "$rs_prev" ]; then
                 say ""
                 say "THE HOST DID NOT LOAD THE CUSTOM RULESET '$rsid'."
@@ -475,6 +532,7 @@ if [ -n "$ips" ]; then
                 finish 1
             fi
             rules_read
+            [ -z "$RULES_WHY" ] || cannot_read "the rules of ruleset $rsid" "$RULES_WHY"
             if [ "$RULES_READ" = 0 ]; then
                 note "the host's rule list shows no rules for $rsid: both directions are in the file, not confirmed"
             elif [ -n "$RULES_MISSING" ]; then
@@ -492,6 +550,7 @@ if [ -n "$ips" ]; then
         # the port both ways (an esxperf server here needs inbound, a client outbound);
         # prepare.sh does not rewrite a ruleset it did not write
         rules_read
+        [ -z "$RULES_WHY" ] || cannot_read "the rules of ruleset $rsid" "$RULES_WHY"
         if [ "$RULES_READ" = 1 ] && [ -n "$RULES_MISSING" ]; then
             say ""
             say "THE HOST'S RULESET '$rsid' DOES NOT OPEN PORT $port FOR: $RULES_MISSING."
@@ -502,8 +561,9 @@ if [ -n "$ips" ]; then
             say "  run prepare again, or use --disable-firewall."
             finish 1
         fi
-        query network firewall ruleset allowedip list --ruleset-id "$rsid"
-        if [ "$(allowed_ips "$rsid")" = All ]; then rs_allall_prev=true; else rs_allall_prev=false; fi
+        ips_read
+        [ -z "$IPS_WHY" ] || cannot_read "the allowed IPs of ruleset $rsid" "$IPS_WHY"
+        if [ "$IPS" = All ]; then rs_allall_prev=true; else rs_allall_prev=false; fi
     fi
     if [ "$rs_prev" != true ]; then
         record rs_enabled_prev "$rs_prev"
@@ -517,8 +577,12 @@ if [ -n "$ips" ]; then
             { err "setting --allowed-all false on $rsid failed"; finish 2; }
         made=1
     fi
-    query network firewall ruleset allowedip list --ruleset-id "$rsid"
-    listed=$(canon_lines "$(allowed_ips "$rsid")")
+    IPS=''   # a ruleset a dry run did not load lists none
+    if [ "$DRY" = 0 ] || [ "$rs_new" = 0 ]; then
+        ips_read
+        [ -z "$IPS_WHY" ] || cannot_read "the allowed IPs of ruleset $rsid" "$IPS_WHY"
+    fi
+    listed=$(canon_lines "$IPS")
     for ip in $ips; do
         if [ -n "$(host_form "$listed" "$ip")" ]; then
             note "$ip is already allowed: left as it is"

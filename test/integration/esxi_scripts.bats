@@ -52,16 +52,19 @@ setup() {
 }
 
 teardown() {
+    fake_esxcli_reap
     rm -rf "$T"
 }
 
 # host_sh [NAME=VALUE]... SCRIPT ARGS...: SCRIPT under the ESXi-shaped shell, in an
-# environment of the host's only (env -i), NAME=VALUE added
+# environment of the host's only (env -i), NAME=VALUE and the array HOST_ENV added;
+# run under the command in the array HOST_WRAP (an outer timeout for a sick esxcli)
+HOST_ENV=() HOST_WRAP=()
 host_sh() {
     local vars=()
     while [[ "${1:-}" == *=* ]]; do vars+=("$1"); shift; done
-    env -i PATH="$HOSTPATH" HOME=/ FAKE_ESXI="$FAKE_ESXI" ESXDIAG_FIREWALL_DIR="$ESXDIAG_FIREWALL_DIR" \
-        "${vars[@]}" "$T/esxi-bin/sh" "$@"
+    "${HOST_WRAP[@]}" env -i PATH="$HOSTPATH" HOME=/ FAKE_ESXI="$FAKE_ESXI" ESXDIAG_FIREWALL_DIR="$ESXDIAG_FIREWALL_DIR" \
+        "${HOST_ENV[@]}" "${vars[@]}" "$T/esxi-bin/sh" "$@"
 }
 
 # everything the stand-in host keeps, one line per fact
@@ -142,7 +145,8 @@ assert_all_printed() {
     [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
 }
 
-@test "esxi: narrow firewall path: ruleset with allowed IPs, recorded and restored" {
+# the main scenario: --allow-ip narrows the firewall, cleanup puts it back
+narrow_path() {
     prepare --allow-ip 198.18.0.0/15 --allow-ip 2001:db8::/32 --port 5299
     assert_status 0
     assert_contains "UNVERIFIED on ESXi 8"
@@ -171,6 +175,15 @@ EOT
     [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
     [ -d "$KIT" ] || flunk "--keep-kit removed the kit"
     [ ! -e "$KIT/esxdiag.state" ] || flunk "state file kept"
+}
+
+@test "esxi: narrow firewall path: ruleset with allowed IPs, recorded and restored" {
+    narrow_path
+}
+
+@test "esxi: narrow firewall path on a slow esxcli (seconds a call, as on a real host): the same, under the default bound" {
+    HOST_ENV=(FAKE_ESXCLI_SICK=slow FAKE_ESXCLI_SLOW_S=1)
+    narrow_path
 }
 
 @test "esxi: an existing esxdiag ruleset is put back exactly as it was" {
@@ -395,6 +408,31 @@ EOT
     cleanup --bogus
     assert_status 2
     [ -z "$(changing_calls)" ] || flunk "changing calls: $(changing_calls)"
+}
+
+@test "esxi: --port with a leading zero, --allow-ip of no one host (unspecified, broadcast, multicast): refused in one line" {
+    prepare --allow-ip 198.18.0.0/15 --port 05201
+    assert_status 2
+    [ "$output" = "prepare.sh: --port 05201: 05201 has a leading zero (write it as 5201)" ] || flunk "$output"
+    prepare --allow-ip 198.18.0.0/15 --port 5201-005210
+    assert_status 2
+    [ "$output" = "prepare.sh: --port 5201-005210: 005210 has a leading zero (write it as 5210)" ] || flunk "$output"
+    local v why
+    for v in 0.0.0.0 0.0.0.0/32 :: ::/128 255.255.255.255 224.0.0.1 239.255.255.250 224.0.0.0/4 ff02::1 FF05::1:3 ff00::/8; do
+        case $v in 0* | :*) why="the unspecified address, which no host has" ;;
+            255.*) why="the broadcast address, which is no one host" ;;
+            *) why="a multicast address, which is no one host" ;; esac
+        prepare --allow-ip "$v"
+        assert_status 2
+        [ "$output" = "prepare.sh: --allow-ip $v: $why (give the esxperf peer's own address, or its network such as 198.18.0.0/15)" ] ||
+            flunk "$v: $output"
+    done
+    # a prefix that only reaches into multicast, and the addresses beside these, are peers'
+    for v in 192.0.0.0/2 223.255.255.255 240.0.0.1 0.0.0.1 ff::1 fe80::1; do
+        prepare --allow-ip "$v" --dry-run
+        assert_status 0
+    done
+    assert_host_untouched
 }
 
 @test "esxi: shellcheck -s sh finds nothing in the host scripts (and dist.sh, demo.sh)" {
@@ -868,7 +906,7 @@ refused_by_lock() {
     assert_status 0
     [[ "$stderr" == *"+ esxcli network firewall get"* ]] || flunk "queries not on stderr: $stderr"
     local l
-    for l in "  shell         the 14 commands the scripts use are here; optional, not here: sha256sum" \
+    for l in "  shell         the 16 commands the scripts use are here; optional, not here: sha256sum" \
              "  esxcli        esxcli ($T/fakebin/esxcli)" "  runtime lock  on (/User/execInstalledOnly = 1): --allow-exec sets it to 0" \
              "  boot lock     off (Configured FALSE, Runtime FALSE)" \
              "  TPM lock      off (Require Executables Only From Installed VIBs: false, Mode TPM)" \
@@ -881,10 +919,10 @@ refused_by_lock() {
     [ ! -e "$KIT/esxdiag.lock" ] || flunk "lock left"
     run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check --json
     assert_status 0
-    jq -e --arg kit "$KIT" '.kit == $kit and .ready == true and .blocked_by == [] and .shell.missing == []
+    jq -e --arg kit "$KIT" '.kit == $kit and .ready == true and .blocked_by == [] and .unread == [] and .shell.missing == []
         and .shell.optional_missing == ["sha256sum"] and .esxcli.command == "esxcli"
-        and .locks.runtime == {"state": "on", "value": 1}
-        and .locks.boot == {"state": "off", "configured": false, "runtime": false}
+        and .locks.runtime == {"state": "on", "value": 1, "why": null}
+        and .locks.boot == {"state": "off", "configured": false, "runtime": false, "why": null}
         and .locks.tpm.state == "off" and .locks.tpm.require_exec_installed_only == false
         and .firewall.enabled == true and .firewall.ruleset_loaded == false
         and .arch == {"state": "match", "kit": "x86_64", "host": "x86_64", "file": "bin/esxpart", "why": null}
@@ -903,6 +941,99 @@ refused_by_lock() {
     prepare --check --allow-exec
     assert_status 2
     assert_contains "--check changes nothing"
+}
+
+# ---- a sick esxcli (test/lib/fake-esxcli's FAKE_ESXCLI_SICK): an error, an empty
+# answer, an answer in no layout esxcli prints, or none (hang: stopped at the bound,
+# ESXDIAG_ESXCLI_SECS=2, the call left hanging 10 s). Nothing unread is taken as clear;
+# the outer timeout only catches a script that would wait without end.
+
+@test "esxi: prepare --check on a sick esxcli (error, empty, garbage, hang): not green, exit 1, names what it could not read; orphan: read at once" {
+    HOST_WRAP=(timeout 60)
+    local mode
+    mkdir "$T/tmp"
+    for mode in error empty garbage hang; do
+        HOST_ENV=(FAKE_ESXCLI_SICK=$mode FAKE_ESXCLI_HANG_S=10 ESXDIAG_ESXCLI_SECS=2 TMPDIR="$T/tmp")
+        : > "$FAKE_ESXI/log"
+        run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check
+        [ "$status" = 1 ] || flunk "$mode: exit $status: $output"
+        assert_contains "  verdict       NOT READ: tpm boot runtime firewall ruleset (see the lines above)"
+        assert_contains "  boot lock     unknown ("
+        assert_contains "  firewall      enabled: unknown ("
+        [[ "$stderr" == *"prepare.sh: esxcli gave no answer to judge by for: tpm boot runtime firewall ruleset ("* ]] ||
+            flunk "$mode: stderr: $stderr"
+    done
+    assert_contains "  TPM lock      unknown (no answer within 2 s, stopped; ESXDIAG_ESXCLI_SECS sets the bound)"
+    assert_contains "  runtime lock  unknown (not run: esxcli did not answer within 2 s)"
+    [ "$(wc -l < "$FAKE_ESXI/log")" = 1 ] || flunk "esxcli asked again after it hung: $(cat "$FAKE_ESXI/log")"
+    [ -z "$(ls -A "$T/tmp")" ] || flunk "answer files left: $(ls -A "$T/tmp")"
+    HOST_ENV=(FAKE_ESXCLI_SICK=garbage)
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check --json
+    assert_status 1
+    jq -e '.ready == false and .blocked_by == [] and .unread == ["tpm", "boot", "runtime", "firewall", "ruleset"]
+        and .locks.boot.state == "unknown" and (.locks.boot.why | startswith("an answer in no layout esxcli prints"))
+        and .firewall.enabled == null and (.firewall.why | type) == "string"' <<<"$output" >/dev/null || flunk "JSON: $output"
+    # the right answers, each leaving a child that holds esxcli's output open 10 s:
+    # read at once (the answer is a file, not a pipe), green
+    HOST_WRAP=(timeout 30)
+    HOST_ENV=(FAKE_ESXCLI_SICK=orphan FAKE_ESXCLI_HANG_S=10)
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check
+    assert_status 0
+    assert_contains "  verdict       nothing stands in the way"
+    # a loaded ruleset whose rules cannot be read
+    mkdir -p "$FAKE_ESXI/rs/esxdiag"
+    echo true > "$FAKE_ESXI/rs/esxdiag/enabled"; echo true > "$FAKE_ESXI/rs/esxdiag/allowed_all"
+    HOST_ENV=(FAKE_ESXCLI_SICK=error "FAKE_ESXCLI_SICK_ON=network firewall ruleset rule list")
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check
+    assert_status 1
+    assert_contains "ruleset esxdiag loaded (enabled: true), its rules unknown (exit 1: Error: something broke)"
+    assert_contains "  verdict       NOT READ: rules (see the lines above)"
+}
+
+@test "esxi: prepare and cleanup on a sick esxcli: what they cannot read they do not change (exit 2); cleanup keeps its state" {
+    HOST_WRAP=(timeout 60)
+    HOST_ENV=(FAKE_ESXCLI_SICK=error)
+    prepare --allow-exec
+    assert_status 2
+    assert_contains "prepare.sh: --allow-exec: cannot read /User/execInstalledOnly (exit 1: Error: something broke): nothing changed for it"
+    assert_host_untouched
+    HOST_ENV=(FAKE_ESXCLI_SICK=garbage "FAKE_ESXCLI_SICK_ON=network firewall get")
+    prepare --disable-firewall
+    assert_status 2
+    assert_contains "prepare.sh: cannot read whether the firewall is enabled (an answer in no layout esxcli prints ('<<< ??? >>>')): nothing more is changed"
+    assert_host_untouched
+    # an empty ruleset list is not "not loaded": no ruleset file is written
+    HOST_ENV=(FAKE_ESXCLI_SICK=empty "FAKE_ESXCLI_SICK_ON=network firewall ruleset list")
+    prepare --allow-ip 198.18.0.0/15
+    assert_status 2
+    assert_contains "prepare.sh: cannot read the firewall's rulesets (an empty answer): nothing more is changed"
+    assert_host_untouched
+    # esxcli hangs at the allowed-IP list, after the ruleset was loaded and narrowed:
+    # stopped at the bound, nothing more asked or changed
+    HOST_ENV=(FAKE_ESXCLI_SICK=hang "FAKE_ESXCLI_SICK_ON=network firewall ruleset allowedip list" FAKE_ESXCLI_HANG_S=10 ESXDIAG_ESXCLI_SECS=2)
+    prepare --allow-exec --allow-ip 198.18.0.0/15
+    assert_status 2
+    assert_contains "prepare.sh: cannot read the allowed IPs of ruleset esxdiag (no answer within 2 s, stopped; ESXDIAG_ESXCLI_SECS sets the bound): nothing more is changed (rerun when esxcli answers; sh $KIT/esxi/cleanup.sh undoes what was done)"
+    [ "$(tail -n 1 "$FAKE_ESXI/log")" = "esxcli network firewall ruleset allowedip list --ruleset-id esxdiag" ] ||
+        flunk "asked on after the hang: $(cat "$FAKE_ESXI/log")"
+    # cleanup that cannot read the ruleset list restores nothing in it, keeps the state
+    HOST_ENV=(FAKE_ESXCLI_SICK=error "FAKE_ESXCLI_SICK_ON=network firewall ruleset list")
+    cleanup --keep-kit
+    assert_status 2
+    assert_contains "cleanup.sh: cannot read the firewall's rulesets (exit 1: Error: something broke): ruleset esxdiag not restored"
+    [ -e "$KIT/esxdiag.state" ] || flunk "state file removed"
+    [ -e "$ESXDIAG_FIREWALL_DIR/esxdiag.xml" ] || flunk "ruleset file removed unread"
+    HOST_ENV=()
+    cleanup --keep-kit
+    assert_status 0
+    [ "$(host_state)" = "$INITIAL" ] || flunk "host differs: $(host_state)"
+    # the bound itself: seconds 1-3600, else one line and exit 2
+    local b
+    for b in 0 x 3601 030; do
+        run host_sh ESXDIAG_ESXCLI_SECS=$b "$KIT/esxi/prepare.sh" --check
+        assert_status 2
+        [ "$output" = "prepare.sh: ESXDIAG_ESXCLI_SECS=$b: not a number of seconds 1-3600 (unset it for the default, 30)" ] || flunk "$output"
+    done
 }
 
 # ---- cleanup that keeps a folder that is not the kit any more
