@@ -275,6 +275,20 @@ udp_drop_ns() {
     assert_contains "empty item in the list"
 }
 
+@test "input: a sweep list that is too long is cut in the refusal, which names its limits as -P and -w name theirs" {
+    local long; long=$(printf '1,%.0s' $(seq 1 150))1
+    run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" --sweep-parallel "$long"
+    assert_status 2
+    [ "${#output}" -lt 300 ] || flunk "the list echoed whole (${#output} characters): $output"
+    assert_contains "bad --sweep-parallel '1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,...': longer than 255 characters"
+    run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" --sweep-parallel 0
+    assert_status 2
+    assert_contains "out of range (allowed 1..128 each"
+    run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" --sweep-window 512
+    assert_status 2
+    assert_contains "out of range (each a number with K, M or G, 1024..1073741824 bytes"
+}
+
 @test "input: options that do nothing here are run with one warning line each" {
     run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -Z --csv
     assert_status 2                 # no server: the warnings come first

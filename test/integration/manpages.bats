@@ -77,6 +77,18 @@ page_opts() {
         groff -mandoc -ww -z "$page" 2> "$W/$t.groff.err"
         [ ! -s "$W/$t.groff.err" ] || flunk "groff -mandoc -ww docs/$t.1: $(cat "$W/$t.groff.err")"
         grep -q "^NAME" "$W/$t.txt" || flunk "man -l docs/$t.1 printed no NAME section: $(head -5 "$W/$t.txt")"
+        # quotes (Ql, Dq) close before the next one opens: a nested pair renders as
+        # ‘a or ‘b’’ (a Ql that a following macro did not end)
+        python3 -c 'import sys
+d = 0
+for n, line in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
+    for c in line:
+        if c in "\u2018\u201c":
+            d += 1
+            if d > 1:
+                sys.exit("line %d: a quote opens inside another: %s" % (n, line.strip()))
+        elif c in "\u2019\u201d":
+            d = max(d - 1, 0)' "$W/$t.txt" || flunk "docs/$t.1 renders nested quotes"
     done
 }
 

@@ -191,6 +191,14 @@ rows_refused() {
     assert_contains "not root (raw sockets not tried)"
 }
 
+@test "selftest: under a small descriptor limit a probe with no descriptor for its result is not tried (out of descriptors), never refused EMFILE or EBADF" {
+    run bash -c 'ulimit -n 5 && exec "$0"' "$T"
+    assert_status 0
+    ! grep -E '  refused (EMFILE|ENFILE|EBADF)  ' <<<"$output" || flunk "a lack of descriptors read as a refusal: $output"
+    grep -qE '^accept4  +syscall  not tried: out of descriptors ' <<<"$output" || flunk "accept4: $(grep '^accept4 ' <<<"$output")"
+    grep -qE '^dup3  +syscall  not tried: out of descriptors ' <<<"$output" || flunk "dup3: $(grep '^dup3 ' <<<"$output")"
+}
+
 @test "selftest: a bad option or an operand is one line and exit 2; --help and --version exit 0; output that cannot be written exit 2" {
     local a
     for a in -x --bogus --json=1 extra; do

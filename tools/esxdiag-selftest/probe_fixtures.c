@@ -32,8 +32,17 @@ void works(struct probe_result *r)
     r->state = PROBE_WORKS;
 }
 
+/* EMFILE and ENFILE say the process (or the system) has no descriptor left for the
+ * call's result, not that the kernel refuses the call: such a probe was not tried */
+static int out_of_fds(int err)
+{
+    return err == EMFILE || err == ENFILE;
+}
+
 void refused(struct probe_result *r, int err)
 {
+    if (out_of_fds(err))
+        return not_tried(r, "no descriptor for its result", err);
     r->state = PROBE_REFUSED;
     r->err = err;
 }
@@ -49,7 +58,10 @@ void not_tried(struct probe_result *r, const char *what, int err)
 {
     char name[24];
     r->state = PROBE_NOT_TRIED;
-    if (err)
+    if (out_of_fds(err))
+        snprintf(r->why, sizeof r->why, "out of descriptors (%s: %s)", what,
+                 errno_name(err, name, sizeof name));
+    else if (err)
         snprintf(r->why, sizeof r->why, "%s: %s", what, errno_name(err, name, sizeof name));
     else
         snprintf(r->why, sizeof r->why, "%s", what);

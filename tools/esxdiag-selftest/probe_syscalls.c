@@ -71,11 +71,15 @@ void try_dup3(const struct probe *p, struct probe_result *r)
     int fd[2];
     if (pipe(fd) < 0)
         return not_tried(r, "no pipe to copy", errno);
-    /* a free number above both ends: dup3 onto it, as dup2 does on aarch64 */
+    /* a free number above both ends: dup3 onto it, as dup2 does on aarch64; past the
+     * descriptor limit the kernel answers EBADF, which is no refusal of dup3 */
     int to = fd[1] + 1;
     while (fcntl(to, F_GETFD) >= 0)
         to++;
-    if (syscall(SYS_dup3, fd[0], to, O_CLOEXEC) < 0)
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (rlim_t)to >= rl.rlim_cur)
+        not_tried(r, "no free number to copy onto", EMFILE);
+    else if (syscall(SYS_dup3, fd[0], to, O_CLOEXEC) < 0)
         refused(r, errno);
     else {
         works(r);

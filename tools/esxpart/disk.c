@@ -63,8 +63,12 @@ int disk_open(struct disk *d, const char *path, char *why, size_t whylen)
             snprintf(why, whylen, "%s (name a disk or an image file)", kind);
             return -1;
         }
+        /* root is refused too (a read-only or locked device): then only the
+         * permissions are worth checking */
         snprintf(why, whylen, "cannot open: %s%s", errtext(e),
-                 e == EACCES || e == EPERM ? " (run as root, or check its permissions)" : "");
+                 e != EACCES && e != EPERM ? ""
+                 : geteuid() != 0 ? " (run as root, or check its permissions)"
+                 : " (check its permissions and whether something holds it)");
         return -1;
     }
     if (fstat(fd, &st) < 0) {

@@ -93,7 +93,10 @@ static void read_header(struct disk *d, const struct ptable *t, uint64_t lba,
     if (!h->ok)
         return;
     uint64_t n = array_sectors(h, t->sector);
-    if (h->entries_lba < 2 || h->entries_lba >= t->sectors || n > t->sectors - h->entries_lba)
+    if (h->entries_lba < 2)
+        hdr_fail(h, "entry array at LBA %llu overlaps the %s (it starts at LBA 2 or later)",
+                 (unsigned long long)h->entries_lba, h->entries_lba == 0 ? "MBR" : "GPT header");
+    else if (h->entries_lba >= t->sectors || n > t->sectors - h->entries_lba)
         hdr_fail(h, "entry array at LBA %llu (%llu sectors) lies outside the disk",
                  (unsigned long long)h->entries_lba, (unsigned long long)n);
     else if (is_primary ? h->entries_lba + n > h->first_usable
@@ -134,6 +137,8 @@ static int walk_entries(struct disk *d, struct ptable *t, struct gpt_hdr *h, int
             p->attrs = load_le64(e + 48);
             gpt_name(e + 56, 36, p->name, sizeof p->name);
             p->ptype = type_by_guid(p->type);
+            if (p->start > p->end || p->start < h->first_usable || p->end > h->last_usable)
+                t->parts_bad = 1;
             if (p->start > p->end)
                 pt_add(t, SEV_ERROR, "partition %u: start %llu is after end %llu", p->num,
                        (unsigned long long)p->start, (unsigned long long)p->end);

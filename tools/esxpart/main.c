@@ -59,6 +59,21 @@ static void parse_opts(int argc, char **argv, struct part_opts *o)
 
 struct tally { size_t readable, unreadable, no_answer, with_errors; };
 
+/* -p on a damaged table: one line on stderr, its first error and how many more */
+static void partedutil_damaged(const char *shown, const struct ptable *t)
+{
+    size_t errors = 0;
+    const char *first = "";
+    for (size_t i = 0; i < t->nfind; i++)
+        if (t->findings[i].sev == SEV_ERROR && errors++ == 0)
+            first = t->findings[i].text;
+    char more[64] = "";
+    if (errors > 1)
+        snprintf(more, sizeof more, " (and %zu more)", errors - 1);
+    warnmsg("%s: the partition table is damaged: %s%s%s (esxpart without -p lists every finding)",
+            shown, first, more, pt_read_whole(t) ? "; its intact copy is printed" : "; nothing printed");
+}
+
 /* inspect and print one disk (of n); a disk that cannot be read or answered is
  * counted and named on stderr, and in the JSON */
 static void one_disk(const struct part_opts *o, const char *path, size_t n,
@@ -67,7 +82,11 @@ static void one_disk(const struct part_opts *o, const char *path, size_t n,
     struct disk d;
     char why[160], shown[1024];
     esc_text(path, shown, sizeof shown);
-    if (disk_open(&d, path, why, sizeof why) < 0) {
+    if (!path[0]) {
+        snprintf(shown, sizeof shown, "'' (an empty argument)");
+        snprintf(why, sizeof why, "not a path (name a disk or an image file)");
+    }
+    if (!path[0] || disk_open(&d, path, why, sizeof why) < 0) {
         warnmsg("%s: %s", shown, why);
         if (o->json)
             report_json_error(w, path, why);
@@ -97,7 +116,15 @@ static void one_disk(const struct part_opts *o, const char *path, size_t n,
         putchar('\n');
     uint64_t need = 0;
     if (o->partedutil) {
-        report_partedutil(stdout, t);
+        /* a damaged table is never printed as a healthy one: partedUtil (libparted)
+         * shows a GPT read whole from its intact copy, after saying the other is
+         * corrupt, and refuses any other damaged table */
+        if (pt_worst(t) == SEV_ERROR) {
+            partedutil_damaged(shown, t);
+            k->no_answer++;
+        }
+        if (pt_worst(t) != SEV_ERROR || pt_read_whole(t))
+            report_partedutil(stdout, t);
     } else if (o->usable && report_usable(stdout, t, &need) < 0) {
         warnmsg("%s: no usable sectors: %llu sectors of %u bytes cannot hold a GPT "
                 "(it needs at least %llu: 34 at each end with 512-byte sectors)", shown,

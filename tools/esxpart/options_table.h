@@ -62,8 +62,9 @@ TEXT(
 "  esxpart -v -J disk.img > report.json\n"
 "\n"
 "Exit codes: 0 ok; 1 problems found (with --verify), some disk unreadable or not a\n"
-"disk, or no usable sectors (-u on a disk too small for a GPT); 2 usage error, no\n"
-"disk readable, or the results could not be written.\n")
+"disk, a damaged table (with --partedutil), or no usable sectors (-u on a disk too\n"
+"small for a GPT); 2 usage error, no disk readable, or the results could not be\n"
+"written.\n")
 
 #undef OPT
 #undef LONG

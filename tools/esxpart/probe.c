@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fail.h"
 
@@ -42,6 +43,7 @@ static void check_overlaps(struct ptable *t)
                 continue;
             if (b->start > a->end)
                 break;
+            t->parts_bad = 1;
             pt_add(t, SEV_ERROR, "partitions %u (%llu-%llu) and %u (%llu-%llu) overlap",
                    a->num, (unsigned long long)a->start, (unsigned long long)a->end,
                    b->num, (unsigned long long)b->start, (unsigned long long)b->end);
@@ -150,7 +152,13 @@ void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector)
     memset(head, 0, sizeof head);
     if (disk_read(d, 0, head, n) < 0) {
         int e = errno;
-        if (d->ends_at >= 0)   /* a /proc or /sys file gives fewer bytes than its size */
+        struct stat now;
+        if (d->ends_at >= 0 && fstat(d->fd, &now) == 0 && (uint64_t)now.st_size < d->size)
+            snprintf(t->unreadable, sizeof t->unreadable, "short read: it shrank from %llu to "
+                     "%lld bytes while it was read (something else is writing it: read it "
+                     "again once that is done)", (unsigned long long)d->size,
+                     (long long)now.st_size);
+        else if (d->ends_at >= 0)   /* a /proc or /sys file gives fewer bytes than its size */
             snprintf(t->unreadable, sizeof t->unreadable, "short read: only the first %lld "
                      "of its %llu bytes can be read (a /proc or /sys file? name a disk or "
                      "an image file)", (long long)d->ends_at, (unsigned long long)d->size);

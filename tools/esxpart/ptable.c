@@ -38,6 +38,11 @@ struct part *pt_new_part(struct ptable *t)
     return p;
 }
 
+int pt_read_whole(const struct ptable *t)
+{
+    return t->kind == PT_GPT && (t->primary_ok || t->backup_ok) && !t->parts_bad && !t->parts_full;
+}
+
 int pt_worst(const struct ptable *t)
 {
     int w = -1;

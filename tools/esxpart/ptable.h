@@ -69,6 +69,7 @@ struct ptable {
     struct part parts[PT_MAX_PARTS];
     size_t nparts;
     int parts_full;
+    int parts_bad;                /* an entry contradicts the table or another entry */
     struct finding findings[PT_MAX_FINDINGS];
     size_t nfind, dropped;
 };
@@ -78,6 +79,9 @@ void pt_add(struct ptable *t, enum sev sev, const char *fmt, ...)
 /* room for one more partition? adds an error finding the first time it is full */
 struct part *pt_new_part(struct ptable *t);
 int pt_worst(const struct ptable *t);   /* highest severity, -1 when no finding */
+/* 1 when a GPT was read whole from a copy whose header and entries are intact, and its
+ * entries are consistent: what partedUtil shows even while the other copy is damaged */
+int pt_read_whole(const struct ptable *t);
 const char *pt_health(const struct ptable *t);   /* "ok", "warning", "error" */
 const char *pt_kind_name(enum pt_kind k);
 const char *sev_name(enum sev s);

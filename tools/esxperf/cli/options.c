@@ -76,12 +76,13 @@ int opt_parse_rate(const char *s, uint64_t *bps, int64_t *burst, const char **wh
 
 /* split a comma list; each item goes to fn. An empty item (",1", "1,,2", "1,")
  * is refused: it is a typo, not a value */
+#define LIST_CHARS_MAX 255
 static int each_item(const char *s, int (*fn)(const char *, void *), void *ctx, const char **why)
 {
-    char buf[256];
+    char buf[LIST_CHARS_MAX + 1];
     size_t len = strlen(s);
-    if (len == 0 || len >= sizeof buf) {
-        *why = "empty or too long list";
+    if (len == 0 || len > LIST_CHARS_MAX) {
+        *why = len ? "longer than 255 characters" : "an empty list";
         return -1;
     }
     memcpy(buf, s, len + 1);
@@ -269,19 +270,35 @@ static int set_ipv6(struct perf_opts *o, const char *v, char *why, size_t len)
     return 0;
 }
 
+/* a list as the refusal echoes it: at most 40 characters, then "..." */
+static const char *shown_list(const char *v, char *buf, size_t len)
+{
+    if (strlen(v) <= 40)
+        return v;
+    snprintf(buf, len, "%.40s...", v);
+    return buf;
+}
+
+/* the sweeps' refusals name the bounds as -P's and -w's do (set_one), and the list's */
 static int set_sweep_parallel(struct perf_opts *o, const char *v, char *why, size_t len)
 {
     const char *w = NULL;
+    char cut[48];
     if (opt_parse_counts(v, o->sweep_parallel, &o->sweep_np, &w) < 0)
-        return why_fmt(why, len, "bad --sweep-parallel '%s': %s (e.g. 1-8 or 1,2,4)", v, w);
+        return why_fmt(why, len, "bad --sweep-parallel '%s': %s (allowed 1..128 each, at most %d "
+                       "values in %d characters: 1-8 or 1,2,4)", shown_list(v, cut, sizeof cut), w,
+                       SWEEP_MAX, LIST_CHARS_MAX);
     return 0;
 }
 
 static int set_sweep_window(struct perf_opts *o, const char *v, char *why, size_t len)
 {
     const char *w = NULL;
+    char cut[48];
     if (opt_parse_sizes(v, o->sweep_window, &o->sweep_nw, &w) < 0)
-        return why_fmt(why, len, "bad --sweep-window '%s': %s (e.g. 64K,256K,1M)", v, w);
+        return why_fmt(why, len, "bad --sweep-window '%s': %s (each a number with K, M or G, "
+                       "1024..1073741824 bytes, at most %d values in %d characters: 64K,256K,1M)",
+                       shown_list(v, cut, sizeof cut), w, SWEEP_MAX, LIST_CHARS_MAX);
     return 0;
 }
 

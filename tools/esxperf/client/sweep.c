@@ -54,7 +54,10 @@ void sweep_print(FILE *f, const struct sweep_row *rows, int n, int csv, int json
             const struct sweep_row *r = &rows[i];
             jw_obj(&w, NULL);
             jw_int(&w, "streams", r->streams);
-            jw_int(&w, "window", r->window);
+            if (r->window > 0)
+                jw_int(&w, "window", r->window);
+            else
+                jw_null(&w, "window");          /* the kernel's default */
             jw_bool(&w, "ok", r->rc == 0);
             sweep_json_figures(&w, r);
             jw_end(&w);
@@ -84,11 +87,15 @@ void sweep_print(FILE *f, const struct sweep_row *rows, int n, int csv, int json
         else
             snprintf(scpu, sizeof scpu, "%.1f", r->r.cpu_remote);
         if (csv) {
+            /* the kernel's default window is an empty field, as the table's "default" */
+            char cwin[24] = "";
+            if (r->window > 0)
+                snprintf(cwin, sizeof cwin, "%lld", (long long)r->window);
             if (r->rc)
-                fprintf(f, "%lld,%lld,,,,,\n", (long long)r->streams, (long long)r->window);
+                fprintf(f, "%lld,%s,,,,,\n", (long long)r->streams, cwin);
             else
-                fprintf(f, "%lld,%lld,%.3f,%.1f,%s,%s,%.2f\n", (long long)r->streams,
-                        (long long)r->window, r->r.gbps, r->r.cpu_local,
+                fprintf(f, "%lld,%s,%.3f,%.1f,%s,%s,%.2f\n", (long long)r->streams,
+                        cwin, r->r.gbps, r->r.cpu_local,
                         r->r.cpu_remote < 0 ? "" : scpu, r->r.retrans < 0 ? "" : retr,
                         r->r.gbit_per_cpu_s);
         } else if (r->rc) {
