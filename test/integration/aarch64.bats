@@ -498,6 +498,10 @@ kit_prepare() { # KIT_ARCH HOST_ARCH ARGS...
     kit_prepare aarch64 aarch64
     assert_status 0
     assert_contains "nothing was changed"
+    # the same on a slow host (esxcli answers after 0.3 s a call): the same answer
+    FAKE_ESXCLI_SICK=slow FAKE_ESXCLI_SLOW_S=0.3 kit_prepare aarch64 aarch64
+    assert_status 0
+    assert_contains "nothing was changed"
     kit_prepare aarch64 arm64
     assert_status 0
 }

@@ -332,7 +332,8 @@ mtu_pairs() {
 
 @test "fleet: a host whose vMotion vmk is on its own netstack: esxmtu there reads it from esxcli and probes through esxcli's ping; its pairs PASS, report.json and report.html say how" {
     # h1's vmk1 in a namespace of its own (its "vmotion" netstack; its stand-in esxcli
-    # has vmk1 on vmotion and pings in that namespace); h1 and h3 only, MTU only
+    # has vmk1 on vmotion and pings in that namespace); h1 and h3 only, MTU only. h1's
+    # esxcli is a slow one (1 s a call, as a busy host's): every answer the same
     fleet_own_netstack 1 || { fleet_own_netstack_undo 1; flunk "cannot move h1's vMotion link"; }
     : > "$W/h1/host/log"
     /usr/bin/python3 - "$W/inventory.yml" "$W/inventory-ns.yml" "$(fleet_vmo_ns 1)" <<'PY'
@@ -344,6 +345,8 @@ for name in list(hosts):
         del hosts[name]
 hosts['h1']['esxdiag_vmk'] = 'vmk1'
 hosts['h1']['esxdiag_host_env']['FAKE_ESXCLI_NETSTACK_vmotion'] = sys.argv[3]
+hosts['h1']['esxdiag_host_env']['FAKE_ESXCLI_SICK'] = 'slow'
+hosts['h1']['esxdiag_host_env']['FAKE_ESXCLI_SLOW_S'] = '1'
 yaml.safe_dump(inv, open(sys.argv[2], 'w'))
 PY
     local rc=0
