@@ -22,8 +22,8 @@ le64() { le32 $(($1 & 0xffffffff)); le32 $(($1 >> 32 & 0xffffffff)); }
 
 # vmfs_write IMG START_SECTOR SECTOR_SIZE KIND(vmfs|vmfsl|osdata) VERSION LABEL
 # The public layout (dissect.vmfs c_lvm.py / c_vmfs.py, little-endian): the LVM device
-# header at +1 MiB (magic 0xC001D00D +0, major +4, numVolumes +0x66, dataOffset +0x7A,
-# device UUID +0x82), the FS descriptor at dataOffset + 2 MiB, i.e. +0x1300000 for a
+# header at +1 MiB (magic 0xC001D00D +0, major +4, SCSI vendor[8] +0x12 and model[16]
+# +0x1A, numVolumes +0x66, dataOffset +0x7A, device UUID +0x82), the FS descriptor at dataOffset + 2 MiB, i.e. +0x1300000 for a
 # one-extent volume's dataOffset 0x1100000 (magic +0, major +4 (24 VMFS6, 14 VMFS5),
 # minor byte +8, UUID +9, config flags +0x19 (0x800 = system volume: OSDATA), label
 # +0x1D, file block size u64 +0xA1)
@@ -36,6 +36,7 @@ vmfs_write() {
     esac
     local lvm=$((base + 0x100000))
     put_hex "$img" "$lvm" "0dd001c0$(le32 "$ver")"
+    put_str "$img" $((lvm + 0x12)) "VMware  Virtual disk    "
     put_hex "$img" $((lvm + 0x66)) "$(le32 1)"
     put_hex "$img" $((lvm + 0x7A)) "$(le64 $((0x1100000)))"
     put_hex "$img" $((lvm + 0x82)) 5f3c2a1b9d8e7f60a1b20050568a0b0c
