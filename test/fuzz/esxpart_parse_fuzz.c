@@ -1,7 +1,10 @@
 /* libFuzzer target for esxpart's parser entry point: the input is a whole disk image
  * held in memory (read through the disk layer's callback backend). Each input is
  * probed with sector-size detection and again forced to 4096, and every output
- * format is rendered, so the report code sees whatever the parser accepted. */
+ * format is rendered, so the report code sees whatever the parser accepted. The
+ * content readers get the input too: boot.cfg's parser on its bytes, and the FAT16
+ * and VMFS readers on a 64 MiB disk that repeats the input, so a small input
+ * reaches the headers at 1 MiB and beyond. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +12,9 @@
 #include "../../tools/esxpart/disk.h"
 #include "../../tools/esxpart/probe.h"
 #include "../../tools/esxpart/report.h"
+#include "../../tools/esxpart/bootcfg.h"
+#include "../../tools/esxpart/fat16.h"
+#include "../../tools/esxpart/vmfs.h"
 #include "../../common/utf8.h"
 
 const char tool_name[] = "esxpart";
@@ -34,6 +40,44 @@ static void render(FILE *out, const struct ptable *t)
     jw_free(&w);
 }
 
+/* the input repeated to the disk's size */
+static int repeat_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+    const struct disk_mem *m = ctx;
+    unsigned char *b = buf;
+    for (size_t i = 0; i < len; i++)
+        b[i] = m->data[(off + i) % m->len];
+    return 0;
+}
+
+static void ignore_note(void *ctx, int error, const char *text)
+{
+    (void)ctx;
+    (void)error;
+    (void)text;
+}
+
+static void contents(const uint8_t *data, size_t size)
+{
+    struct bootcfg c;
+    bootcfg_parse((const char *)data, size, &c);
+    if (size == 0)
+        return;
+    struct disk_mem m = { data, size };
+    struct disk d;
+    uint64_t len = 64ull << 20;
+    disk_from_callback(&d, "fuzz-repeat", len, repeat_read, &m);
+    static char buf[16384];
+    size_t n;
+    uint32_t bad;
+    fat16_read_file(&d, 0, len, "BOOT    CFG", buf, sizeof buf, &n, &bad);
+    struct vmfs_info v;
+    vmfs_read(&d, 0, len, &v, ignore_note, NULL);
+    char text[64];
+    vmfs_version_text(&v, text, sizeof text);
+    disk_close(&d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct ptable *t;
@@ -54,5 +98,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         render(out, t);
     }
     disk_close(&d);
+    contents(data, size);
     return 0;
 }

@@ -20,18 +20,74 @@ put_str() { printf '%s' "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=non
 le32() { printf '%02x%02x%02x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
 le64() { le32 $(($1 & 0xffffffff)); le32 $(($1 >> 32 & 0xffffffff)); }
 
-# vmfs_write IMG START_SECTOR SECTOR_SIZE KIND(vmfs|vmfsl) VERSION LABEL
-# volume header at +1 MiB, FS info at +0x1300000 (magic, version, UUID, label, block size)
+# vmfs_write IMG START_SECTOR SECTOR_SIZE KIND(vmfs|vmfsl|osdata) VERSION LABEL
+# The public layout (dissect.vmfs c_lvm.py / c_vmfs.py, little-endian): the LVM device
+# header at +1 MiB (magic 0xC001D00D +0, major +4, SCSI vendor[8] +0x12 and model[16]
+# +0x1A, numVolumes +0x66, dataOffset +0x7A, device UUID +0x82), the FS descriptor at dataOffset + 2 MiB, i.e. +0x1300000 for a
+# one-extent volume's dataOffset 0x1100000 (magic +0, major +4 (24 VMFS6, 14 VMFS5),
+# minor byte +8, UUID +9, config flags +0x19 (0x800 = system volume: OSDATA), label
+# +0x1D, file block size u64 +0xA1)
 vmfs_write() {
-    local img=$1 base=$(($2 * $3)) kind=$4 ver=$5 label=$6 magic
-    [ "$kind" = vmfsl ] && magic=5ff1ab2f || magic=5ef1ab2f
-    put_hex "$img" $((base + 0x100000)) "0dd001c0$(le32 "$ver")"
-    put_hex "$img" $((base + 0x100000 + 0x82)) 5f3c2a1b9d8e7f60a1b20050568a0b0c
-    local fs=$((base + 0x1300000))
-    put_hex "$img" "$fs" "${magic}$(le32 $((ver == 6 ? 24 : 14)))03"
+    local img=$1 base=$(($2 * $3)) kind=$4 ver=$5 label=$6 magic config=0
+    case $kind in
+    vmfs) magic=5ef1ab2f ;;
+    vmfsl) magic=5ff1ab2f ;;
+    osdata) magic=5ff1ab2f config=$((0x800)) ;;
+    esac
+    local lvm=$((base + 0x100000))
+    put_hex "$img" "$lvm" "0dd001c0$(le32 "$ver")"
+    put_str "$img" $((lvm + 0x12)) "VMware  Virtual disk    "
+    put_hex "$img" $((lvm + 0x66)) "$(le32 1)"
+    put_hex "$img" $((lvm + 0x7A)) "$(le64 $((0x1100000)))"
+    put_hex "$img" $((lvm + 0x82)) 5f3c2a1b9d8e7f60a1b20050568a0b0c
+    local fs=$((base + 0x1100000 + 0x200000))
+    # major 24 / minor 82 VMFS6, 14 / 81 VMFS5 (the reference's values); 13 / 31 for
+    # VMFS3 is not from a capture (UNVERIFIED)
+    local major minor
+    case $ver in 6) major=24 minor=82 ;; 5) major=14 minor=81 ;; *) major=13 minor=31 ;; esac
+    put_hex "$img" "$fs" "${magic}$(le32 $major)$(printf %02x $minor)"
     put_hex "$img" $((fs + 9)) 5f3c2a1b9d8e7f60a1b20050568a0b0c
-    put_str "$img" $((fs + 29)) "$label"
-    put_hex "$img" $((fs + 161)) 0000100000000000
+    put_hex "$img" $((fs + 0x19)) "$(le32 "$config")"
+    put_str "$img" $((fs + 0x1D)) "$label"
+    put_hex "$img" $((fs + 0xA1)) "$(le64 $((0x100000)))"
+}
+
+# bank_write IMG START_SECTOR END_SECTOR LABEL UUIDHEX [BOOT.CFG LINES...]
+# An ESXi bootbank as the installer leaves one: FAT16 with 2 reserved sectors
+# (mkfs.fat writes the boot sector at sector 0 and leaves the other reserved sector
+# zero), the mark "VMWARE FAT16    " and the bank's 16-byte UUID in sector 1
+# (esx-boot safeboot/vmfat.c), boot.cfg and two module files copied in with mtools.
+# Without BOOT.CFG LINES no boot.cfg is written.
+bank_write() {
+    local img=$1 start=$2 end=$3 label=$4 uuid=$5 IFS=$' \t\n'; shift 5
+    local kib=$(( (end - start + 1) / 2 )) off=$((start * 512)) tmp
+    # shellcheck disable=SC2086
+    mkfs.fat -F 16 -R 2 ${BANK_MKFS_OPTS:-} -n "$label" -i 1234abcd --invariant \
+        --offset="$start" "$img" "$kib" >/dev/null 2>&1
+    put_str "$img" $((off + 512)) "VMWARE FAT16    "
+    put_hex "$img" $((off + 528)) "$uuid"
+    [ $# -gt 0 ] || return 0
+    tmp=$(mktemp -d)
+    printf '%s\n' "$@" > "$tmp/boot.cfg"
+    printf 'kernel' > "$tmp/b.b00"
+    printf 'state' > "$tmp/state.tgz"
+    MTOOLS_SKIP_CHECK=1 mcopy -i "$img@@$off" "$tmp/boot.cfg" "$tmp/b.b00" "$tmp/state.tgz" ::
+    rm -rf "$tmp"
+}
+
+# bootcfg BUILD UPDATED BOOTSTATE: the lines of an ESXi 8 boot.cfg (the keys a real
+# one has: bootstate, title, timeout, prefix, kernel, kernelopt, modules, build,
+# updated), modules separated by " --- "
+bootcfg() {
+    echo "bootstate=$3"
+    echo "title=Loading VMware ESXi"
+    echo "timeout=5"
+    echo "prefix="
+    echo "kernel=b.b00"
+    echo "kernelopt=autoPartition=FALSE"
+    echo "modules=jumpstrt.gz --- useropts.gz --- features.gz --- k.b00 --- s.v00 --- state.tgz"
+    echo "build=$1"
+    echo "updated=$2"
 }
 
 # fat_write IMG START_SECTOR END_SECTOR FATBITS LABEL (512-byte sectors)
@@ -48,9 +104,13 @@ mk_esxi7() {
         -n 6:8597504:16984063 -t 6:$GUID_BASIC -n 7:16986112:285421567 -t 7:$GUID_VMFSL \
         -n 8:285421568:0 -t 8:$GUID_VMFS "$1" >/dev/null
     fat_write "$1" 64 204863 16 ""
-    fat_write "$1" 208896 8595455 16 BOOTBANK1
-    fat_write "$1" 8597504 16984063 16 BOOTBANK2
-    vmfs_write "$1" 16986112 512 vmfsl 6 OSDATA-5f3c2a1b-9d8e7f60-a1b2-0050568a0b0c
+    local IFS=$'\n'
+    bank_write "$1" 208896 8595455 BOOTBANK1 0102030405060708090a0b0c0d0e0f10 \
+        $(bootcfg 8.0.3-24022510 4 0)
+    bank_write "$1" 8597504 16984063 BOOTBANK2 1112131415161718191a1b1c1d1e1f20 \
+        $(bootcfg 8.0.2-22380479 3 3)
+    unset IFS
+    vmfs_write "$1" 16986112 512 osdata 6 OSDATA-5f3c2a1b-9d8e7f60-a1b2-0050568a0b0c
     vmfs_write "$1" 285421568 512 vmfs 6 datastore1
 }
 
@@ -61,10 +121,68 @@ mk_esxi6() {
         -n 6:520224:1032191 -t 6:$GUID_BASIC -n 7:1032224:1257471 -t 7:$GUID_DIAG \
         -n 8:1257504:1843199 -t 8:$GUID_BASIC -n 9:1843200:7086079 -t 9:$GUID_DIAG \
         -n 2:7086080:15472639 -t 2:$GUID_BASIC -n 3:15472640:0 -t 3:$GUID_VMFS "$1" >/dev/null
-    fat_write "$1" 8224 520191 16 BOOTBANK1
-    fat_write "$1" 520224 1032191 16 BOOTBANK2
+    local IFS=$'\n'
+    bank_write "$1" 8224 520191 BOOTBANK1 2122232425262728292a2b2c2d2e2f30 \
+        $(bootcfg 6.7.0-15160138 2 0)
+    bank_write "$1" 520224 1032191 BOOTBANK2 3132333435363738393a3b3c3d3e3f40 \
+        $(bootcfg 6.5.0-13932383 1 0)
+    unset IFS
     fat_write "$1" 7086080 15472639 32 SCRATCH
     vmfs_write "$1" 15472640 512 vmfs 5 datastore1
+}
+
+# bootbank choices (8 GiB, 500 MB banks as on 8-10 GB boot media): 5 updated 9 but
+# bootstate 2 (its first boot failed: rolled back), 6 and 7 valid with updated 4 (a tie:
+# the earlier partition wins)
+mk_banks() {
+    rm -f "$1"; truncate -s 8G "$1"
+    sgdisk -a 1 -n 5:2048:1026047 -t 5:$GUID_BASIC -n 6:1026048:2050047 -t 6:$GUID_BASIC \
+        -n 7:2050048:3074047 -t 7:$GUID_BASIC "$1" >/dev/null
+    local IFS=$'\n'
+    bank_write "$1" 2048 1026047 BOOTBANK1 0102030405060708090a0b0c0d0e0f10 \
+        $(bootcfg 8.0.3-24022510 9 2)
+    bank_write "$1" 1026048 2050047 BOOTBANK2 1112131415161718191a1b1c1d1e1f20 \
+        $(bootcfg 8.0.2-22380479 4 0)
+    bank_write "$1" 2050048 3074047 BOOTBANK3 2122232425262728292a2b2c2d2e2f30 \
+        $(bootcfg 8.0.1-21495797 4 0)
+}
+
+# three damaged banks (20 MiB, 512-byte clusters so boot.cfg spans clusters): 5's
+# boot.cfg chain loops (the FAT entry of its first cluster, 2, points at 2), 6's runs
+# past the FAT (0xFFEF, beyond the FAT's entries and the data area), 7 has no boot.cfg
+mk_banks_bad() {
+    rm -f "$1"; truncate -s 1G "$1"
+    sgdisk -a 1 -n 5:2048:43007 -t 5:$GUID_BASIC -n 6:43008:83967 -t 6:$GUID_BASIC \
+        -n 7:83968:124927 -t 7:$GUID_BASIC "$1" >/dev/null
+    local IFS=$'\n' pad
+    pad="# $(printf '%0600d' 0)"
+    BANK_MKFS_OPTS="-s 1" bank_write "$1" 2048 43007 BOOTBANK1 \
+        0102030405060708090a0b0c0d0e0f10 $(bootcfg 8.0.3-24022510 4 0) "$pad"
+    BANK_MKFS_OPTS="-s 1" bank_write "$1" 43008 83967 BOOTBANK2 \
+        1112131415161718191a1b1c1d1e1f20 $(bootcfg 8.0.2-22380479 3 0) "$pad"
+    BANK_MKFS_OPTS="-s 1" bank_write "$1" 83968 124927 BOOTBANK3 2122232425262728292a2b2c2d2e2f30
+    unset IFS
+    # the first FAT starts after the 2 reserved sectors; cluster 2's entry at +4
+    put_hex "$1" $((2048 * 512 + 1024 + 4)) 0200
+    put_hex "$1" $((43008 * 512 + 1024 + 4)) efff
+}
+
+# VMFS volumes from the public layout (vmfs_write): 1 VMFS6, 2 VMFS-L without the
+# system flag, 3 a VMFS3 volume as vmfs-tools' test image holds one (label toto,
+# 1 MiB blocks; its image cannot be fetched here), 4 an LVM header whose data offset
+# lies past the partition, 5 an FS descriptor whose block size is no power of two
+mk_vmfs() {
+    rm -f "$1"; truncate -s 1G "$1"
+    sgdisk -a 1 -n 1:2048:133119 -t 1:$GUID_VMFS -n 2:133120:264191 -t 2:$GUID_VMFSL \
+        -n 3:264192:395263 -t 3:$GUID_VMFS -n 4:395264:526335 -t 4:$GUID_VMFS \
+        -n 5:526336:657407 -t 5:$GUID_VMFS "$1" >/dev/null
+    vmfs_write "$1" 2048 512 vmfs 6 datastore6
+    vmfs_write "$1" 133120 512 vmfsl 6 notsystem
+    vmfs_write "$1" 264192 512 vmfs 3 toto
+    vmfs_write "$1" 395264 512 vmfs 6 baddataoffset
+    put_hex "$1" $((395264 * 512 + 0x100000 + 0x7A)) "$(le64 $((1 << 40)))"
+    vmfs_write "$1" 526336 512 vmfs 6 badblocksize
+    put_hex "$1" $((526336 * 512 + 0x1300000 + 0xA1)) "$(le64 3)"
 }
 
 # an NVMe disk as partedUtil shows one: 1000215216 sectors, 7 vmfsl, 8 vmfs
@@ -72,7 +190,7 @@ mk_nvme() {
     rm -f "$1"; truncate -s $((1000215216 * 512)) "$1"
     sgdisk -n 7:2048:268435455 -t 7:$GUID_VMFSL -n 8:268435456:1000212480 -t 8:$GUID_VMFS \
         "$1" >/dev/null
-    vmfs_write "$1" 2048 512 vmfsl 6 OSDATA-5f3c2a1b-9d8e7f60-a1b2-0050568a0b0c
+    vmfs_write "$1" 2048 512 osdata 6 OSDATA-5f3c2a1b-9d8e7f60-a1b2-0050568a0b0c
     vmfs_write "$1" 268435456 512 vmfs 6 datastore1
 }
 
@@ -82,7 +200,7 @@ mk_4kn() {
     rm -f "$1"; truncate -s 8G "$1"
     printf 'g\nn\n1\n256\n262399\nt\n%s\nn\n2\n262400\n\nt\n2\n%s\nw\n' \
         "$GUID_VMFSL" "$GUID_VMFS" | fdisk -b 4096 "$1" >/dev/null 2>&1
-    vmfs_write "$1" 256 4096 vmfsl 6 OSDATA-4kn
+    vmfs_write "$1" 256 4096 osdata 6 OSDATA-4kn
     vmfs_write "$1" 262400 4096 vmfs 6 datastore4k
 }
 

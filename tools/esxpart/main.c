@@ -1,7 +1,8 @@
 /* esxpart: which partition is OSDATA, VMFS, bootbank, coredump; is the table healthy.
  * Read-only. The command line (options_table.h's rows, what each sets in
  * options.c) and flow; the work is in disk.c, probe.c, ptable.c,
- * gpt.c, mbr.c, types.c, content.c, report.c, scan.c. */
+ * gpt.c, mbr.c, types.c, content.c, esxi_parts.c (bootbank.c, bootcfg.c, fat16.c,
+ * vmfs.c), report.c, scan.c. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* The parser entry point: sector size, MBR, GPT or msdos, content, cross-checks. */
 #include "probe.h"
 #include "content.h"
+#include "esxi_parts.h"
 #include "gpt.h"
 #include "mbr.h"
 
@@ -208,4 +209,5 @@ void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector)
     check_overlaps(t);
     for (size_t i = 0; i < t->nparts; i++)
         classify(d, t, &t->parts[i]);
+    esxi_parts_probe(d, t);
 }

@@ -8,6 +8,8 @@
 #include "bytes.h"   /* load_le16/32/64 for every reader of on-disk fields */
 #include "disk.h"
 #include "types.h"
+#include "bootbank.h"
+#include "vmfs.h"
 
 #define PT_MAX_PARTS 256
 #define PT_MAX_FINDINGS 48
@@ -46,6 +48,8 @@ struct part {
     const struct ptype *ptype;
     const char *role;
     struct content content;
+    struct bank_info bank;        /* a bootbank's mark and boot.cfg (esxi_parts.c) */
+    struct vmfs_info vmfs;        /* a VMFS / VMFS-L volume's headers */
 };
 
 struct ptable {

@@ -3,6 +3,7 @@
 #include "report.h"
 #include "bytes.h"
 #include "content.h"
+#include "esxi_parts.h"
 #include "escape.h"
 #include "units.h"
 
@@ -89,6 +90,10 @@ static void row_cells(const struct ptable *t, const struct part *p, char cell[NC
         snprintf(cell[4], sizeof cell[4], "%s", p->ptype->name);
     snprintf(cell[5], sizeof cell[5], "%s", p->role ? p->role : "");
     content_text(&p->content, raw, sizeof raw);
+    if (esxi_parts_build(p)[0]) {   /* a bootbank: its build after its label */
+        size_t o = strlen(raw);
+        snprintf(raw + o, sizeof raw - o, "%sbuild %s", o ? " " : "", esxi_parts_build(p));
+    }
     esc_text(raw, cell[6], sizeof cell[6]);
     flags_text(t, p, cell[7], sizeof cell[7]);
 }
@@ -142,6 +147,7 @@ void report_table(FILE *out, const char *path, const struct ptable *t)
     }
     if (t->nparts == 0)
         fprintf(out, "  no partitions\n");
+    esxi_parts_lines(out, t);
     for (size_t i = 0; i < t->nfind; i++)
         fprintf(out, "  %s: %s\n", sev_name(t->findings[i].sev), t->findings[i].text);
     if (t->dropped)
@@ -242,6 +248,64 @@ static void json_content(struct jsonw *w, const struct content *c)
     jw_end(w);
 }
 
+static void json_bank(struct jsonw *w, const struct bank_info *k)
+{
+    if (!k->marked) {
+        jw_null(w, "bootbank");
+        return;
+    }
+    char u[33];
+    esxi_parts_bank_uuid(k, u);
+    jw_obj(w, "bootbank");
+    jw_uint(w, "index", k->index);
+    jw_str(w, "uuid", u);
+    jw_str(w, "boot_cfg", k->has_cfg ? "read" : k->cfg_problem);
+    jw_str(w, "build", k->has_cfg && k->cfg.build[0] ? k->cfg.build : NULL);
+    jw_uint(w, "updated", k->cfg.updated);
+    if (k->has_cfg && k->cfg.has_bootstate)
+        jw_int(w, "bootstate", k->cfg.bootstate);
+    else
+        jw_null(w, "bootstate");
+    jw_str(w, "state", k->has_cfg ? bank_state_name(bank_state_of(&k->cfg)) : NULL);
+    jw_bool(w, "eligible", k->eligible);
+    jw_bool(w, "boots_next", k->boots_next);
+    jw_str(w, "verdict", bank_verdict(k));
+    jw_str(w, "title", k->has_cfg ? k->cfg.title : NULL);
+    jw_str(w, "kernelopt", k->has_cfg ? k->cfg.kernelopt : NULL);
+    jw_uint(w, "modules", k->cfg.modules);
+    jw_end(w);
+}
+
+static void json_vmfs(struct jsonw *w, const struct vmfs_info *v)
+{
+    if (!v->lvm) {
+        jw_null(w, "vmfs");
+        return;
+    }
+    char buf[48];
+    jw_obj(w, "vmfs");
+    jw_str(w, "kind", !v->fsd ? NULL : v->vmfsl ? "vmfs-l" : "vmfs");
+    jw_str(w, "label", v->fsd ? v->label : NULL);
+    vmfs_uuid_text(v->uuid, buf, sizeof buf);
+    jw_str(w, "uuid", v->fsd ? buf : NULL);
+    vmfs_version_text(v, buf, sizeof buf);
+    jw_str(w, "version", v->fsd ? buf : NULL);
+    if (v->fsd && v->block_size)
+        jw_uint(w, "block_size", v->block_size);
+    else
+        jw_null(w, "block_size");
+    jw_bool(w, "osdata", vmfs_osdata(v));
+    vmfs_uuid_text(v->lvm_uuid, buf, sizeof buf);
+    jw_str(w, "lvm_uuid", buf);
+    jw_uint(w, "lvm_version", v->lvm_major);
+    jw_uint(w, "data_offset", v->data_offset);
+    jw_uint(w, "volumes", v->volumes);
+    jw_str(w, "vendor", v->vendor);
+    jw_str(w, "model", v->model);
+    jw_bool(w, "first_extent", v->fsd);
+    jw_end(w);
+}
+
 /* one partition of report_json_disk's "partitions" array */
 static void json_part(struct jsonw *w, const struct ptable *t, const struct part *p)
 {
@@ -277,6 +341,8 @@ static void json_part(struct jsonw *w, const struct ptable *t, const struct part
     flags_text(t, p, buf, sizeof buf);
     jw_str(w, "flags", buf);
     json_content(w, &p->content);
+    json_bank(w, &p->bank);
+    json_vmfs(w, &p->vmfs);
     jw_end(w);
 }
 
