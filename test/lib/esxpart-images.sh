@@ -41,10 +41,10 @@ vmfs_write() {
     put_hex "$img" $((lvm + 0x7A)) "$(le64 $((0x1100000)))"
     put_hex "$img" $((lvm + 0x82)) 5f3c2a1b9d8e7f60a1b20050568a0b0c
     local fs=$((base + 0x1100000 + 0x200000))
-    # major 24 / minor 82 VMFS6, 14 / 81 VMFS5 (the reference's values); 13 / 31 for
-    # VMFS3 is not from a capture (UNVERIFIED)
+    # major 24 / minor 82 VMFS6, 14 / 81 VMFS5 (the reference's values); 4 / 31 VMFS3
+    # (the bytes of vmfs-tools' test.img, a real VMFS3 volume)
     local major minor
-    case $ver in 6) major=24 minor=82 ;; 5) major=14 minor=81 ;; *) major=13 minor=31 ;; esac
+    case $ver in 6) major=24 minor=82 ;; 5) major=14 minor=81 ;; *) major=4 minor=31 ;; esac
     put_hex "$img" "$fs" "${magic}$(le32 $major)$(printf %02x $minor)"
     put_hex "$img" $((fs + 9)) 5f3c2a1b9d8e7f60a1b20050568a0b0c
     put_hex "$img" $((fs + 0x19)) "$(le32 "$config")"
@@ -169,7 +169,8 @@ mk_banks_bad() {
 
 # VMFS volumes from the public layout (vmfs_write): 1 VMFS6, 2 VMFS-L without the
 # system flag, 3 a VMFS3 volume as vmfs-tools' test image holds one (label toto,
-# 1 MiB blocks; its image cannot be fetched here), 4 an LVM header whose data offset
+# 1 MiB blocks; its image cannot be fetched here: Debian's mirror answers 404 for the
+# source package's tarball; its bytes were read once by hand and agree), 4 an LVM header whose data offset
 # lies past the partition, 5 an FS descriptor whose block size is no power of two
 mk_vmfs() {
     rm -f "$1"; truncate -s 1G "$1"
