@@ -38,6 +38,14 @@ setup() {
     vmonet_reset
 }
 
+# what a sick esxcli left running must not outlive its row
+teardown() {
+    fake_esxcli_reap
+}
+
+# the stand-in esxcli processes still running (their command lines name $FAKEBIN)
+esxcli_left() { pgrep -f "$FAKEBIN/esxcli" | wc -l; }
+
 # esxmtu in the default namespace, the stand-in esxcli first on PATH
 onhost() { PATH="$FAKEBIN:$PATH" "$MTU" -c 2 -i 0.2 -W 1 "$@"; }
 # esxmtu inside the vmotion netstack itself (no esxcli: it probes there as always)
@@ -227,4 +235,45 @@ PY
     [ "$(verdict)" = PASS ] || flunk "$output"
     assert_contains "netstack vmotion (-S): not entered"
     [ "${#lines[@]}" -gt 2 ] || flunk "$output"
+}
+
+@test "netstack: a slow esxcli (1 s a call, as a busy host's): the same PASS through it" {
+    run env FAKE_ESXCLI_SICK=slow FAKE_ESXCLI_SLOW_S=1 PATH="$FAKEBIN:$PATH" "$MTU" -c 2 -i 0.2 -W 1 -I vmk1 "$PEER"
+    assert_status 0
+    [ "$(verdict)" = PASS ] || flunk "$output"
+    assert_contains "netstack vmotion (esxcli: vmk1 is on it): not entered"
+}
+
+@test "netstack: an esxcli that leaves a child holding its output: the answer is read at once, the child killed" {
+    # each call answers, then leaves a sleep of 40 s on the same stdout: a runner that
+    # waits for the end of the output waits 40 s a call (the outer timeout ends it)
+    run timeout 25 env FAKE_ESXCLI_SICK=orphan FAKE_ESXCLI_HANG_S=40 PATH="$FAKEBIN:$PATH" "$MTU" -c 2 -i 0.2 -W 1 -I vmk1 "$PEER"
+    assert_status 0
+    [ "$(verdict)" = PASS ] || flunk "$output"
+    [ "$(fake_esxcli_strays)" = 0 ] || flunk "esxcli's children still run: $(xargs -r ps -o pid,ppid,pgid,stat,args -p < "$FAKE_ESXI/strays")"
+}
+
+@test "netstack: ^C while esxcli's pings are slow: stops at once, kills them, INTERRUPTED and exit 1" {
+    local peers=() i pid rc=0
+    for i in $(seq 10 19); do peers+=("198.18.5.$i"); done
+    : > "$FAKE_ESXI/log"
+    # a background job starts with SIGINT ignored (and esxmtu keeps an ignored stop
+    # signal ignored): env gives it back its default, as at a terminal
+    env --default-signal=INT FAKE_ESXCLI_SICK=slow FAKE_ESXCLI_SICK_ON='network diag ping' FAKE_ESXCLI_SLOW_S=30 \
+        PATH="$FAKEBIN:$PATH" "$MTU" -c 1 -W 1 -S vmotion -I vmk1 "$PEER" "${peers[@]}" \
+        > "$BATS_TEST_TMPDIR/out" 2>&1 &
+    pid=$!
+    for i in $(seq 1 100); do grep -q 'diag ping' "$FAKE_ESXI/log" && break; sleep 0.05; done
+    grep -q 'diag ping' "$FAKE_ESXI/log" || { kill "$pid"; flunk "no esxcli ping started"; }
+    kill -INT "$pid"
+    # the calls would take 30 s each: a run that waits them out is killed at 10 s (exit 137)
+    ( sleep 10; kill -9 "$pid" 2>/dev/null ) & local guard=$!
+    wait "$pid" || rc=$?
+    kill "$guard" 2>/dev/null || true
+    output=$(cat "$BATS_TEST_TMPDIR/out")
+    [ "$rc" = 1 ] || flunk "exit $rc, not 1: $output"
+    assert_contains "interrupted (SIGINT)"
+    assert_contains "INTERRUPTED"
+    [ "$(fake_esxcli_strays)" = 0 ] || flunk "esxcli's children still run"
+    [ "$(esxcli_left)" = 0 ] || flunk "esxcli calls still run: $(pgrep -af "$FAKEBIN/esxcli")"
 }

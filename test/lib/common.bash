@@ -128,7 +128,10 @@ stop_pids() {
 fake_esxcli_strays() {
     local n=0 p
     [ -f "${FAKE_ESXI:-/nonexistent}/strays" ] || { echo 0; return 0; }
-    while read -r p; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done < "$FAKE_ESXI/strays"
+    # a killed child whose parent is gone stays a zombie until PID 1 reaps it: not running
+    while read -r p; do
+        [ -r "/proc/$p/stat" ] && [ "$(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f1)" != Z ] && n=$((n + 1))
+    done < "$FAKE_ESXI/strays"
     echo "$n"
 }
 fake_esxcli_reap() {

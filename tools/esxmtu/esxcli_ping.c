@@ -6,23 +6,17 @@
 #include "discover.h"
 #include "fail.h"
 #include "packet.h"
+#include "runcmd.h"
+#include "stop.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char **environ;
 
 const char *ecp_method_desc(void)
 {
@@ -226,162 +220,35 @@ void ecp_build(struct ecp_call *c, const struct ecp_ask *a, const char *host, in
     c->argv[k] = NULL;
 }
 
-struct running {
-    pid_t pid;
-    int fd;
-    char *buf;
-    size_t len;
-    double started;
-    int killed;
-};
-
-
-/* spawn argv with stdout and stderr into a pipe; r->pid 0 (and why) when it cannot run */
-static int start(const char *const *argv, char *why, size_t wlen, struct running *r)
+/* the calls' runs stop on a stop signal (stop.h): esxcli is killed, not waited out */
+int ecp_run_all(struct ecp_call *calls, size_t n, double deadline_s)
 {
-    int p[2];
-    memset(r, 0, sizeof *r);
-    if (pipe(p) != 0)
-        return -1;
-    (void)fcntl(p[0], F_SETFD, FD_CLOEXEC);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, p[1], 2);
-    posix_spawn_file_actions_addclose(&fa, p[1]);
-    int e = posix_spawn(&r->pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(p[1]);
-    if (e != 0) {
-        close(p[0]);
-        snprintf(why, wlen, "cannot run %s: %s", argv[0], errtext(e));
-        r->pid = 0;
-        return 0;                  /* this call failed; the others may still run */
+    struct runcmd *run = xcalloc(n ? n : 1, sizeof *run);
+    for (size_t i = 0; i < n; i++)
+        run[i].argv = calls[i].argv;
+    int rc = runcmd_all(run, n, ECP_PARALLEL, deadline_s, ECP_OUT_MAX, stop_requested);
+    for (size_t i = 0; rc >= 0 && i < n; i++) {
+        calls[i].exit_code = run[i].code;
+        calls[i].stopped = run[i].stopped || strncmp(run[i].why, "not run", 7) == 0;
+        snprintf(calls[i].why, sizeof calls[i].why, "%s", run[i].why);
+        (void)ecp_parse(run[i].out, run[i].len, calls[i].data_len, &calls[i].res);
     }
-    r->fd = p[0];
-    r->buf = xmalloc(ECP_OUT_MAX);
-    r->started = mono_s();
-    return 0;
-}
-
-/* read what is there; 1 at end of output */
-static int take(struct running *r)
-{
-    char tmp[4096];
-    ssize_t got = read(r->fd, tmp, sizeof tmp);
-    if (got < 0)
-        return errno == EINTR || errno == EAGAIN ? 0 : 1;
-    if (got == 0)
-        return 1;
-    size_t room = ECP_OUT_MAX - r->len, n = (size_t)got < room ? (size_t)got : room;
-    memcpy(r->buf + r->len, tmp, n);
-    r->len += n;                   /* more than the cap is read and dropped */
-    return 0;
-}
-
-/* reap it: its exit code, or -1 with why */
-static int reap(struct running *r, double deadline_s, char *why, size_t wlen)
-{
-    close(r->fd);
-    int st = 0, code = -1;
-    while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (r->killed)
-        snprintf(why, wlen, "did not finish within %.0f s: stopped", deadline_s);
-    else if (WIFEXITED(st))
-        code = WEXITSTATUS(st);
-    else
-        snprintf(why, wlen, "ended by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-    return code;
+    for (size_t i = 0; i < n; i++)
+        free(run[i].out);
+    free(run);
+    return rc;
 }
 
 int ecp_capture(const char *const *argv, double deadline_s, char **out, size_t *len, char *why, size_t wlen)
 {
-    struct running r;
-    *out = NULL;
-    *len = 0;
-    why[0] = 0;
-    if (start(argv, why, wlen, &r) != 0 || r.pid == 0) {
-        if (!why[0])
-            snprintf(why, wlen, "cannot run %s: %s", argv[0], errtext(errno));
-        return -1;
-    }
-    for (;;) {
-        double left = r.started + deadline_s - mono_s();
-        if (left <= 0 && !r.killed) {
-            kill(r.pid, SIGKILL);
-            r.killed = 1;
-        }
-        struct pollfd pf = { r.fd, POLLIN, 0 };
-        int ms = left <= 0 ? 100 : (int)(left * 1000) + 1;
-        if (poll(&pf, 1, ms) < 0 && errno != EINTR) {
-            kill(r.pid, SIGKILL);
-            r.killed = 1;
-            break;
-        }
-        if ((pf.revents & (POLLIN | POLLHUP | POLLERR)) && take(&r))
-            break;
-    }
-    int code = reap(&r, deadline_s, why, wlen);
-    *out = r.buf;
-    *len = r.len;
-    return code;
-}
-
-static void finish(struct ecp_call *c, struct running *r, double deadline_s)
-{
-    c->exit_code = reap(r, deadline_s, c->why, sizeof c->why);
-    (void)ecp_parse(r->buf, r->len, c->data_len, &c->res);
-    free(r->buf);
-    memset(r, 0, sizeof *r);
-}
-
-int ecp_run_all(struct ecp_call *calls, size_t n, double deadline_s)
-{
-    struct running run[ECP_PARALLEL];
-    size_t slot_call[ECP_PARALLEL], next = 0, active = 0;
-    memset(run, 0, sizeof run);
-    while (next < n || active > 0) {
-        for (size_t k = 0; k < ECP_PARALLEL && next < n; k++)
-            if (run[k].pid == 0) {
-                if (start(calls[next].argv, calls[next].why, sizeof calls[next].why, &run[k]) != 0)
-                    return -1;
-                slot_call[k] = next++;
-                if (run[k].pid)
-                    active++;
-            }
-        if (active == 0)
-            continue;
-        struct pollfd pf[ECP_PARALLEL];
-        size_t who[ECP_PARALLEL], m = 0;
-        double now = mono_s(), soonest = deadline_s;
-        for (size_t k = 0; k < ECP_PARALLEL; k++)
-            if (run[k].pid) {
-                double left = run[k].started + deadline_s - now;
-                if (left <= 0 && !run[k].killed) {
-                    kill(run[k].pid, SIGKILL);   /* its pipe closes: EOF below */
-                    run[k].killed = 1;
-                }
-                if (left < soonest)
-                    soonest = left;
-                pf[m] = (struct pollfd){ run[k].fd, POLLIN, 0 };
-                who[m++] = k;
-            }
-        int ms = soonest <= 0 ? 100 : (int)(soonest * 1000) + 1;
-        if (poll(pf, m, ms) < 0 && errno != EINTR)
-            return -1;
-        for (size_t i = 0; i < m; i++) {
-            struct running *r = &run[who[i]];
-            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            if (!take(r))
-                continue;
-            finish(&calls[slot_call[who[i]]], r, deadline_s);
-            active--;
-        }
-    }
-    return 0;
+    struct runcmd c = { .argv = argv };
+    int rc = runcmd_one(&c, deadline_s, ECP_OUT_MAX, stop_requested);
+    *out = c.out;
+    *len = c.len;
+    snprintf(why, wlen, "%s", c.why);
+    if (rc < 0)
+        snprintf(why, wlen, "cannot run %s: %s", argv[0], errtext(errno));
+    return rc != 0 ? -1 : c.code;
 }
 
 /* one call's failure as one line: esxcli's own error, or why it did not finish */
@@ -425,11 +292,16 @@ int ecp_check(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, 
                       probe_data_len(peers[i].family, peers[i].small_mtu));
     }
     int rc = ecp_run_all(calls, m, deadline_of(a, a->count));
-    if (rc != 0) {
+    if (rc < 0) {
         why_fmt(why, len, "cannot run esxcli: %s", errtext(errno));
     } else {
-        for (size_t i = 0, k = 0; i < n && rc == 0; i++) {
+        for (size_t i = 0, k = 0; i < n && rc >= 0; i++) {
             struct ecp_call *big = &calls[k++], *small = peers[i].small_mtu ? &calls[k++] : NULL;
+            if (big->stopped || (small && small->stopped)) {
+                peers[i].verdict = V_INTERRUPTED;      /* its answer never came */
+                peers[i].st.pending = a->count;
+                continue;
+            }
             if (call_failed(big, why, len) || (small && call_failed(small, why, len))) {
                 rc = -1;
                 break;
@@ -509,8 +381,16 @@ int ecp_discover(struct peer *peers, size_t n, const struct ecp_ask *a, char *wh
         }
         if (m == 0)
             break;
-        if (ecp_run_all(calls, m, deadline_of(a, most)) != 0) {
+        int ran = ecp_run_all(calls, m, deadline_of(a, most));
+        if (ran < 0) {
             rc = why_fmt(why, len, "cannot run esxcli: %s", errtext(errno));
+            break;
+        }
+        if (ran > 0) {                 /* a stop signal: what was found so far is reported */
+            for (size_t i = 0; i < n; i++)
+                if (peers[i].did_discover && x[i].d.state == DS_RUN)
+                    search_report(&peers[i], &x[i], mono_s() - t0);
+            rc = 1;
             break;
         }
         for (size_t i = 0; i < n && rc == 0; i++) {

@@ -49,6 +49,7 @@ struct ecp_call {
     uint32_t data_len;               /* --size */
     struct ecp_result res;
     int exit_code;                   /* of esxcli; -1 when it did not run or finish */
+    int stopped;                     /* not run, or killed, on a stop signal (stop.h) */
     char why[200];                   /* why it did not run or finish */
 };
 
@@ -67,13 +68,14 @@ int ecp_parse(const char *text, size_t len, uint32_t data_len, struct ecp_result
 void ecp_fold(const struct ecp_result *big, const struct ecp_result *small, struct vstats *s);
 /* argv for one call to host (an address text), family AF_INET / AF_INET6 */
 void ecp_build(struct ecp_call *c, const struct ecp_ask *a, const char *host, int family, uint32_t data_len);
-/* Run the calls (at most ECP_PARALLEL at once); each is killed after deadline_s.
- * Fills each call's res, exit_code, why. Returns 0, or -1 when calls cannot be
- * started at all (errno). */
+/* Run the calls (at most ECP_PARALLEL at once, common/runcmd.h): each is killed, with
+ * what it started, after deadline_s, or at once on a stop signal (stop.h). Fills each
+ * call's res, exit_code, stopped, why. Returns 0; 1 when a stop signal ended the
+ * calls; -1 when the runner failed (errno). */
 int ecp_run_all(struct ecp_call *calls, size_t n, double deadline_s);
 /* Run argv (stdout and stderr together, at most ECP_OUT_MAX bytes kept into *out,
- * which the caller frees), killed after deadline_s. Returns its exit code, or -1
- * with why when it could not run or finish. */
+ * which the caller frees), killed with what it started after deadline_s or on a stop
+ * signal. Returns its exit code, or -1 with why when it could not run or finish. */
 int ecp_capture(const char *const *argv, double deadline_s, char **out, size_t *len, char *why, size_t wlen);
 /* the words of the human header for this method */
 const char *ecp_method_desc(void);

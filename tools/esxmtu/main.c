@@ -152,11 +152,11 @@ int main(int argc, char **argv)
     netstack_note(&o.ns, argc, argv);
     argc = args_strip_vmk(argc, &argv);
     parse(&o, argc, argv);
+    stop_watch();                   /* before esxcli may run: its calls end on a stop signal */
     netstack_settle(&o);
 
     struct peer *peers = xcalloc(o.peers.n, sizeof *peers);
     int need4 = 0, need6 = 0;
-    stop_watch();
     prepare(&o, peers, &need4, &need6);
 
     struct prober p;

@@ -8,6 +8,7 @@
 #include "net.h"
 #include "options.h"
 #include "peers.h"
+#include "stop.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,6 +40,9 @@ static void vmk_netstack(struct netstack *ns, const char *iface, char *stack, si
     char *out, why[200], have[400];
     size_t len;
     int code = ecp_capture(argv, ESXCLI_LIST_SECONDS, &out, &len, why, sizeof why);
+    if (stop_requested())
+        die(EXIT_CHECK, "interrupted (%s) while esxcli listed the vmknics: nothing was probed",
+            signal_name(stop_requested()));
     if (code != 0) {
         free(out);
         die(EXIT_USAGE, "-I %s: %s network ip interface list %s%s (give the netstack with -S NAME)", iface,
@@ -142,7 +146,10 @@ void netstack_esxcli_check(const struct mtu_opts *o, struct peer *peers)
     char why[400];
     struct ecp_ask a = { o->ns.esxcli, o->ns.name, o->po.iface, o->chk.count,
                          (unsigned)((o->chk.timeout_ns + NS_PER_SEC - 1) / NS_PER_SEC), o->interval, o->po.ttl };
-    if (ecp_check(peers, o->peers.n, &a, why, sizeof why) != 0 ||
-        (o->discover && ecp_discover(peers, o->peers.n, &a, why, sizeof why) != 0))
+    /* a stop signal (1) ends the calls at once: main reports what came back */
+    int rc = ecp_check(peers, o->peers.n, &a, why, sizeof why);
+    if (rc == 0 && o->discover && !stop_requested())
+        rc = ecp_discover(peers, o->peers.n, &a, why, sizeof why);
+    if (rc < 0)
         die(EXIT_USAGE, "netstack %s: %s", o->ns.name, why);
 }
