@@ -165,15 +165,19 @@ teardown() {
     command -v strace >/dev/null || skip "needs strace"
     # the first read is held 3 s (strace delays it); the image is cut to 700 bytes while
     # esxpart waits in that read (/proc/PID/syscall shows pread64, 17 on x86_64: it has
-    # taken the size), so the read comes back short
+    # taken the size), so the read comes back short. The watcher waits for that read as
+    # long as the outer timeout allows (a loaded machine may be slow to start strace),
+    # and cuts the file only then: never before esxpart has taken the size
     local img=$W/shrink.img i p
     cp --sparse=always "$IMGDIR/good.img" "$img"
-    ( for i in $(seq 1 100); do
+    ( for i in $(seq 1 400); do
           p=$(pgrep -f "^$BIN/esxpart $img" | head -1)
-          [ -n "$p" ] && [ "$(cut -d' ' -f1 "/proc/$p/syscall" 2>/dev/null)" = 17 ] && break
+          if [ -n "$p" ] && [ "$(cut -d' ' -f1 "/proc/$p/syscall" 2>/dev/null)" = 17 ]; then
+              truncate -s 700 "$img"
+              break
+          fi
           sleep 0.05
-      done
-      truncate -s 700 "$img" ) &
+      done ) &
     run timeout 20 strace -o "$W/trace" -e trace=fstat,pread64 -e inject=pread64:delay_enter=3000000:when=1 \
         "$BIN/esxpart" "$img"
     wait
