@@ -13,14 +13,22 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-const char *netstack_word(int argc, char **argv)
+const char *netstack_word(int argc, char **argv, const char **other)
 {
     const char *word = NULL;
-    for (int i = 1; i < argc && strncmp(argv[i], "++", 2) == 0; i++)
-        if (strncmp(argv[i], NETSTACK_WORD, strlen(NETSTACK_WORD)) == 0)
-            word = argv[i] + strlen(NETSTACK_WORD);
+    *other = NULL;
+    for (int i = 1; i < argc && strncmp(argv[i], "++", 2) == 0; i++) {
+        if (strncmp(argv[i], NETSTACK_WORD, strlen(NETSTACK_WORD)) != 0)
+            continue;
+        const char *w = argv[i] + strlen(NETSTACK_WORD);
+        if (!word)
+            word = w;
+        else if (strcmp(word, w) != 0 && !*other)
+            *other = w;
+    }
     return word;
 }
 
@@ -46,6 +54,14 @@ int netstack_name_ok(const char *s)
     return 1;
 }
 
+/* a file that can be run: a directory named esxcli is not one, though access(X_OK)
+ * says yes to it */
+static int is_program(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 int netstack_find_esxcli(char *out, size_t len)
 {
     const char *path = getenv("PATH");
@@ -56,7 +72,7 @@ int netstack_find_esxcli(char *out, size_t len)
             size_t n = colon ? (size_t)(colon - p) : strlen(p);
             if (n > 0 && n + 8 < len) {
                 snprintf(out, len, "%.*s/esxcli", (int)n, p);
-                if (access(out, X_OK) == 0)
+                if (is_program(out))
                     return 0;
             }
             p += n + (colon != NULL);
@@ -64,7 +80,7 @@ int netstack_find_esxcli(char *out, size_t len)
     }
     static const char *const fixed[] = { "/bin/esxcli", "/sbin/esxcli" };
     for (size_t i = 0; i < 2; i++)
-        if (access(fixed[i], X_OK) == 0) {
+        if (is_program(fixed[i])) {
             snprintf(out, len, "%s", fixed[i]);
             return 0;
         }
@@ -140,9 +156,21 @@ static const char *guard_env(const char *what)
     return out;
 }
 
+/* REEXEC is "PID:NAME", PID the process that re-executed itself: exec keeps the pid, so
+ * only that process's new image finds its own pid there. A guard left in the
+ * environment by anything else (a parent's re-exec, a user's export) names another
+ * pid: it is dropped, not believed. */
 const char *netstack_guard(void)
 {
-    return getenv(guard_env("REEXEC"));
+    const char *v = getenv(guard_env("REEXEC"));
+    if (!v)
+        return NULL;
+    char *end;
+    long pid = strtol(v, &end, 10);
+    if (end != v && *end == ':' && pid == (long)getpid())
+        return end + 1;
+    netstack_guard_clear();
+    return NULL;
 }
 
 const char *netstack_guard_from(void)
@@ -166,7 +194,9 @@ void netstack_reexec(int argc, char **argv, const char *name, const char *from, 
     for (int i = 1; i < argc; i++)
         av[i + 1] = argv[i];
     av[argc + 1] = NULL;
-    if (setenv(guard_env("REEXEC"), name, 1) != 0 || setenv(guard_env("FROM"), from, 1) != 0) {
+    char mark[NETSTACK_NAME_MAX + 24];
+    snprintf(mark, sizeof mark, "%ld:%s", (long)getpid(), name);
+    if (setenv(guard_env("REEXEC"), mark, 1) != 0 || setenv(guard_env("FROM"), from, 1) != 0) {
         snprintf(why, len, "cannot re-execute: %s", errtext(errno));
         free(av);
         return;

@@ -6,7 +6,8 @@
  * once with `++netstack=NAME` as its first argument word (the VMkernel's launch
  * convention, as `vmkping ++netstack=vxlan` in VMware's NSX docs; whether a host
  * honours it for a copied binary is not documented). The re-executed run carries
- * <TOOL>_NETSTACK_REEXEC=NAME in its environment (TOOL: tool_name in upper case) and
+ * <TOOL>_NETSTACK_REEXEC=PID:NAME in its environment (TOOL: tool_name in upper case;
+ * PID its own, which exec keeps, so that a mark it did not set is not believed) and
  * never re-executes again, even on a host that takes the word out of argv; it then
  * checks that the address it is to use can be bound: that is the only proof that the
  * netstack was entered (Linux ignores the word).
@@ -22,8 +23,9 @@
 #define NETSTACK_VMKS_MAX 64          /* vmknics read from esxcli at most */
 #define NETSTACK_WORD "++netstack="
 
-/* NAME of a leading ++netstack=NAME word among the leading ++ words, or NULL */
-const char *netstack_word(int argc, char **argv);
+/* NAME of a leading ++netstack=NAME word among the leading ++ words, or NULL; *other
+ * a later word naming another netstack (NULL when every one names the same) */
+const char *netstack_word(int argc, char **argv, const char **other);
 
 /* 1 when s can name a netstack: letters, digits, _ - . ; 1..NETSTACK_NAME_MAX-1 */
 int netstack_name_ok(const char *s);
@@ -31,7 +33,8 @@ int netstack_name_ok(const char *s);
 /* 1 when `iface` looks like an ESXi vmknic name (vmk0..vmk9999) */
 int netstack_is_vmk(const char *iface);
 
-/* "/path/to/esxcli" found on PATH, then /bin, /sbin, into out; 0 or -1 */
+/* "/path/to/esxcli" (a regular executable file) found on PATH, then /bin, /sbin,
+ * into out; 0 or -1 */
 int netstack_find_esxcli(char *out, size_t len);
 
 /* The vmknic `iface` in esxcli's `network ip interface list` output: its netstack
@@ -41,7 +44,8 @@ int netstack_of_vmk(const char *text, size_t len, const char *iface, char *stack
                     char *have, size_t hlen);
 
 /* The guard of the re-executed run: the netstack name the first run re-executed
- * for (NULL in a first run), and where the first run found that name (NULL). */
+ * for (NULL in a first run, and where the mark is not this process's own: it is then
+ * dropped from the environment), and where the first run found that name (NULL). */
 const char *netstack_guard(void);
 const char *netstack_guard_from(void);
 /* drop the guard from the environment (not for the programs this run starts) */

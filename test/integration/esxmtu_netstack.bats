@@ -41,6 +41,7 @@ setup() {
 # what a sick esxcli left running must not outlive its row
 teardown() {
     fake_esxcli_reap
+    rm -f "$FAKE_ESXI/ping_lie" "$FAKE_ESXI/interfaces"
 }
 
 # the stand-in esxcli processes still running (their command lines name $FAKEBIN)
@@ -184,12 +185,44 @@ PY
     assert_status 0
     [ "$(grep -c "execve(\"[^\"]*esxmtu\"\|execve(\"/proc/self/exe\"" "$log")" = 2 ] || flunk "expected 2 execs of esxmtu: $(cat "$log")"
     grep -q '"++netstack=vmotion"' "$log" || flunk "no ++netstack=vmotion word: $(cat "$log")"
-    # a host that takes the word out of argv: the mark in the environment still stops a second one
-    run env PATH="$FAKEBIN:$PATH" ESXMTU_NETSTACK_REEXEC=vmotion ESXMTU_NETSTACK_FROM=-S \
-        strace -f -qq -e trace=execve -o "$log" "$MTU" -c 1 -W 0.5 -S vmotion -I vmk1 "$PEER"
+    # a host that takes the word out of argv: the mark in the environment still stops a
+    # second one. The mark a re-exec leaves is "PID:NAME" with the pid that exec keeps:
+    # the shell exports it with its own pid and execs esxmtu, as esxmtu's re-exec does
+    run env PATH="$FAKEBIN:$PATH" strace -f -qq -e trace=execve -o "$log" \
+        sh -c 'export ESXMTU_NETSTACK_REEXEC=$$:vmotion ESXMTU_NETSTACK_FROM=-S; exec "$0" "$@"' \
+        "$MTU" -c 1 -W 0.5 -S vmotion -I vmk1 "$PEER"
     assert_status 0
     [ "$(grep -c "execve(\"[^\"]*esxmtu\"\|execve(\"/proc/self/exe\"" "$log")" = 1 ] || flunk "expected 1 exec of esxmtu: $(cat "$log")"
     assert_contains "netstack vmotion (-S): not entered"
+}
+
+@test "netstack: a re-exec mark esxmtu did not set is not believed; two netstack words are refused" {
+    # left in the environment by something else (another pid): no netstack is claimed
+    run env ESXMTU_NETSTACK_REEXEC=1:vmotion ESXMTU_NETSTACK_FROM=-S "$MTU" -c 1 -W 0.5 127.0.0.1
+    assert_status 0
+    assert_not_contains "netstack"
+    run env ESXMTU_NETSTACK_REEXEC=vmotion ESXMTU_NETSTACK_FROM=-S "$MTU" -c 1 -W 0.5 -J 127.0.0.1
+    assert_status 0
+    [ "$(jq -r '.netstack.name' <<<"$output")" = null ] || flunk "$output"
+    run "$MTU" ++netstack=vmotion ++netstack=vxlan -c 1 127.0.0.1
+    assert_status 2
+    [ "$output" = "esxmtu: ++netstack=vmotion and ++netstack=vxlan: two netstacks named; give one (try 'esxmtu --help')" ] || flunk "$output"
+    run "$MTU" ++netstack=vmotion ++netstack=vmotion -c 1 -W 0.5 -B 127.0.0.1 127.0.0.1
+    [[ "$output" != *"two netstacks"* ]] || flunk "the same word twice is one netstack: $output"
+}
+
+@test "netstack: a re-exec that cannot be made is reported as method current with its reason, not as entered" {
+    command -v strace >/dev/null || skip "strace missing"
+    # inside the netstack, every execve after esxmtu's own start refused: the re-exec fails,
+    # vmk1's address is usable here, so the probe runs, but nothing was entered
+    run ip netns exec "$NS_V" strace -f -qq -o /dev/null -e trace=execve -e inject=execve:error=EACCES:when=1+ \
+        "$MTU" -c 1 -W 0.5 -S vmotion -I vmk1 -J "$PEER"
+    assert_status 0
+    [ "$(jq -r '.netstack.method' <<<"$output")" = current ] || flunk "$(jq -c .netstack <<<"$output")"
+    [[ "$(jq -r '.netstack.note' <<<"$output")" == *"not re-executed: cannot re-execute with ++netstack=vmotion: Permission denied"* ]] || flunk "$output"
+    run ip netns exec "$NS_V" strace -f -qq -o /dev/null -e trace=execve -e inject=execve:error=EACCES:when=1+ \
+        "$MTU" -c 1 -W 0.5 -S vmotion -I vmk1 "$PEER"
+    assert_contains "netstack vmotion (-S): not entered, probing in this process's netstack"
 }
 
 @test "netstack: syscall audit: the re-exec, the bind check and the esxcli calls stay within build/syscalls.allow" {
@@ -276,4 +309,50 @@ PY
     assert_contains "INTERRUPTED"
     [ "$(fake_esxcli_strays)" = 0 ] || flunk "esxcli's children still run"
     [ "$(esxcli_left)" = 0 ] || flunk "esxcli calls still run: $(pgrep -af "$FAKEBIN/esxcli")"
+}
+
+@test "netstack: esxcli's figures that cannot be true (1000000 transmitted, an RTT of 1e308 ms) end the run naming esxcli, not a PASS" {
+    printf 'Transmitted: 1000000\n' > "$FAKE_ESXI/ping_lie"
+    run onhost -S vmotion -I vmk1 "$PEER"
+    rm -f "$FAKE_ESXI/ping_lie"
+    assert_status 2
+    assert_contains "esxcli network diag ping --host $PEER answered Transmitted 1000000, but --count was 2: an answer this tool cannot trust"
+    printf 'Round-trip Max: 1e308 ms\n' > "$FAKE_ESXI/ping_lie"
+    run onhost -S vmotion -I vmk1 -J "$PEER"
+    rm -f "$FAKE_ESXI/ping_lie"
+    assert_status 2
+    assert_contains "a round-trip time over 2000 ms"
+    [[ "$output" != *PASS* ]] || flunk "$output"
+}
+
+@test "netstack: a netstack name esxcli gives that no netstack has (70 characters) is esxcli's error, not cut and used, nor blamed on a launch word" {
+    local long; long=$(printf 'n%.0s' $(seq 1 70))
+    printf '%s\n' "vmk0 vSwitch0 Management_Network defaultTcpipStack 1500 00:50:56:00:00:01" \
+        "vmk1 vSwitch1 vMotion $long 9000 00:50:56:6a:1b:2c" > "$FAKE_ESXI/interfaces"
+    run onhost -I vmk1 "$PEER"
+    rm -f "$FAKE_ESXI/interfaces"
+    assert_status 2
+    assert_contains "esxcli network ip interface list puts it on netstack '$long', which is no netstack name"
+    assert_not_contains "++netstack="
+}
+
+@test "netstack: with -S given, an interface list that fails or hangs is a warning: the run goes on with the netstack given" {
+    run env FAKE_ESXCLI_SICK=error FAKE_ESXCLI_SICK_ON='network ip interface list' PATH="$FAKEBIN:$PATH" \
+        "$MTU" -c 2 -i 0.2 -W 1 -S vmotion -I vmk1 "$PEER"
+    assert_status 0
+    [ "$(verdict)" = PASS ] || flunk "$output"
+    assert_contains "esxmtu: -I vmk1: $FAKEBIN/esxcli network ip interface list exited non-zero: going on with netstack vmotion (-S)"
+    # without -S the same failure ends the run, asking for it
+    run env FAKE_ESXCLI_SICK=error FAKE_ESXCLI_SICK_ON='network ip interface list' PATH="$FAKEBIN:$PATH" \
+        "$MTU" -c 2 -i 0.2 -W 1 -I vmk1 "$PEER"
+    assert_status 2
+    assert_contains "(give the netstack with -S NAME)"
+}
+
+@test "netstack: a directory named esxcli on PATH is not taken for the program" {
+    local d=$BATS_TEST_TMPDIR/dirpath
+    mkdir -p "$d/esxcli"
+    run env PATH="$d:$FAKEBIN:$PATH" "$MTU" -c 2 -i 0.2 -W 1 -I vmk1 "$PEER"
+    assert_status 0
+    [ "$(verdict)" = PASS ] || flunk "$output"
 }

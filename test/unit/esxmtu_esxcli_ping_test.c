@@ -95,10 +95,41 @@ static void refusals_and_garbage(void **state)
     static const char junk[] = "Summary:\nRecieved: 5\nTransmitted: lots\n\0\0\0";
     assert_int_equal(ecp_parse(junk, sizeof junk, 100, &r), -1);
     assert_int_equal(ecp_parse("", 0, 100, &r), -1);
-    /* more received than sent is capped, never underflows the loss */
+    /* more received than sent is read as said: ecp_untrusted refuses it before any fold */
     static const char lie[] = "Summary:\nTransmitted: 1\nRecieved: 9\n";
     assert_int_equal(ecp_parse(lie, strlen(lie), 100, &r), 0);
-    assert_int_equal(r.received, 1);
+    assert_int_equal(r.received, 9);
+}
+
+/* figures no true answer has: each refused with what was wrong */
+static void untrusted_answers(void **state)
+{
+    (void)state;
+    static const struct { const char *text; const char *why; } cases[] = {
+        { "Summary:\nTransmitted: 3\nRecieved: 3\nRound-trip Min: 100 us\nRound-trip Avg: 200 us\n"
+          "Round-trip Max: 300 us\n", NULL },
+        { "Summary:\nTransmitted: 1000000\nRecieved: 3\n", "Transmitted 1000000, but --count was 3" },
+        { "Summary:\nTransmitted: 3\nRecieved: 9\n", "Recieved 9 of 3 transmitted" },
+        { "Summary:\nTransmitted: 3\nRecieved: 3\nRound-trip Min: 1 ms\nRound-trip Avg: 1 ms\n"
+          "Round-trip Max: 1e308 ms\n", "a round-trip time over 3000 ms" },
+        { "Summary:\nTransmitted: 3\nRecieved: 3\nRound-trip Min: 900 us\nRound-trip Avg: 200 us\n"
+          "Round-trip Max: 300 us\n", "out of order" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ecp_call c;
+        memset(&c, 0, sizeof c);
+        c.count = 3;
+        c.wait_s = 2;
+        assert_int_equal(ecp_parse(cases[i].text, strlen(cases[i].text), 100, &c.res), 0);
+        char why[200] = "";
+        int rc = ecp_untrusted(&c, why, sizeof why);
+        if (!cases[i].why) {
+            assert_int_equal(rc, 0);
+        } else {
+            assert_int_equal(rc, -1);
+            assert_non_null(strstr(why, cases[i].why));
+        }
+    }
 }
 
 static enum verdict decide(const char *big, const char *small)
@@ -151,6 +182,7 @@ int main(void)
         cmocka_unit_test(refusals_and_garbage),
         cmocka_unit_test(the_prober_s_verdicts),
         cmocka_unit_test(builds_the_documented_call),
+        cmocka_unit_test(untrusted_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,8 +145,6 @@ int ecp_parse(const char *text, size_t len, uint32_t data_len, struct ecp_result
             r->have_rtt = 1;
         }
     }
-    if (r->received > r->transmitted)
-        r->received = r->transmitted;
     if (r->short_replies > r->received)
         r->short_replies = r->received;
     if (r->have_rtt && (r->rtt_min_ms < 0 || r->rtt_avg_ms < 0 || r->rtt_max_ms < 0))
@@ -182,6 +180,8 @@ void ecp_build(struct ecp_call *c, const struct ecp_ask *a, const char *host, in
     memset(c, 0, sizeof *c);
     size_t k = 0, st = 0;
     c->data_len = data_len;
+    c->count = a->count;
+    c->wait_s = a->wait_s;
     c->exit_code = -1;
     c->argv[k++] = a->esxcli;
     c->argv[k++] = "network";
@@ -251,15 +251,38 @@ int ecp_capture(const char *const *argv, double deadline_s, char **out, size_t *
     return rc != 0 ? -1 : c.code;
 }
 
-/* one call's failure as one line: esxcli's own error, or why it did not finish */
+int ecp_untrusted(const struct ecp_call *c, char *why, size_t len)
+{
+    const struct ecp_result *r = &c->res;
+    /* a reply counted after the wait is no reply: a second of slack for esxcli's own rounding */
+    double cap_ms = ((double)c->wait_s + 1) * 1000;
+    if (r->transmitted > c->count)
+        return why_fmt(why, len, "Transmitted %u, but --count was %u", r->transmitted, c->count);
+    if (r->received > r->transmitted)
+        return why_fmt(why, len, "Recieved %u of %u transmitted", r->received, r->transmitted);
+    if (r->have_rtt && !(r->rtt_min_ms <= cap_ms && r->rtt_avg_ms <= cap_ms && r->rtt_max_ms <= cap_ms))
+        return why_fmt(why, len, "a round-trip time over %.0f ms (min %.3g, avg %.3g, max %.3g ms), past "
+                       "the --wait of %u s", cap_ms, r->rtt_min_ms, r->rtt_avg_ms, r->rtt_max_ms, c->wait_s);
+    if (r->have_rtt && !(r->rtt_min_ms <= r->rtt_avg_ms + 1e-6 && r->rtt_avg_ms <= r->rtt_max_ms + 1e-6))
+        return why_fmt(why, len, "round-trip min %.3f, avg %.3f, max %.3f ms out of order",
+                       r->rtt_min_ms, r->rtt_avg_ms, r->rtt_max_ms);
+    return 0;
+}
+
+/* one call's failure as one line: esxcli's own error, why it did not finish, or an
+ * answer whose figures cannot be true (esxcli named as their source) */
 static int call_failed(const struct ecp_call *c, char *why, size_t len)
 {
-    if (c->res.have_summary || c->res.too_long)
-        return 0;
     const char *host = "?";
     for (size_t k = 0; c->argv[k]; k++)
         if (strcmp(c->argv[k], "--host") == 0 && c->argv[k + 1])
             host = c->argv[k + 1];
+    char bad[200];
+    if (c->res.have_summary && ecp_untrusted(c, bad, sizeof bad))
+        return why_fmt(why, len, "esxcli network diag ping --host %s answered %s: an answer this tool "
+                       "cannot trust", host, bad);
+    if (c->res.have_summary || c->res.too_long)
+        return 0;
     if (c->why[0])
         return why_fmt(why, len, "esxcli network diag ping --host %s: %s", host, c->why);
     if (c->res.error[0])

@@ -47,6 +47,7 @@ struct ecp_call {
     const char *argv[ECP_ARGS_MAX];  /* NULL-terminated; argv[0] is the esxcli path */
     char store[8][64];               /* room for the numbers in argv */
     uint32_t data_len;               /* --size */
+    unsigned count, wait_s;          /* --count, --wait: the bounds of a true answer */
     struct ecp_result res;
     int exit_code;                   /* of esxcli; -1 when it did not run or finish */
     int stopped;                     /* not run, or killed, on a stop signal (stop.h) */
@@ -64,7 +65,12 @@ struct ecp_ask {                     /* what every call of a run shares */
 /* Parse one call's output (len bytes, need not end in NUL). data_len is the --size
  * asked, to tell short replies. Returns 0 when a Summary was read, else -1. */
 int ecp_parse(const char *text, size_t len, uint32_t data_len, struct ecp_result *r);
-/* the full-size call's results (and the small one's, NULL when there is none) into s */
+/* -1 with why when a call's figures cannot be true: more transmitted than --count,
+ * more received than transmitted, a round-trip time past --wait (or not min <= avg
+ * <= max); 0 when they can. Pure (unit-tested). */
+int ecp_untrusted(const struct ecp_call *c, char *why, size_t len);
+/* the full-size call's results (and the small one's, NULL when there is none) into s;
+ * its figures checked first (ecp_untrusted) */
 void ecp_fold(const struct ecp_result *big, const struct ecp_result *small, struct vstats *s);
 /* argv for one call to host (an address text), family AF_INET / AF_INET6 */
 void ecp_build(struct ecp_call *c, const struct ecp_ask *a, const char *host, int family, uint32_t data_len);

@@ -7,6 +7,7 @@
 #include "fail.h"
 #include "net.h"
 #include "options.h"
+#include "escape.h"
 #include "peers.h"
 #include "stop.h"
 
@@ -30,28 +31,42 @@ void netstack_note(struct netstack *ns, int argc, char **argv)
     ns->argc = argc;
     ns->argv = xcalloc((size_t)argc + 1, sizeof *ns->argv);
     memcpy(ns->argv, argv, (size_t)argc * sizeof *argv);
-    ns->word = netstack_word(argc, argv);
+    const char *other;
+    ns->word = netstack_word(argc, argv, &other);
+    if (other)
+        die_usage("++netstack=%s and ++netstack=%s: two netstacks named; give one", ns->word, other);
 }
 
-/* ask esxcli which netstack -I's vmknic is on; usage error when it has no such vmk */
-static void vmk_netstack(struct netstack *ns, const char *iface, char *stack, size_t slen)
+/* ask esxcli which netstack -I's vmknic is on: 0, or -1 with why when esxcli failed or
+ * named a netstack this tool cannot use (too long, or characters no netstack name
+ * has: taken from esxcli, it is esxcli's answer that is wrong); a vmk it does not
+ * list is a usage error at once */
+static int vmk_netstack(struct netstack *ns, const char *iface, char *stack, size_t slen, char *why, size_t wlen)
 {
     const char *argv[] = { ns->esxcli, "network", "ip", "interface", "list", NULL };
-    char *out, why[200], have[400];
+    char *out, run[200], have[400], got[128], shown[4 * sizeof got];
     size_t len;
-    int code = ecp_capture(argv, ESXCLI_LIST_SECONDS, &out, &len, why, sizeof why);
+    int code = ecp_capture(argv, ESXCLI_LIST_SECONDS, &out, &len, run, sizeof run);
     if (stop_requested())
         die(EXIT_CHECK, "interrupted (%s) while esxcli listed the vmknics: nothing was probed",
             signal_name(stop_requested()));
     if (code != 0) {
         free(out);
-        die(EXIT_USAGE, "-I %s: %s network ip interface list %s%s (give the netstack with -S NAME)", iface,
-            ns->esxcli, code < 0 ? "failed: " : "exited non-zero", code < 0 ? why : "");
+        return why_fmt(why, wlen, "%s network ip interface list %s%s", ns->esxcli,
+                       code < 0 ? "failed: " : "exited non-zero", code < 0 ? run : "");
     }
-    int rc = netstack_of_vmk(out, len, iface, stack, slen, have, sizeof have);
+    int rc = netstack_of_vmk(out, len, iface, got, sizeof got, have, sizeof have);
     free(out);
     if (rc != 0)
         die_usage("-I %s: no such vmknic on this host (esxcli network ip interface list has: %s)", iface, have);
+    if (!netstack_name_ok(got)) {
+        esc_text(got, shown, sizeof shown);
+        return why_fmt(why, wlen, "esxcli network ip interface list puts it on netstack '%s', which is no "
+                       "netstack name (letters, digits, _ - . ; at most %d): an answer this tool cannot use",
+                       shown, NETSTACK_NAME_MAX - 1);
+    }
+    memcpy(stack, got, strlen(got) + 1 < slen ? strlen(got) + 1 : slen);   /* name_ok: it fits */
+    return 0;
 }
 
 /* can this process use the -B address or the -I interface's address? 1 yes, 0 no (note says why) */
@@ -97,9 +112,13 @@ void netstack_settle(struct mtu_opts *o)
     if (ours && name) {
         (void)netstack_find_esxcli(ns->esxcli, sizeof ns->esxcli);   /* the first run checked the vmk */
     } else if (netstack_is_vmk(iface) && netstack_find_esxcli(ns->esxcli, sizeof ns->esxcli) == 0) {
-        char stack[NETSTACK_NAME_MAX];
-        vmk_netstack(ns, iface, stack, sizeof stack);
-        if (name && strcmp(name, stack) != 0)
+        char stack[NETSTACK_NAME_MAX], why[400];
+        if (vmk_netstack(ns, iface, stack, sizeof stack, why, sizeof why) != 0) {
+            if (!name)
+                die(EXIT_USAGE, "-I %s: %s (give the netstack with -S NAME)", iface, why);
+            /* the netstack given is what counts: esxcli's view was only a check of it */
+            warnmsg("-I %s: %s: going on with netstack %s (%s)", iface, why, name, ns->from);
+        } else if (name && strcmp(name, stack) != 0)
             die_usage("-I %s is on netstack %s (esxcli network ip interface list), not %s: give -S %s or "
                       "another vmknic", iface, stack, name, stack);
         if (!name) {
@@ -122,7 +141,13 @@ void netstack_settle(struct mtu_opts *o)
         netstack_reexec(ns->argc, ns->argv, ns->name, ns->from, why, sizeof why);   /* returns only when it cannot */
     netstack_guard_clear();              /* not for the esxcli this run may start */
     if (usable_here(ns, o)) {
-        ns->method = NSM_WORD;
+        /* a re-exec that could not be made left this process where it was: the address
+         * is usable here, but nothing was entered */
+        ns->method = why[0] ? NSM_CURRENT : NSM_WORD;
+        if (why[0]) {
+            size_t l = strlen(ns->note);
+            snprintf(ns->note + l, sizeof ns->note - l, "; not re-executed: %s", why);
+        }
         return;
     }
     if (why[0]) {

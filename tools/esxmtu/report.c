@@ -301,6 +301,8 @@ static void human_netstack(FILE *f, const struct netstack *ns)
         fprintf(f, "entered with the ++netstack=%s launch word (%s)\n", ns->name, ns->note);
     else if (ns->method == NSM_ESXCLI)
         fprintf(f, "not entered (%s): probing through esxcli network diag ping\n", ns->note);
+    else if (strcmp(ns->name, NETSTACK_DEFAULT) != 0)
+        fprintf(f, "not entered, probing in this process's netstack (%s)\n", ns->note);
     else
         fprintf(f, "%s\n", ns->note);
 }

@@ -37,7 +37,9 @@ static int usable_here(const struct perf_opts *o)
 
 void perf_netstack_settle(const struct perf_opts *o, int argc, char **argv)
 {
-    const char *word = netstack_word(argc, argv);
+    const char *other, *word = netstack_word(argc, argv, &other);
+    if (other)
+        die_usage("++netstack=%s and ++netstack=%s: two netstacks named; give one", word, other);
     char guard[NETSTACK_NAME_MAX] = "", first_from[sizeof ns.from] = "";
     if (netstack_guard())
         snprintf(guard, sizeof guard, "%s", netstack_guard());
