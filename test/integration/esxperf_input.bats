@@ -289,6 +289,15 @@ udp_drop_ns() {
     assert_contains "out of range (each a number with K, M or G, 1024..1073741824 bytes"
 }
 
+@test "input: -I vmk1 (a pid file named like a vmknic) is written as asked, with one warning naming --bind-dev" {
+    cd "$TMP"
+    run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -I vmk1
+    assert_status 2                 # no server: the warning comes first
+    assert_contains "esxperf: warning: -I writes the process id to a file, as iperf3's -I: a file named like a vmknic is written; for the vmknic give --bind-dev vmkN"
+    run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -I esxperf.pid
+    assert_not_contains "warning: -I"
+}
+
 @test "input: options that do nothing here are run with one warning line each" {
     run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -Z --csv
     assert_status 2                 # no server: the warnings come first

@@ -2,6 +2,7 @@
  * is refused together (opts_validate, a usage error), and what is accepted but
  * does nothing here (opts_warning, one line each). */
 #include "options.h"
+#include "netstack_enter.h"
 #include "bytes.h"
 #include "fail.h"
 #include "proto.h"
@@ -231,6 +232,12 @@ static int no_fq_pacing(const struct perf_opts *o)
     return o->given[O_NO_FQ_PACING];
 }
 
+/* -I is iperf3's pid file; an ESXi admin who types -I vmk1 means esxmtu's -I */
+static int pidfile_like_vmk(const struct perf_opts *o)
+{
+    return o->pidfile && netstack_is_vmk(o->pidfile);
+}
+
 /* accepted (iperf3 accepts them, or they are harmless) but without effect here */
 static const struct {
     int (*hit)(const struct perf_opts *o);
@@ -262,6 +269,9 @@ static const struct {
     { gsro_tcp, "--gsro is about UDP (GSO/GRO): ignored without -u" },
     { no_fq_pacing, "--no-fq-socket-pacing is deprecated (also in iperf3 3.22): it only "
                     "sets --fq-rate back to 0" },
+    { pidfile_like_vmk, "-I writes the process id to a file, as iperf3's -I: a file named "
+                        "like a vmknic is written; for the vmknic give --bind-dev vmkN (or -B "
+                        "its address)" },
 };
 
 int opts_warning(const struct perf_opts *o, int k, char *why, size_t len)
