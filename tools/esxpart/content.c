@@ -17,9 +17,7 @@ struct sig {
     void (*probe)(const unsigned char *b, struct content *c, const struct sig *s);
 };
 
-/* the label's bytes as they are on disk, up to a NUL, trailing blanks cut: the
- * outputs escape what is not printable UTF-8 (report.c, jsonw.c) */
-static void clean_label(const unsigned char *src, size_t n, char *out, size_t outlen)
+void content_field(const unsigned char *src, size_t n, char *out, size_t outlen)
 {
     size_t o = 0;
     for (size_t i = 0; i < n && src[i] && o + 1 < outlen; i++)
@@ -55,7 +53,7 @@ static void probe_fat(const unsigned char *b, struct content *c, const struct si
     c->offset = s->offset;
     snprintf(c->fs, sizeof c->fs, "%s", fs);
     if (label) {
-        clean_label(label, 11, c->label, sizeof c->label);
+        content_field(label, 11, c->label, sizeof c->label);
         if (strcmp(c->label, "NO NAME") == 0)
             c->label[0] = 0;
     }
@@ -86,7 +84,7 @@ static void probe_fsinfo(const unsigned char *b, struct content *c, const struct
     c->offset = s->offset;
     memcpy(c->uuid, b + 9, 16);
     c->has_uuid = 16;
-    clean_label(b + 29, 128, c->label, sizeof c->label);
+    content_field(b + 29, 128, c->label, sizeof c->label);
     uint64_t bs = load_le64(b + 161);
     c->block_size = bs >= 512 && bs <= (1u << 30) && !(bs & (bs - 1)) ? bs : 0;
 }

@@ -7,6 +7,7 @@
  * outside the partition. */
 #include "vmfs.h"
 #include "bytes.h"
+#include "content.h"
 #include "disk.h"
 
 #include <stdio.h>
@@ -34,16 +35,6 @@ static const struct { uint32_t major; unsigned gen; } generations[] = {
     { 4, 3 },    /* VMFS3: major 4, minor 31 in vmfs-tools' test.img, a real VMFS3 volume */
 };
 
-static void text_field(const unsigned char *src, size_t n, char *out, size_t outlen)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && src[i] && o + 1 < outlen; i++)
-        out[o++] = (char)src[i];
-    while (o > 0 && out[o - 1] == ' ')
-        o--;
-    out[o] = 0;
-}
-
 void vmfs_parse_lvm(const unsigned char b[512], struct vmfs_info *v)
 {
     v->lvm = load_le32(b) == LVM_MAGIC;
@@ -52,8 +43,8 @@ void vmfs_parse_lvm(const unsigned char b[512], struct vmfs_info *v)
     v->volumes = load_le32(b + LVM_NUM_VOLUMES);
     v->data_offset = load_le64(b + LVM_DATA_OFFSET);
     memcpy(v->lvm_uuid, b + LVM_UUID, 16);
-    text_field(b + LVM_VENDOR, 8, v->vendor, sizeof v->vendor);
-    text_field(b + LVM_MODEL, 16, v->model, sizeof v->model);
+    content_field(b + LVM_VENDOR, 8, v->vendor, sizeof v->vendor);
+    content_field(b + LVM_MODEL, 16, v->model, sizeof v->model);
 }
 
 void vmfs_parse_fsd(const unsigned char b[512], struct vmfs_info *v)
@@ -67,7 +58,7 @@ void vmfs_parse_fsd(const unsigned char b[512], struct vmfs_info *v)
     v->minor = b[FSD_MINOR];
     memcpy(v->uuid, b + FSD_UUID, 16);
     v->config = load_le32(b + FSD_CONFIG);
-    text_field(b + FSD_LABEL, FSD_LABEL_LEN, v->label, sizeof v->label);
+    content_field(b + FSD_LABEL, FSD_LABEL_LEN, v->label, sizeof v->label);
     uint64_t bs = load_le64(b + FSD_BLOCK_SIZE);
     v->block_size = bs >= 512 && bs <= (1ull << 30) && !(bs & (bs - 1)) ? bs : 0;
 }
