@@ -364,6 +364,14 @@ static void search_report(struct peer *pe, const struct ecp_search *x, double se
     disc_report_set(&pe->disc, &x->d, seconds);
 }
 
+/* a stop signal: each search still running reports what it found so far */
+static void searches_stopped(struct peer *peers, const struct ecp_search *x, size_t n, double seconds)
+{
+    for (size_t i = 0; i < n; i++)
+        if (peers[i].did_discover && x[i].d.state == DS_RUN)
+            search_report(&peers[i], &x[i], seconds);
+}
+
 int ecp_discover(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, size_t len)
 {
     double t0 = mono_s();
@@ -409,10 +417,8 @@ int ecp_discover(struct peer *peers, size_t n, const struct ecp_ask *a, char *wh
             rc = why_fmt(why, len, "cannot run esxcli: %s", errtext(errno));
             break;
         }
-        if (ran > 0) {                 /* a stop signal: what was found so far is reported */
-            for (size_t i = 0; i < n; i++)
-                if (peers[i].did_discover && x[i].d.state == DS_RUN)
-                    search_report(&peers[i], &x[i], mono_s() - t0);
+        if (ran > 0) {
+            searches_stopped(peers, x, n, mono_s() - t0);
             rc = 1;
             break;
         }
