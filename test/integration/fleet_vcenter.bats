@@ -23,6 +23,10 @@ setup_file() {
     ip -n "$VC_NS" link set lo up
     fleet_vcenter_cert "$W/vc" 127.0.0.1 || return 1
     fleet_vcenter_spec "$W/spec.json" 4 2:vmk_mtu=1500 || return 1
+    # and a connected host whose name holds control characters (a C1 CSI and a
+    # newline: XML carries those, not ESC itself)
+    jq '.hosts += [.hosts[0] | .name = "h7\u009b31m\nh8" | .management = "198.18.0.203"
+        | .ip = "198.19.0.203" | del(.ip6)]' "$W/spec.json" > "$W/spec7.json" && mv "$W/spec7.json" "$W/spec.json" || return 1
     fleet_vcenter_up "$VC_NS" 127.0.0.1:8443 "$W/spec.json" "$W/vc" || return 1
     # not a vCenter: a plain HTTP server
     mkdir -p "$W/www" "$W/home" "$W/tmp"
@@ -95,9 +99,11 @@ inventory() { vc ansible-inventory --playbook-dir esxi/fleet -i "$@" --list; }
     done
     [ "$output" = "$(printf '%s\n' "${want[@]}")" ] || flunk "hostvars (want, got): $(diff <(printf '%s\n' "${want[@]}") <(echo "$output"))"
     # the hosts left out, each with its reason, and a summary; nothing else on stderr
+    # (a name with control characters is left out, printed escaped)
     [ "$(cat "$W/inv.err")" = "esxdiag_vcenter: h5 left out: in maintenance mode
 esxdiag_vcenter: h6 left out: not connected (vCenter says disconnected)
-esxdiag_vcenter: 4 hosts from vCenter 127.0.0.1:8443 in group esxdiag, 2 left out" ] || flunk "stderr: $(cat "$W/inv.err")"
+esxdiag_vcenter: h7\\x9b31m\\nh8 left out: its name holds control characters
+esxdiag_vcenter: 4 hosts from vCenter 127.0.0.1:8443 in group esxdiag, 3 left out" ] || flunk "stderr: $(cat "$W/inv.err")"
     # the hosts get the settings ESXi needs from the folder's group_vars
     [ "$(jq -r '._meta.hostvars.h1 | "\(.ansible_user) \(.ansible_python_interpreter) \(.ansible_pipelining)"' "$W/inv.json")" = "root /bin/python true" ] ||
         flunk "group_vars/esxdiag.yml not applied: $(jq -c '._meta.hostvars.h1' "$W/inv.json")"

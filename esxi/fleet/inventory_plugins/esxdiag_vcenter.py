@@ -10,7 +10,9 @@
 # no host) is one line on stderr and exit 2, before any host is touched. The options
 # are checked here, not by Ansible's type conversion (which turns a misspelt boolean
 # into false and reports a wrong type as a warning and an empty inventory): a bad value
-# stops the run before any connection.
+# stops the run before any connection. Control characters in what is printed (names
+# from vCenter, values from the file) are written escaped, and a host whose name holds
+# one is left out.
 
 DOCUMENTATION = '''
     name: esxdiag_vcenter
@@ -86,6 +88,7 @@ import socket
 import ssl
 import stat
 import sys
+import unicodedata
 
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.parsing.convert_bool import boolean
@@ -103,8 +106,15 @@ HOST_PROPS = ['name', 'parent', 'runtime.connectionState', 'runtime.inMaintenanc
               'config.network', 'config.virtualNicManagerInfo']
 
 
+def _printable(text):
+    """text with every control or format character (ESC, newline, C1, bidi) escaped
+    as \\xNN or \\uNNNN: a name from vCenter cannot drive the terminal or forge a line."""
+    return ''.join(c.encode('unicode_escape').decode('ascii') if unicodedata.category(c)[0] == 'C' else c
+                   for c in to_text(text))
+
+
 def _say(msg):
-    sys.stderr.write('%s: %s\n' % (NAME, msg))
+    sys.stderr.write('%s: %s\n' % (NAME, _printable(msg)))
     sys.stderr.flush()
 
 
@@ -479,6 +489,8 @@ class InventoryModule(BaseInventoryPlugin):
         for dc, cluster, props in sorted(hosts, key=lambda h: to_text(h[2].get('name'))):
             name = to_text(props.get('name'))
             hv, why = host_vars(props, dvs, pgs, self._where)
+            if hv is not None and _printable(name) != name:
+                hv, why = None, 'its name holds control characters'
             if hv is None:
                 left += 1
                 _say('%s left out: %s' % (name, why))
