@@ -211,7 +211,7 @@ bad_option() {
 $output"
 }
 
-@test "vcenter bad input: validate_certs not a boolean (maybe, ture, VMWARE_VALIDATE_CERTS=nope) is refused before any connection" {
+@test "vcenter bad input: validate_certs not a boolean (maybe, ture, VMWARE_VALIDATE_CERTS=nope, VMWARE_VALIDATE_CERTS=) is refused before any connection" {
     # the port's peer logs every connection: a typo read as false would connect there
     unset SSL_CERT_FILE
     export VMWARE_PORT=8445
@@ -219,6 +219,7 @@ $output"
     bad_option "validate_certs 'maybe': $why (set validate_certs in $W/opt.yml, or VMWARE_VALIDATE_CERTS)" "validate_certs: maybe"
     bad_option "validate_certs 'ture': $why (set validate_certs in $W/opt.yml, or VMWARE_VALIDATE_CERTS)" "validate_certs: ture"
     VMWARE_VALIDATE_CERTS=nope bad_option "validate_certs 'nope': $why (set validate_certs in $W/opt.yml, or VMWARE_VALIDATE_CERTS)" ""
+    VMWARE_VALIDATE_CERTS= bad_option "validate_certs '': $why (set validate_certs in $W/opt.yml, or VMWARE_VALIDATE_CERTS)" ""
     # the peer does log a connection (bounded: 5 s)
     ip netns exec "$VC_NS" bash -c 'exec 3<>/dev/tcp/127.0.0.1/8445' || flunk "no peer on 8445"
     local i
@@ -239,6 +240,8 @@ $output"
     bad_option "port [1]: not a whole number (set port $in, or VMWARE_PORT)" "port: [1]"
     bad_option "port 12345678901234567890: out of range (1 to 65535) (set port $in, or VMWARE_PORT)" "port: 12345678901234567890"
     VMWARE_PORT=0 bad_option "port '0': out of range (1 to 65535) (set port $in, or VMWARE_PORT)" ""
+    VMWARE_PORT= bad_option "port '': not a whole number (set port $in, or VMWARE_PORT)" ""
+    bad_option "timeout '': not a whole number (set timeout $in)" "timeout: ''"
     bad_option "timeout -1: out of range (1 to 86400) (set timeout $in)" "timeout: -1"
     bad_option "timeout 0: out of range (1 to 86400) (set timeout $in)" "timeout: 0"
     bad_option "datacenters 5: not a list of names (quote a name that looks like a number) (set datacenters $in)" "datacenters: 5"

@@ -189,10 +189,12 @@ def _ca_file_opt(value):
     return path
 
 
-# option: (how it is checked, its environment variable or None); None and '' are
-# left to the code that needs the option (a default, or "no ... given"). The
-# password's value is never shown.
+# option: (how it is checked, its environment variable or None). Unset (None) is
+# left to the option's default; empty ('', e.g. VMWARE_VALIDATE_CERTS=) is checked
+# like any value (an empty boolean is no boolean), except for the options that say
+# "no ... given" or have none by default. The password's value is never shown.
 SECRET_OPTIONS = ('password',)
+EMPTY_IS_UNSET = ('hostname', 'username', 'password', 'ca_file')
 OPTION_CHECKS = {
     'hostname': (_name_opt, 'VMWARE_HOST'),
     'password': (_password_opt, 'VMWARE_PASSWORD'),
@@ -376,7 +378,7 @@ class InventoryModule(BaseInventoryPlugin):
         self._checked = {}
         for name, (check, env) in OPTION_CHECKS.items():
             value = self.get_option(name)
-            if value is None or (isinstance(value, str) and value == ''):
+            if value is None or (name in EMPTY_IS_UNSET and isinstance(value, str) and value == ''):
                 self._checked[name] = value
                 continue
             try:
