@@ -23,6 +23,10 @@ setup_file() {
     ip -n "$VC_NS" link set lo up
     fleet_vcenter_cert "$W/vc" 127.0.0.1 || return 1
     fleet_vcenter_spec "$W/spec.json" 4 2:vmk_mtu=1500 || return 1
+    # and a connected host whose name holds control characters (a C1 CSI and a
+    # newline: XML carries those, not ESC itself)
+    jq '.hosts += [.hosts[0] | .name = "h7\u009b31m\nh8" | .management = "198.18.0.203"
+        | .ip = "198.19.0.203" | del(.ip6)]' "$W/spec.json" > "$W/spec7.json" && mv "$W/spec7.json" "$W/spec.json" || return 1
     fleet_vcenter_up "$VC_NS" 127.0.0.1:8443 "$W/spec.json" "$W/vc" || return 1
     # not a vCenter: a plain HTTP server
     mkdir -p "$W/www" "$W/home" "$W/tmp"
@@ -33,6 +37,14 @@ setup_file() {
     ip netns exec "$VC_NS" /usr/bin/python3 -c 'import socket, time
 s = socket.socket(); s.bind(("127.0.0.1", 8444)); s.listen(8); time.sleep(120)' &
     wait_port 8444 "$VC_NS"
+    # a peer that writes a line to connections.log for each connection it takes
+    # (and closes it): proves that nothing connected; gone after 600 s by itself
+    : > "$W/connections.log"
+    ip netns exec "$VC_NS" /usr/bin/python3 -c 'import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 8445)); s.listen(8); s.settimeout(600)
+while True:
+    c, a = s.accept(); open(sys.argv[1], "a").write("connection from %s:%d\n" % a); c.close()' "$W/connections.log" &
+    wait_port 8445 "$VC_NS"
 }
 
 teardown_file() {
@@ -51,6 +63,7 @@ setup() {
     fleet_vcenter_login "$W/spec.json" 127.0.0.1 8443
     export SSL_CERT_FILE=$W/vc/cert.pem
     unset VMWARE_VALIDATE_CERTS
+    : > "$W/connections.log"
     cd "$ESXDIAG_ROOT" || return 1
 }
 
@@ -86,9 +99,11 @@ inventory() { vc ansible-inventory --playbook-dir esxi/fleet -i "$@" --list; }
     done
     [ "$output" = "$(printf '%s\n' "${want[@]}")" ] || flunk "hostvars (want, got): $(diff <(printf '%s\n' "${want[@]}") <(echo "$output"))"
     # the hosts left out, each with its reason, and a summary; nothing else on stderr
+    # (a name with control characters is left out, printed escaped)
     [ "$(cat "$W/inv.err")" = "esxdiag_vcenter: h5 left out: in maintenance mode
 esxdiag_vcenter: h6 left out: not connected (vCenter says disconnected)
-esxdiag_vcenter: 4 hosts from vCenter 127.0.0.1:8443 in group esxdiag, 2 left out" ] || flunk "stderr: $(cat "$W/inv.err")"
+esxdiag_vcenter: h7\\x9b31m\\nh8 left out: its name holds control characters
+esxdiag_vcenter: 4 hosts from vCenter 127.0.0.1:8443 in group esxdiag, 3 left out" ] || flunk "stderr: $(cat "$W/inv.err")"
     # the hosts get the settings ESXi needs from the folder's group_vars
     [ "$(jq -r '._meta.hostvars.h1 | "\(.ansible_user) \(.ansible_python_interpreter) \(.ansible_pipelining)"' "$W/inv.json")" = "root /bin/python true" ] ||
         flunk "group_vars/esxdiag.yml not applied: $(jq -c '._meta.hostvars.h1' "$W/inv.json")"
@@ -135,9 +150,11 @@ esxdiag_vcenter: 4 hosts from vCenter 127.0.0.1:8443 in group esxdiag, 2 left ou
 }
 
 # bad_input WANT INVENTORY: ansible-playbook stops with exit 2 and exactly the line WANT
-# (no play started, so no host was touched)
+# (no play started, so no host was touched); a hang is cut at 120 s
 bad_input() {
-    run vc ansible-playbook -i "$2" esxi/fleet/validate.yml -e esxdiag_kit=dist/esxdiag-0.1.0-x86_64.tar.gz
+    run timeout -k 5 120 ip netns exec "$VC_NS" env HOME="$W/home" ANSIBLE_LOCAL_TEMP="$W/tmp" \
+        ANSIBLE_HOME="$W/home/.ansible" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
+        ansible-playbook -i "$2" esxi/fleet/validate.yml -e esxdiag_kit=dist/esxdiag-0.1.0-x86_64.tar.gz
     [ "$status" = 2 ] || flunk "exit $status: $output"
     [ "$output" = "$1" ] || flunk "output (want, got): $1
 $output"
@@ -181,4 +198,54 @@ $output"
     fleet_vcenter_login "$W/spec.json" 127.0.0.1 8443
     unset VMWARE_PASSWORD
     bad_input "esxdiag_vcenter: no password given: set password in $ESXDIAG_ROOT/$EXAMPLE, or VMWARE_PASSWORD" "$EXAMPLE"
+}
+
+# bad_option WANT OPTION-LINE: ansible-inventory on the example file plus OPTION-LINE
+# exits 2 with exactly the line WANT, and nothing connected to port 8445's peer
+bad_option() {
+    { cat "$EXAMPLE"; printf '%s\n' "$2"; } > "$W/opt.yml"
+    run inventory "$W/opt.yml"
+    [ ! -s "$W/connections.log" ] || flunk "$2: it connected ($(cat "$W/connections.log")): $output"
+    [ "$status" = 2 ] || flunk "$2: exit $status: $output"
+    [ "$output" = "esxdiag_vcenter: $1" ] || flunk "$2: output (want, got): esxdiag_vcenter: $1
+$output"
+}
+
+@test "vcenter bad input: validate_certs not a boolean (maybe, ture, VMWARE_VALIDATE_CERTS=nope, VMWARE_VALIDATE_CERTS=) is refused before any connection" {
+    # the port's peer logs every connection: a typo read as false would connect there
+    unset SSL_CERT_FILE
+    export VMWARE_PORT=8445
+    local why="not a boolean (true or false; yes/no, on/off, 1/0 also do)"
+    bad_option "validate_certs 'maybe': $why (set validate_certs in $W/opt.yml, or VMWARE_VALIDATE_CERTS)" "validate_certs: maybe"
+    bad_option "validate_certs 'ture': $why (set validate_certs in $W/opt.yml, or VMWARE_VALIDATE_CERTS)" "validate_certs: ture"
+    VMWARE_VALIDATE_CERTS=nope bad_option "validate_certs 'nope': $why (set validate_certs in $W/opt.yml, or VMWARE_VALIDATE_CERTS)" ""
+    VMWARE_VALIDATE_CERTS= bad_option "validate_certs '': $why (set validate_certs in $W/opt.yml, or VMWARE_VALIDATE_CERTS)" ""
+    # the peer does log a connection (bounded: 5 s)
+    ip netns exec "$VC_NS" bash -c 'exec 3<>/dev/tcp/127.0.0.1/8445' || flunk "no peer on 8445"
+    local i
+    for i in $(seq 50); do [ -s "$W/connections.log" ] && break; sleep 0.1; done
+    [ -s "$W/connections.log" ] || flunk "the peer logs no connection"
+}
+
+@test "vcenter bad input: ca_file a FIFO (it would hang the read) or a directory" {
+    mkfifo "$W/ca.fifo"
+    bad_input "esxdiag_vcenter: ca_file '$W/ca.fifo': a FIFO (named pipe), not a regular file (give the PEM file of the CA) (set ca_file in $W/fifo.yml)" \
+        "$(cat "$EXAMPLE" > "$W/fifo.yml"; echo "ca_file: $W/ca.fifo" >> "$W/fifo.yml"; echo "$W/fifo.yml")"
+    bad_option "ca_file '$W': a directory, not a regular file (give the PEM file of the CA) (set ca_file in $W/opt.yml)" "ca_file: $W"
+}
+
+@test "vcenter bad input: an option of the wrong type or out of range (port, timeout, datacenters, group, password)" {
+    local in="in $W/opt.yml"
+    bad_option "port 'abc': not a whole number (set port $in, or VMWARE_PORT)" "port: abc"
+    bad_option "port [1]: not a whole number (set port $in, or VMWARE_PORT)" "port: [1]"
+    bad_option "port 12345678901234567890: out of range (1 to 65535) (set port $in, or VMWARE_PORT)" "port: 12345678901234567890"
+    VMWARE_PORT=0 bad_option "port '0': out of range (1 to 65535) (set port $in, or VMWARE_PORT)" ""
+    VMWARE_PORT= bad_option "port '': not a whole number (set port $in, or VMWARE_PORT)" ""
+    bad_option "timeout '': not a whole number (set timeout $in)" "timeout: ''"
+    bad_option "timeout -1: out of range (1 to 86400) (set timeout $in)" "timeout: -1"
+    bad_option "timeout 0: out of range (1 to 86400) (set timeout $in)" "timeout: 0"
+    bad_option "datacenters 5: not a list of names (quote a name that looks like a number) (set datacenters $in)" "datacenters: 5"
+    bad_option "group ['a']: not a name (set group $in)" "group: [a]"
+    # the password's value is never shown, not even a wrong one
+    bad_option "password: not a string (quote it, or encrypt it with ansible-vault encrypt_string) (set password $in, or VMWARE_PASSWORD)" "password: [pw-$$]"
 }

@@ -7,7 +7,12 @@
 # the uplinks). A host left out is named on stderr with the reason. Anything that
 # stops the inventory from being read (no vCenter there, not a vCenter, an untrusted
 # certificate, a refused login, a datacenter or cluster that does not exist or holds
-# no host) is one line on stderr and exit 2, before any host is touched.
+# no host) is one line on stderr and exit 2, before any host is touched. The options
+# are checked here, not by Ansible's type conversion (which turns a misspelt boolean
+# into false and reports a wrong type as a warning and an empty inventory): a bad value
+# stops the run before any connection. Control characters in what is printed (names
+# from vCenter, values from the file) are written escaped, and a host whose name holds
+# one is left out.
 
 DOCUMENTATION = '''
     name: esxdiag_vcenter
@@ -28,46 +33,46 @@ DOCUMENTATION = '''
             choices: ['esxdiag_vcenter']
         hostname:
             description: the vCenter's name or address
-            type: str
+            type: raw
             env: [{name: VMWARE_HOST}]
         port:
-            description: its HTTPS port
-            type: int
+            description: its HTTPS port (1 to 65535)
+            type: raw
             default: 443
             env: [{name: VMWARE_PORT}]
         username:
             description: the user to log in as (read-only rights are enough)
-            type: str
+            type: raw
             env: [{name: VMWARE_USER}, {name: VMWARE_USERNAME}]
         password:
             description: that user's password
-            type: str
+            type: raw
             env: [{name: VMWARE_PASSWORD}]
         validate_certs:
-            description: check the vCenter's certificate against the trusted CAs (ca_file, else the system's)
-            type: bool
+            description:
+                - check the vCenter's certificate against the trusted CAs (ca_file, else the system's)
+                - anything but a boolean (true/false, yes/no, on/off, 1/0) is an error, never false
+            type: raw
             default: true
             env: [{name: VMWARE_VALIDATE_CERTS}]
         ca_file:
-            description: a PEM file of the CA(s) that signed the vCenter's certificate
-            type: path
+            description: a PEM file (a regular file) of the CA(s) that signed the vCenter's certificate
+            type: raw
         datacenters:
             description: only these datacenters (default every one)
-            type: list
-            elements: str
+            type: raw
             default: []
         clusters:
             description: only the hosts of these clusters (default every host of the datacenters)
-            type: list
-            elements: str
+            type: raw
             default: []
         group:
             description: the group the hosts go in (the playbook runs on esxdiag_group, default esxdiag)
-            type: str
+            type: raw
             default: esxdiag
         timeout:
-            description: seconds to wait for the vCenter to answer
-            type: int
+            description: seconds to wait for the vCenter to answer (1 to 86400)
+            type: raw
             default: 30
 '''
 
@@ -77,11 +82,17 @@ plugin: esxdiag_vcenter
 clusters: [prod-01]
 '''
 
+import os
+import re
 import socket
 import ssl
+import stat
 import sys
+import unicodedata
 
 from ansible.module_utils.common.text.converters import to_text
+from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.parsing.yaml.objects import AnsibleVaultEncryptedUnicode
 from ansible.plugins.inventory import BaseInventoryPlugin
 
 try:
@@ -95,11 +106,107 @@ HOST_PROPS = ['name', 'parent', 'runtime.connectionState', 'runtime.inMaintenanc
               'config.network', 'config.virtualNicManagerInfo']
 
 
+def _printable(text):
+    """text with every control or format character (ESC, newline, C1, bidi) escaped
+    as \\xNN or \\uNNNN: a name from vCenter cannot drive the terminal or forge a line."""
+    return ''.join(c.encode('unicode_escape').decode('ascii') if unicodedata.category(c)[0] == 'C' else c
+                   for c in to_text(text))
+
+
+def _say(msg):
+    sys.stderr.write('%s: %s\n' % (NAME, _printable(msg)))
+    sys.stderr.flush()
+
+
 def _stop(msg):
     """One line on stderr and exit 2: the run stops before any host is touched."""
-    sys.stderr.write('%s: %s\n' % (NAME, msg))
-    sys.stderr.flush()
+    _say(msg)
     raise SystemExit(2)
+
+
+def _shown(value):
+    """An option's value as the user wrote it, for a message."""
+    return "'%s'" % value if isinstance(value, str) else repr(value)
+
+
+def _bool_opt(value):
+    """Ansible's boolean spellings only: a typo is an error, never false."""
+    if isinstance(value, bool):
+        return value
+    try:
+        return boolean(value, strict=True)
+    except TypeError:
+        raise ValueError('not a boolean (true or false; yes/no, on/off, 1/0 also do)')
+
+
+def _int_opt(low, high):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, (int, str)) or \
+                (isinstance(value, str) and not re.match(r'^\s*[0-9]{1,20}\s*$', value)):
+            raise ValueError('not a whole number')
+        n = int(value)
+        if not low <= n <= high:
+            raise ValueError('out of range (%d to %d)' % (low, high))
+        return n
+    return check
+
+
+def _names_opt(value):
+    """A list of names, or one string of comma-separated names."""
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(',') if v.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ValueError('not a list of names (quote a name that looks like a number)')
+    return value
+
+
+def _name_opt(value):
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError('not a name')
+    return value
+
+
+def _password_opt(value):
+    """A string, or an ansible-vault value (decrypted when it is used)."""
+    if not isinstance(value, (str, AnsibleVaultEncryptedUnicode)):
+        raise ValueError('not a string (quote it, or encrypt it with ansible-vault encrypt_string)')
+    return value
+
+
+def _ca_file_opt(value):
+    """A regular file: a FIFO or a device would hold the read forever."""
+    if not isinstance(value, str):
+        raise ValueError('not a path')
+    path = os.path.expanduser(os.path.expandvars(value))
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise ValueError('cannot be read: %s' % e.strerror)
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError('%s, not a regular file (give the PEM file of the CA)' % (
+            'a FIFO (named pipe)' if stat.S_ISFIFO(st.st_mode) else 'a directory' if stat.S_ISDIR(st.st_mode)
+            else 'a socket' if stat.S_ISSOCK(st.st_mode) else 'a device'))
+    return path
+
+
+# option: (how it is checked, its environment variable or None). Unset (None) is
+# left to the option's default; empty ('', e.g. VMWARE_VALIDATE_CERTS=) is checked
+# like any value (an empty boolean is no boolean), except for the options that say
+# "no ... given" or have none by default. The password's value is never shown.
+SECRET_OPTIONS = ('password',)
+EMPTY_IS_UNSET = ('hostname', 'username', 'password', 'ca_file')
+OPTION_CHECKS = {
+    'hostname': (_name_opt, 'VMWARE_HOST'),
+    'password': (_password_opt, 'VMWARE_PASSWORD'),
+    'port': (_int_opt(1, 65535), 'VMWARE_PORT'),
+    'username': (_name_opt, 'VMWARE_USER'),
+    'validate_certs': (_bool_opt, 'VMWARE_VALIDATE_CERTS'),
+    'ca_file': (_ca_file_opt, None),
+    'datacenters': (_names_opt, None),
+    'clusters': (_names_opt, None),
+    'group': (_name_opt, None),
+    'timeout': (_int_opt(1, 86400), None),
+}
 
 
 def _connect_error(where, user, exc):
@@ -266,8 +373,23 @@ class InventoryModule(BaseInventoryPlugin):
     def verify_file(self, path):
         return super(InventoryModule, self).verify_file(path) and path.endswith(('.yml', '.yaml'))
 
+    def _check_options(self):
+        """Every option's value checked and converted, before any connection."""
+        self._checked = {}
+        for name, (check, env) in OPTION_CHECKS.items():
+            value = self.get_option(name)
+            if value is None or (name in EMPTY_IS_UNSET and isinstance(value, str) and value == ''):
+                self._checked[name] = value
+                continue
+            try:
+                self._checked[name] = check(value)
+            except ValueError as e:
+                _stop('%s%s: %s (set %s in %s%s)' % (
+                    name, '' if name in SECRET_OPTIONS else ' ' + _shown(value), e, name, self._path,
+                    ', or %s' % env if env else ''))
+
     def _opt(self, name, env, what):
-        value = self.get_option(name)
+        value = self._checked[name] if name in self._checked else self.get_option(name)
         if value is None or str(value) == '':
             _stop('no %s given: set %s in %s, or %s' % (what, name, self._path, env))
         return value
@@ -277,17 +399,17 @@ class InventoryModule(BaseInventoryPlugin):
         user = self._opt('username', 'VMWARE_USER', 'user name')
         # the password may be vault-encrypted in the file: str() decrypts it
         pwd = str(self._opt('password', 'VMWARE_PASSWORD', 'password'))
-        port = self.get_option('port')
+        port = self._checked['port']
         self._where = '%s:%s' % (host, port) if ':' not in str(host) else '[%s]:%s' % (host, port)
-        ctx = _ssl_context(self.get_option('validate_certs'), self.get_option('ca_file'))
+        ctx = _ssl_context(self._checked['validate_certs'], self._checked['ca_file'])
         try:
-            return SmartConnect(host=host, port=int(port), user=user, pwd=pwd, sslContext=ctx)
+            return SmartConnect(host=host, port=port, user=user, pwd=pwd, sslContext=ctx)
         except Exception as e:
             _stop(_connect_error(self._where, user, e))
 
     def _datacenters(self, content):
         found = _collect(content, content.rootFolder, vim.Datacenter, ['name', 'hostFolder'])
-        want = self.get_option('datacenters') or []
+        want = self._checked['datacenters'] or []
         names = sorted(p['name'] for _, p in found)
         for w in want:
             if w not in names:
@@ -297,7 +419,7 @@ class InventoryModule(BaseInventoryPlugin):
 
     def _hosts(self, content):
         """[(datacenter, cluster, props)] of the hosts asked for."""
-        want = self.get_option('clusters') or []
+        want = self._checked['clusters'] or []
         out, seen = [], set()
         for dc, folder in self._datacenters(content):
             clusters = dict((o, p) for o, p in _collect(content, folder, vim.ClusterComputeResource, ['name', 'host']))
@@ -332,12 +454,13 @@ class InventoryModule(BaseInventoryPlugin):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
         self._path = path
         self._read_config_data(path)
+        self._check_options()
         if vim is None:
             _stop('pyVmomi is not installed on the controller (apt-get install python3-pyvmomi)')
         # every socket pyVmomi opens waits at most `timeout` seconds for the vCenter
         # (pyVmomi 6.7 takes no timeout of its own)
         old = socket.getdefaulttimeout()
-        socket.setdefaulttimeout(self.get_option('timeout'))
+        socket.setdefaulttimeout(self._checked['timeout'])
         try:
             hosts, dvs, pgs = self._read()
         finally:
@@ -362,15 +485,17 @@ class InventoryModule(BaseInventoryPlugin):
         return hosts, dvs, pgs
 
     def _populate(self, hosts, dvs, pgs):
-        group = self.get_option('group')
+        group = self._checked['group']
         self.inventory.add_group(group)
         kept, left = 0, 0
         for dc, cluster, props in sorted(hosts, key=lambda h: to_text(h[2].get('name'))):
             name = to_text(props.get('name'))
             hv, why = host_vars(props, dvs, pgs, self._where)
+            if hv is not None and _printable(name) != name:
+                hv, why = None, 'its name holds control characters'
             if hv is None:
                 left += 1
-                sys.stderr.write('%s: %s left out: %s\n' % (NAME, name, why))
+                _say('%s left out: %s' % (name, why))
                 continue
             hv['esxdiag_config'].update({'datacenter': dc, 'cluster': cluster})
             self.inventory.add_host(name, group=group)
@@ -380,6 +505,5 @@ class InventoryModule(BaseInventoryPlugin):
         if not kept:
             _stop('no host to test in vCenter %s: %s' % (
                 self._where, 'all %d hosts found were left out (reasons above)' % left if left else 'no hosts found'))
-        sys.stderr.write('%s: %d hosts from vCenter %s in group %s%s\n' % (
-            NAME, kept, self._where, group, ', %d left out' % left if left else ''))
-        sys.stderr.flush()
+        _say('%d hosts from vCenter %s in group %s%s' % (
+            kept, self._where, group, ', %d left out' % left if left else ''))
