@@ -103,7 +103,7 @@ rows_refused() {
     for c in accept4:accept4:ENOSYS pipe2:pipe2:ENOSYS dup3:dup3:ENOSYS openat:openat:ENOSYS \
         getrandom:getrandom:ENOSYS sendmmsg:sendmmsg:ENOSYS recvmmsg:recvmmsg:ENOSYS \
         sched_setaffinity:sched_setaffinity:ENOSYS sendfile:sendfile:ENOSYS prlimit64:prlimit64:ENOSYS \
-        membarrier:membarrier:ENOSYS statx:statx:ENOSYS clone:pthread_create:EAGAIN; do
+        membarrier:membarrier:ENOSYS statx:statx:ENOSYS setpgid:setpgid:ENOSYS clone:pthread_create:EAGAIN; do
         IFS=: read -r sc row err <<<"$c"
         strace -f -qq -o /dev/null -e trace="$sc" -e inject="$sc":error=ENOSYS "$T" -J > "$D/inj.json" ||
             flunk "with $sc failing the tool did not exit 0"

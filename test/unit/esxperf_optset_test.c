@@ -181,8 +181,10 @@ static void bad_values_one_line_each(void **state)
     set_bad('b', "10M/0", "bad bitrate '10M/0': out of range (e.g. 100M, 1G, 10M/32)");
     set_bad('A', "9999", "bad -A '9999': not a CPU number 0..1024 (e.g. -A 1, -A 0-3, -A 0,1)");
     set_bad(O_SWEEP_P, "1,,2", "bad --sweep-parallel '1,,2': empty item in the list (a comma "
-            "at an end, or two in a row) (e.g. 1-8 or 1,2,4)");
-    set_bad(O_SWEEP_W, "1", "bad --sweep-window '1': out of range (e.g. 64K,256K,1M)");
+            "at an end, or two in a row) (allowed 1..128 each, at most 32 values in 255 "
+            "characters: 1-8 or 1,2,4)");
+    set_bad(O_SWEEP_W, "1", "bad --sweep-window '1': out of range (each a number with K, M or G, "
+            "1024..1073741824 bytes, at most 32 values in 255 characters: 64K,256K,1M)");
     set_bad(O_CONTROL_TIMEOUT, "0", "bad control timeout '0': 0.1..3600 seconds");
     set_bad(O_CPORT, "0", "bad client port '0': out of range (allowed 1..65535)");
     set_bad(O_SKEW, "-1", "bad time skew threshold '-1': out of range (allowed 0..31536000)");

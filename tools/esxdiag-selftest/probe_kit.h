@@ -52,6 +52,7 @@ void try_prlimit(const struct probe *p, struct probe_result *r);
 void try_membarrier(const struct probe *p, struct probe_result *r);
 void try_statx(const struct probe *p, struct probe_result *r);
 void try_fork(const struct probe *p, struct probe_result *r);
+void try_setpgid(const struct probe *p, struct probe_result *r);
 void try_sendfile(const struct probe *p, struct probe_result *r);
 void try_socket(const struct probe *p, struct probe_result *r);
 void try_setopt(const struct probe *p, struct probe_result *r);

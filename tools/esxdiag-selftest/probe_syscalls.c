@@ -21,9 +21,12 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* ---- syscall probes */
 
@@ -270,6 +273,49 @@ void try_fork(const struct probe *p, struct probe_result *r)
 #else
     not_tried(r, "no fork call on this architecture (fork is clone)", 0);
 #endif
+}
+
+/* setpgid as common/runcmd.c makes it for esxcli: in a child, into a group of its own
+ * (this process's own group is left alone: a shell's job control holds it). The child
+ * is a plain fork where the kernel has one, so a refused clone (threads) leaves this
+ * row as it is; else it is spawned with POSIX_SPAWN_SETPGROUP, this program's
+ * --version, and a refusal there may be the spawn's as well as setpgid's. */
+void try_setpgid(const struct probe *p, struct probe_result *r)
+{
+    (void)p;
+    int st;
+#ifdef SYS_fork
+    long pid = syscall(SYS_fork);
+    if (pid == 0)
+        _exit(syscall(SYS_setpgid, 0, 0) == 0 ? 0 : errno);
+    if (pid > 0) {
+        while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        if (!WIFEXITED(st))
+            return not_tried(r, "its child ended by a signal", 0);
+        return WEXITSTATUS(st) == 0 ? works(r) : refused(r, WEXITSTATUS(st));
+    }
+#endif
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *const argv[] = { "esxdiag-selftest", "--version", NULL };
+    pid_t c;
+    int e = posix_spawn(&c, "/proc/self/exe", &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (e == ENOENT || e == EACCES || e == ENOEXEC)
+        return not_tried(r, "no fork, and no /proc/self/exe to spawn", e);
+    if (e != 0)
+        return refused(r, e);
+    while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+        ;
+    works(r);
 }
 
 /* sendfile() from an unlinked temporary file into a loopback TCP connection, as -Z */

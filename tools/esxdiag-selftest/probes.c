@@ -79,6 +79,8 @@ static const struct probe probes[] = {
             "none needed: the static tools never ask for it (musl signals each thread)"),
     SYSCALL("statx", try_statx, 0,
             "none needed: musl stats with fstat/newfstatat on x86_64 and aarch64"),
+    SYSCALL("setpgid", try_setpgid, 0,
+            "esxmtu's esxcli calls: in esxmtu's own group; what esxcli leaves behind is not killed"),
     SYSCALL("sendfile", try_sendfile, 0,
             "esxperf -Z: send() copies from user memory"),
     SOCKET("socket IPPROTO_MPTCP", AF_INET, SOCK_STREAM, IPPROTO_MPTCP, 0,
