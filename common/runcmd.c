@@ -147,8 +147,10 @@ int runcmd_all(struct runcmd *cmds, size_t n, size_t parallel, double deadline_s
                     cmds[i].stopped = 1;
                     finish(&cmds[i], 1, deadline_s);
                 }
-            for (size_t i = next; i < n; i++)
+            for (size_t i = next; i < n; i++) {
+                cmds[i].stopped = 1;
                 snprintf(cmds[i].why, sizeof cmds[i].why, "not run: this run was interrupted");
+            }
             return 1;
         }
         if (active == 0 && next >= n)

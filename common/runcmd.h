@@ -19,7 +19,7 @@ struct runcmd {
     char *out;                        /* stdout and stderr together, NUL-terminated; free() */
     size_t len;                       /* bytes kept (at most out_max; more are read and dropped) */
     int code;                         /* exit status; -1 when it did not exit by itself */
-    int stopped;                      /* killed because the caller was asked to stop */
+    int stopped;                      /* killed, or never started, because the caller was asked to stop */
     char why[160];                    /* "" when it ran and exited; else why not */
     /* private to runcmd.c */
     pid_t pid;

@@ -120,6 +120,23 @@ static void stop_kills_and_says_so(void **state)
     free(c.out);
 }
 
+/* one at a time: the second never starts, and says it was stopped too */
+static void stop_marks_the_unstarted(void **state)
+{
+    (void)state;
+    const char *argv[] = { "/bin/sh", "-c", "sleep 30", NULL };
+    struct runcmd c[2];
+    memset(c, 0, sizeof c);
+    c[0].argv = c[1].argv = argv;
+    calls = 0;
+    assert_int_equal(runcmd_all(c, 2, 1, 20, 4096, stop_after_two), 1);
+    assert_true(c[0].stopped);
+    assert_true(c[1].stopped);
+    assert_non_null(strstr(c[1].why, "not run"));
+    free(c[0].out);
+    free(c[1].out);
+}
+
 static void cannot_run(void **state)
 {
     (void)state;
@@ -141,6 +158,7 @@ int main(void)
         cmocka_unit_test(deadline_kills_the_group),
         cmocka_unit_test(exit_with_a_child_holding_the_output),
         cmocka_unit_test(stop_kills_and_says_so),
+        cmocka_unit_test(stop_marks_the_unstarted),
         cmocka_unit_test(cannot_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -229,7 +229,7 @@ int ecp_run_all(struct ecp_call *calls, size_t n, double deadline_s)
     int rc = runcmd_all(run, n, ECP_PARALLEL, deadline_s, ECP_OUT_MAX, stop_requested);
     for (size_t i = 0; rc >= 0 && i < n; i++) {
         calls[i].exit_code = run[i].code;
-        calls[i].stopped = run[i].stopped || strncmp(run[i].why, "not run", 7) == 0;
+        calls[i].stopped = run[i].stopped;
         snprintf(calls[i].why, sizeof calls[i].why, "%s", run[i].why);
         (void)ecp_parse(run[i].out, run[i].len, calls[i].data_len, &calls[i].res);
     }
