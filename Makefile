@@ -6,7 +6,8 @@
 #   make test         all CI runs: deps, unit, bats, fuzz smoke, aarch64 too; "N passed, N failed"
 #   make demo         deps, then every tool once, on this machine only
 #   make install      out/bin/* and docs/*.1 into PREFIX (/usr/local): bin/, share/man/man1/
-#   make dist         dist/esxdiag-$(VERSION)-x86_64.tar.gz (reproducible)
+#   make dist         dist/esxdiag-$(VERSION)-x86_64.tar.gz (reproducible) and the
+#                     Ansible collection dist/esxdiag-fleet-$(VERSION).tar.gz
 #   make dist-all     one tarball per architecture (build/arch/*.mk)
 #   make bench        each tool against its anchor in the same run, as ratios
 #   make fuzz         each libFuzzer target for FUZZ_SECONDS (default 60)
@@ -264,6 +265,7 @@ install: all
 
 dist: all
 	@./build/dist.sh $(VERSION) $(ARCH)
+	@./build/dist-fleet.sh $(VERSION)
 dist-all:
 	$(Q)set -e; for a in $(ARCHES); do $(MAKE) --no-print-directory ARCH=$$a dist; done
 

@@ -60,8 +60,10 @@ PKGS_TEST="$PKGS_TEST debian-archive-keyring"
 PKGS_TEST="$PKGS_TEST ansible-core openssh-server openssh-client chromium"
 # the man pages' test renders docs/*.1 with man and groff, warnings on
 PKGS_TEST="$PKGS_TEST man-db groff-base"
-# fleet from vCenter: pyVmomi for the inventory plugin (esxi/fleet/inventory_plugins)
+# fleet from vCenter: pyVmomi for the collection's inventory plugin (esxdiag.fleet.vcenter)
 PKGS_TEST="$PKGS_TEST python3-pyvmomi"
+# the fleet's collection is linted (test/integration/fleet_collection.bats)
+PKGS_TEST="$PKGS_TEST ansible-lint"
 # the fleet tests' vCenter: govmomi's simulator (its Go source package), built with golang-go
 PKGS_VCSIM="golang-go golang-github-vmware-govmomi-dev"
 # aarch64 kit: the cross compiler (and its binutils), qemu-user to run its binaries in tests

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# make dist-all: the kit tarballs, x86_64 and aarch64 (ESXi-Arm). Built twice from the
+# make dist-all: the kit tarballs, x86_64 and aarch64 (ESXi-Arm), and the fleet's Ansible
+# collection (esxdiag-fleet-VERSION.tar.gz, build/dist-fleet.sh). Built twice from the
 # committed HEAD, each time in a fresh `git clone` of this repository: the second
 # clone has every file's mtime moved to another date, another TMPDIR, umask and TZ.
-# Each architecture's two tarballs must be the same bytes. The checks on contents,
+# Each architecture's two tarballs, and the two collections, must be the same bytes. The checks on contents,
 # binaries and SHA256SUMS use the first, for each architecture (aarch64 binaries run
 # under qemu-aarch64-static). (Uncommitted work in this tree is not in the tarballs:
 # that is the point.)
@@ -82,11 +83,12 @@ teardown_file() {
     done
 }
 
-@test "dist: both tarballs are there, -x86_64 and -aarch64 in their names, nothing else" {
+@test "dist: both tarballs are there, -x86_64 and -aarch64 in their names, and the collection; nothing else" {
     run ls "$W/a/dist"
     assert_status 0
     [ "$output" = "$TOP-aarch64.tar.gz
-$TOP-x86_64.tar.gz" ] || flunk "dist/ holds: $output"
+$TOP-x86_64.tar.gz
+esxdiag-fleet-$VERSION.tar.gz" ] || flunk "dist/ holds: $output"
 }
 
 @test "dist: one top folder $TOP/ holding bin/, esxi/, docs, licenses and SHA256SUMS (each architecture)" {
@@ -205,7 +207,27 @@ $TOP-x86_64.tar.gz" ] || flunk "dist/ holds: $output"
     done
 }
 
-@test "dist: two builds of the same commit (other date, umask, TMPDIR, TZ) give the same bytes, each architecture" {
+@test "dist: the collection: ansible-galaxy's entries (no ./), owner 0:0, 0755 folders, 0644 files, the commit time, gzip without name or time; its MANIFEST.json says esxdiag.fleet VERSION" {
+    local d=$W/a/dist/esxdiag-fleet-$VERSION.tar.gz epoch stamp n=0 hdr
+    epoch=$(git -C "$W/a" log -1 --format=%ct)
+    stamp=$(TZ=UTC date -d "@$epoch" '+%Y-%m-%d %H:%M:%S')
+    while read -r mode owner _size day time name; do
+        n=$((n + 1))
+        [ "$owner" = 0/0 ] || flunk "$name: owner $owner"
+        [ "$day $time" = "$stamp" ] || flunk "$name: mtime $day $time, want $stamp"
+        case $name in ./* | /*) flunk "entry $name: ansible-galaxy reads them without ./" ;; esac
+        case $name in */) want=drwxr-xr-x ;; *) want=-rw-r--r-- ;; esac
+        [ "$mode" = "$want" ] || flunk "$name: mode $mode, want $want"
+    done < <(TZ=UTC tar --numeric-owner --full-time -tvzf "$d")
+    [ "$n" -gt 20 ] || flunk "only $n entries"
+    hdr=$(od -An -tx1 -N8 "$d" | tr -d ' \n')
+    [ "${hdr:6:2}" = 00 ] && [ "${hdr:8:8}" = 00000000 ] || flunk "gzip header $hdr"
+    local man
+    man=$(tar -xzOf "$d" MANIFEST.json | jq -r '.collection_info | "\(.namespace).\(.name) \(.version)"')
+    [ "$man" = "esxdiag.fleet $VERSION" ] || flunk "MANIFEST.json: $man"
+}
+
+@test "dist: two builds of the same commit (other date, umask, TMPDIR, TZ) give the same bytes, each architecture and the collection" {
     local a
     for a in $ARCHES; do
         [ -f "$(dist_b "$a")" ] || flunk "no second $a tarball"
@@ -216,6 +238,8 @@ $TOP-x86_64.tar.gz" ] || flunk "dist/ holds: $output"
             flunk "$a tarballs differ: $output; $(diff -r "$W/x/$a" "$W/y/$a" 2>&1 | head -5)"
         fi
     done
+    run cmp "$W/a/dist/esxdiag-fleet-$VERSION.tar.gz" "$W/b/dist/esxdiag-fleet-$VERSION.tar.gz"
+    [ "$status" = 0 ] || flunk "the collections differ: $output"
     sort -u "$W/notes" >&3
     for a in $ARCHES; do
         printf '# dist: %s: %s bytes, sha256 %s (both builds)\n' "$a" "$(wc -c < "$(dist_a "$a")")" \

@@ -17,7 +17,9 @@
 # disconnected one. Faults of the first run: h2's switch port drops IP packets over
 # 1500 bytes silently (nft, bridge family; vCenter has every MTU at 9000), R forwards
 # h3<->h4 over a route of MTU 1500 and sends frag-needed / Packet Too Big. Run 2: h2's
-# own interface at 1500 (and its vmk1 at 1500 in vCenter), h4's sshd stopped. The later
+# own interface at 1500 (and its vmk1 at 1500 in vCenter), h4's sshd stopped; it runs
+# the collection make dist built (esxdiag.fleet.validate), installed offline into a
+# folder of this run's own, from outside the checkout. The later
 # runs use the typed inventory: a kit for another architecture, a missing kit, ^C.
 load ../lib/common
 load ../lib/fleet-net
@@ -40,6 +42,11 @@ setup_file() {
     FLEET_KIT=$W/$(basename "$kit")
     export FLEET_KIT
     cp "$ESXDIAG_ROOT/$kit" "$FLEET_KIT"
+    # the collection make dist built beside it, installed as a user installs it (run 2)
+    # shellcheck disable=SC2046
+    made=$(env $(fleet_env "$W") ansible-galaxy collection install --offline -p "$W/collections" \
+        "$ESXDIAG_ROOT/dist/esxdiag-fleet-$(sed -n 's/^VERSION *:= *//p' "$ESXDIAG_ROOT/Makefile").tar.gz" 2>&1) ||
+        { echo "$made" >&2; return 1; }
     # shellcheck source=test/lib/esxpart-images.sh
     . "$ESXDIAG_ROOT/test/lib/esxpart-images.sh"
     mk_esxi7 "$W/esxi7.img"
@@ -301,7 +308,7 @@ mtu_pairs() {
     local i
     for i in 1 2 3 4; do : > "$W/h$i/host/log"; done
     local rc=0
-    fleet_play_vcenter "$W/run2.out" -e "esxdiag_report_dir=$W/report2" -e '{"esxdiag_checks": ["mtu"]}' \
+    FLEET_COLLECTIONS=$W/collections fleet_play_vcenter "$W/run2.out" -e "esxdiag_report_dir=$W/report2" -e '{"esxdiag_checks": ["mtu"]}' \
         -e esxdiag_fail_on_error=false || rc=$?
     fleet_vcenter_down "$W/vc"
     fleet_sshd_start 4
@@ -532,7 +539,7 @@ h4 198.18.0.14 198.19.1.14 2001:db8:191::14 vmk1 vmotion 9000 dvs-vmotion 9000" 
     msg='{% set all = [] %}{% for n in range(2, 18) %}{% set _ = all.append(range(1, n + 1) | map("string")
         | map("regex_replace", "^", "h") | list | esxdiag_perf_phases(5201)) %}{% endfor %}{{ all | to_json }}'
     # shellcheck disable=SC2046
-    out=$(env $(fleet_env "$W") ANSIBLE_FILTER_PLUGINS="$ESXDIAG_ROOT/esxi/fleet/filter_plugins" \
+    out=$(env $(fleet_env "$W") ANSIBLE_FILTER_PLUGINS="$ESXDIAG_ROOT/esxi/fleet/collections/ansible_collections/esxdiag/fleet/plugins/filter" \
         ansible localhost -o -m debug -a "msg='$msg'" 2>&1) || flunk "$out"
     out=$(sed -n 's/^localhost | SUCCESS => //p' <<<"$out" | jq -c '.msg | if type == "string" then fromjson else . end')
     [ "$(jq length <<<"$out")" = 16 ] || flunk "$out"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# The fleet's vCenter inventory (esxi/fleet/inventory_plugins/esxdiag_vcenter.py) read
+# The fleet's vCenter inventory (the collection's esxdiag.fleet.vcenter, esxi/fleet/
+# collections/ansible_collections/esxdiag/fleet/plugins/inventory/vcenter.py) read
 # by real Ansible through Debian's pyVmomi from govmomi's simulator (test/lib/
 # vcsim-fleet.go), with the shipped example file esxi/fleet/inventory/vcenter.example.yml
 # unchanged: what it gives each host, its options, ansible-vault, and every bad input
@@ -107,6 +108,26 @@ esxdiag_vcenter: 4 hosts from vCenter 127.0.0.1:8443 in group esxdiag, 3 left ou
     # the hosts get the settings ESXi needs from the folder's group_vars
     [ "$(jq -r '._meta.hostvars.h1 | "\(.ansible_user) \(.ansible_python_interpreter) \(.ansible_pipelining)"' "$W/inv.json")" = "root /bin/python true" ] ||
         flunk "group_vars/esxdiag.yml not applied: $(jq -c '._meta.hostvars.h1' "$W/inv.json")"
+}
+
+@test "vcenter inventory: the collection installed offline, the example file lists the hosts from any directory without --playbook-dir; the earlier name esxdiag_vcenter still works in a checkout" {
+    "$ESXDIAG_ROOT/build/dist-fleet.sh" "$(sed -n 's/^VERSION *:= *//p' Makefile)" > "$W/coll.out" 2>&1 || flunk "$(cat "$W/coll.out")"
+    # in the run's namespace: loopback only, so the install cannot reach a network
+    run vc ansible-galaxy collection install --offline -p "$W/coll" dist/esxdiag-fleet-*.tar.gz
+    assert_status 0
+    mkdir -p "$W/elsewhere"
+    (cd "$W/elsewhere" && ANSIBLE_COLLECTIONS_PATH="$W/coll" vc ansible-inventory -i "$ESXDIAG_ROOT/$EXAMPLE" --list) \
+        > "$W/inv.json" 2> "$W/inv.err" || flunk "$(cat "$W/inv.err")"
+    [ "$(jq -c '.esxdiag.hosts' "$W/inv.json")" = '["h1","h2","h3","h4"]' ] || flunk "$(cat "$W/inv.json" "$W/inv.err")"
+    [ "$(tail -n 1 "$W/inv.err")" = "esxdiag_vcenter: 4 hosts from vCenter 127.0.0.1:8443 in group esxdiag, 3 left out" ] ||
+        flunk "stderr: $(cat "$W/inv.err")"
+    # an inventory written for the plugin's earlier name, in the checkout
+    sed 's/^plugin: esxdiag.fleet.vcenter$/plugin: esxdiag_vcenter/' "$EXAMPLE" > esxi/fleet/inventory/old-name.$$.yml
+    inventory esxi/fleet/inventory/old-name.$$.yml > "$W/inv-old.json" 2> "$W/inv.err"
+    rc=$?
+    rm -f esxi/fleet/inventory/old-name.$$.yml
+    [ "$rc" = 0 ] || flunk "$(cat "$W/inv.err")"
+    [ "$(jq -c '.esxdiag.hosts' "$W/inv-old.json")" = '["h1","h2","h3","h4"]' ] || flunk "$(cat "$W/inv-old.json")"
 }
 
 @test "vcenter inventory: the password is nowhere in what Ansible prints or gives the hosts, even at -vvvv" {

@@ -29,7 +29,9 @@
 #                                   (esxi/fleet/inventory/vcenter.example.yml as it is)
 #                                   from the controller's namespace, plus the bench's
 #                                   plumbing (fleet_bench_vars); all output in OUT, the
-#                                   playbook's exit code returned (bound: 900 s)
+#                                   playbook's exit code returned (bound: 900 s); with
+#                                   FLEET_COLLECTIONS set, the installed collection's
+#                                   esxdiag.fleet.validate from outside the checkout
 #   fleet_bench_vars DIR            DIR/bench-vars.yml (after fleet_inventory DIR): only
 #                                   what the bench's stand-in hosts need beyond a real
 #                                   ESXi (their folders, shell, PATH), no address: those
@@ -128,9 +130,23 @@ json.dump({'all': {'hosts': hosts}}, open(sys.argv[2], 'w'), indent=1)
 PY
 }
 
+# fleet_play_vcenter OUT [ARGS...]: the documented command from the checkout, with the
+# example vCenter inventory; with FLEET_COLLECTIONS set (a folder the collection
+# esxdiag.fleet was installed into), the installed collection's playbook
+# esxdiag.fleet.validate instead, run from $FLEET_DIR, its callbacks named as
+# docs/fleet.md says
 fleet_play_vcenter() {
     local out=$1
     shift
+    if [ -n "${FLEET_COLLECTIONS:-}" ]; then
+        # shellcheck disable=SC2046
+        (cd "$FLEET_DIR" && timeout -k 10 900 ip netns exec "$FLEET_NS_CTL" env $(fleet_env "$FLEET_DIR") \
+            ANSIBLE_COLLECTIONS_PATH="$FLEET_COLLECTIONS" \
+            ANSIBLE_CALLBACKS_ENABLED=esxdiag.fleet.esxdiag_interrupt,esxdiag.fleet.esxdiag_report \
+            ansible-playbook esxdiag.fleet.validate -i "$ESXDIAG_ROOT/esxi/fleet/inventory/vcenter.example.yml" \
+            -i "$FLEET_DIR/bench-vars.yml" -e "esxdiag_kit=$FLEET_KIT" "$@") > "$out" 2>&1
+        return
+    fi
     # shellcheck disable=SC2046
     (cd "$ESXDIAG_ROOT" && timeout -k 10 900 ip netns exec "$FLEET_NS_CTL" env $(fleet_env "$FLEET_DIR") \
         ansible-playbook -i esxi/fleet/inventory/vcenter.example.yml -i "$FLEET_DIR/bench-vars.yml" \

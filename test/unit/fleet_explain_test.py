@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Unit tests of esxi/fleet/filter_plugins/fleet_explain.py: which configured MTU
+# Unit tests of esxi/fleet/collections/ansible_collections/esxdiag/fleet/plugins/filter/fleet_explain.py: which configured MTU
 # explains which failing pair, the sentences people read, and the report sections.
 # Run: python3 test/unit/fleet_explain_test.py (fleet_vcenter.bats runs it).
 import copy
@@ -8,7 +8,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'esxi', 'fleet',
-                                'filter_plugins'))
+                                'collections', 'ansible_collections', 'esxdiag', 'fleet', 'plugins', 'filter'))
 import fleet_explain as fx  # noqa: E402
 
 

@@ -11,7 +11,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'esxi', 'fleet',
-                                'filter_plugins'))
+                                'collections', 'ansible_collections', 'esxdiag', 'fleet', 'plugins', 'filter'))
 import fleet_matrix as fm  # noqa: E402
 import fleet_pairs as fp  # noqa: E402
 

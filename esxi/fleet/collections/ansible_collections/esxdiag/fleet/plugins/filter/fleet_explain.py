@@ -1,6 +1,6 @@
 # esxdiag fleet: configuration against measurement. From report.json's content
 # (fleet_pairs.py) and each host's MTU configuration as the inventory gave it
-# (hosts[].config, from vCenter: inventory_plugins/esxdiag_vcenter.py), one sentence
+# (hosts[].config, from vCenter: plugins/inventory/vcenter.py), one sentence
 # per failing pair: the setting to fix when the configuration explains the verdict,
 # or that the configuration is consistent and the cause lies outside the hosts.
 # Pure functions of the report; no Ansible needed to run them (test/unit has tests).
