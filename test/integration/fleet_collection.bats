@@ -6,7 +6,8 @@
 # The checkout runs the same files (esxi/fleet/validate.yml imports the collection's
 # playbook; the plugin folders beside it hold links, no copies). Debian's ansible-lint
 # passes on the collection with the production profile (the rules it skips, each with
-# its reason, are in the collection's .ansible-lint). The inventory plugin against
+# its reason, are in the collection's .ansible-lint). The report callback, loaded twice
+# (named and beside a checkout's playbook), prints once. The inventory plugin against
 # govmomi's simulator is in fleet_vcenter.bats, the installed collection on the namespace
 # bench in fleet.bats (run 2).
 load ../lib/common
@@ -94,4 +95,19 @@ an() {
     assert_status 0
     assert_contains "Passed with production profile: 0 failure(s), 0 warning(s)"
     grep -qx 'profile: production' "$ESXDIAG_ROOT/$COLL/.ansible-lint" || flunk "not the production profile"
+}
+
+@test "fleet collection: the report callback enabled by name and also found beside a checkout's playbook prints the report once" {
+    # a checkout's esxi/fleet/callback_plugins and the collection's esxdiag_report,
+    # both loaded, as when ANSIBLE_CALLBACKS_ENABLED is exported and esxi/fleet/validate.yml runs
+    printf '%s\n' '- name: A play that sets the report fact' '  hosts: localhost' '  gather_facts: false' '  tasks:' \
+        '    - name: The report' '      ansible.builtin.set_fact: {esxdiag_report_text: "esxdiag-report-line"}' > "$W/elsewhere/play.yml"
+    run env -C "$W/elsewhere" HOME="$W/home" ANSIBLE_HOME="$W/home/.ansible" ANSIBLE_LOCAL_TEMP="$W/tmp" \
+        ANSIBLE_COLLECTIONS_PATH="$ESXDIAG_ROOT/esxi/fleet/collections" \
+        ANSIBLE_CALLBACK_PLUGINS="$ESXDIAG_ROOT/esxi/fleet/callback_plugins" \
+        ANSIBLE_CALLBACKS_ENABLED=esxdiag.fleet.esxdiag_report ANSIBLE_NOCOLOR=1 \
+        ansible-playbook -i localhost, -c local play.yml
+    assert_status 0
+    [ "$(grep -c '^esxdiag-report-line$' <<<"$output")" = 1 ] || flunk "not printed once: $output"
+    [ "$(tail -n 1 <<<"$output")" = esxdiag-report-line ] || flunk "not last: $output"
 }

@@ -13,8 +13,16 @@ DOCUMENTATION = '''
         - Prints the esxdiag_report_text fact set by the esxdiag role's report step.
 '''
 
+import os
+
 from ansible import constants as C
 from ansible.plugins.callback import CallbackBase
+
+
+# set to the controller's pid once the report is printed: the plugin may be loaded twice
+# in one run (named in callbacks_enabled and found in a checkout's callback_plugins),
+# and it prints once; an ansible-playbook started from this one has its own pid
+SHOWN = 'ESXDIAG_REPORT_SHOWN'
 
 
 class CallbackModule(CallbackBase):
@@ -33,5 +41,6 @@ class CallbackModule(CallbackBase):
             self._text = facts['esxdiag_report_text']
 
     def v2_playbook_on_stats(self, stats):
-        if self._text and 'json' not in str(C.DEFAULT_STDOUT_CALLBACK):
+        if self._text and 'json' not in str(C.DEFAULT_STDOUT_CALLBACK) and os.environ.get(SHOWN) != str(os.getpid()):
+            os.environ[SHOWN] = str(os.getpid())
             self._display.display('\n' + self._text.rstrip('\n'))
