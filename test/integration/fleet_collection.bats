@@ -7,7 +7,8 @@
 # playbook; the plugin folders beside it hold links, no copies). Debian's ansible-lint
 # passes on the collection with the production profile (the rules it skips, each with
 # its reason, are in the collection's .ansible-lint). The report callback, loaded twice
-# (named and beside a checkout's playbook), prints once. The inventory plugin against
+# (named and beside a checkout's playbook), prints once; a run without the ^C callback
+# enabled says so. The inventory plugin against
 # govmomi's simulator is in fleet_vcenter.bats, the installed collection on the namespace
 # bench in fleet.bats (run 2).
 load ../lib/common
@@ -68,6 +69,21 @@ an() {
     assert_status 0
     assert_contains "Copy the kit"
     assert_contains "esxdiag.fleet.esxdiag : Write report.html"
+}
+
+@test "fleet collection: installed, a run without the interrupt callback enabled says that ^C would not clean up; with it, not" {
+    [ -d "$W/collections/ansible_collections/esxdiag/fleet" ] || skip "the install row failed"
+    printf '[esxdiag]\nh1 esxdiag_test_ip=198.18.0.11\n' > "$W/elsewhere/hosts.ini"
+    # no kit given: the run stops in its first step, before any host is reached
+    run an ansible-playbook esxdiag.fleet.validate -i hosts.ini
+    assert_status 2
+    assert_contains "esxdiag: no kit given"
+    assert_contains "esxdiag: the callback esxdiag.fleet.esxdiag_interrupt is not enabled: ^C would end the run without cleanup"
+    run an env ANSIBLE_CALLBACKS_ENABLED=esxdiag.fleet.esxdiag_interrupt,esxdiag.fleet.esxdiag_report \
+        ansible-playbook esxdiag.fleet.validate -i hosts.ini
+    assert_status 2
+    assert_contains "esxdiag: no kit given"
+    assert_not_contains "esxdiag: the callback esxdiag.fleet.esxdiag_interrupt is not enabled"
 }
 
 @test "fleet collection: the checkout holds one copy of each plugin: esxi/fleet's plugin folders are links into the collection" {

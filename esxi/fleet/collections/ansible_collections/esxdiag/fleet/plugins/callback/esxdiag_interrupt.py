@@ -21,6 +21,9 @@ import signal
 from ansible.plugins.callback import CallbackBase
 
 FLAG = 'ESXDIAG_INTERRUPTED'
+# set while this plugin guards the run: without it the playbook says that ^C would end
+# the run without cleanup (an installed collection's callbacks run only when named)
+ARMED = 'ESXDIAG_INTERRUPT_ARMED'
 
 
 class CallbackModule(CallbackBase):
@@ -35,6 +38,7 @@ class CallbackModule(CallbackBase):
             return
         self._pid = os.getpid()
         os.environ.pop(FLAG, None)
+        os.environ[ARMED] = str(self._pid)
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self._on_signal)
 
