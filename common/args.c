@@ -1,5 +1,7 @@
-/* Command-line helpers: ESXi launch words, numbers with bounds, the one line
- * for getopt_long's refusals. */
+/* Command-line helpers: ESXi launch words, numbers with bounds, the option
+ * engine (a tool's rows into getopt_long's views, each option set as its row
+ * says, the loop over the command line) and the one line for getopt_long's
+ * refusals. */
 #include "args.h"
 #include "fail.h"
 
@@ -112,26 +114,170 @@ int parse_double(const char *s, double min, double max, double *out, const char 
     return 0;
 }
 
+int parse_uint(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
+{
+    uint64_t v;
+    if (parse_u64(s, (uint64_t)min, (uint64_t)max, &v, why) < 0)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
 void args_getopt(const struct opt_row *rows, size_t n, char *shorts, struct option *longs)
 {
+    static const int has_arg[] = {
+        [OPT_ARG_NONE] = no_argument, [OPT_ARG_REQ] = required_argument,
+        [OPT_ARG_OPTARG] = optional_argument,
+    };
     size_t k = 0, m = 0;
     shorts[k++] = ':';
     for (size_t i = 0; i < n; i++) {
         const struct opt_row *r = &rows[i];
         if (!r->code)
             continue;
-        if (r->letter) {
+        if (r->letter && !r->alias) {
             shorts[k++] = (char)r->letter;
-            if (r->arg == OPT_ARG_REQ)
+            for (int c = 0; c < (int)r->arg; c++)
                 shorts[k++] = ':';
         }
         if (r->name)
-            longs[m++] = (struct option){ r->name, r->arg == OPT_ARG_REQ ? required_argument
-                                                                         : no_argument,
-                                          NULL, r->code };
+            longs[m++] = (struct option){ r->name, has_arg[r->arg], NULL, r->code };
     }
     shorts[k] = '\0';
     longs[m] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+void args_views(const struct args_table *t, const char **shorts, const struct option **longs)
+{
+    if (!t->shorts[0])
+        args_getopt(t->rows, t->n, t->shorts, t->longs);
+    *shorts = t->shorts;
+    *longs = t->longs;
+}
+
+const struct opt_row *args_row(const struct args_table *t, int code)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (code && t->rows[i].code == code && !t->rows[i].alias)
+            return &t->rows[i];
+    return NULL;
+}
+
+const char *args_name(const struct args_table *t, int code, char *buf, size_t len)
+{
+    const struct opt_row *r = args_row(t, code);
+    if (!r) {
+        snprintf(buf, len, "?");
+        return buf;
+    }
+    if (r->letter) {
+        snprintf(buf, len, "-%c", r->letter);
+        return buf;
+    }
+    size_t n = (size_t)snprintf(buf, len, "--%s", r->name);
+    const char *sep = " (--";
+    for (size_t i = 0; i < t->n && n < len; i++) {
+        if (!t->rows[i].alias || t->rows[i].code != code)
+            continue;
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, t->rows[i].name);
+        sep = ", --";
+    }
+    if (sep[0] == ',' && n < len)
+        snprintf(buf + n, len - n, ")");
+    return buf;
+}
+
+const struct opt_row *args_first_given(const struct args_table *t, int role,
+                                       const unsigned char *given)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const struct opt_row *r = &t->rows[i];
+        if (r->code && !r->alias && r->role == role && given[r->code])
+            return r;
+    }
+    return NULL;
+}
+
+int args_secs(const char *name, const char *v, double min, double max, uint64_t *ns, char *why,
+              size_t len)
+{
+    double d;
+    const char *w;
+    if (parse_double(v, min, max, &d, &w) != 0) {
+        snprintf(why, len, "%s '%s': %s (%g..%g seconds)", name, v, w, min, max);
+        return -1;
+    }
+    *ns = (uint64_t)(d * 1e9);
+    return 0;
+}
+
+/* n into an integer field of size bytes (the row's, from sizeof) */
+static void store_int(char *field, size_t size, int64_t n)
+{
+    if (size == sizeof(int16_t)) {
+        uint16_t v = (uint16_t)n;
+        memcpy(field, &v, sizeof v);
+    } else if (size == sizeof(int32_t)) {
+        uint32_t v = (uint32_t)n;
+        memcpy(field, &v, sizeof v);
+    } else {
+        memcpy(field, &n, sizeof n);
+    }
+}
+
+int args_set(const struct args_table *t, void *opts, unsigned char *given, int code,
+             const char *value, char *why, size_t len)
+{
+    const struct opt_row *r = args_row(t, code);
+    if (!r)
+        return 1;
+    if (given)
+        given[code] = 1;
+    char *field = (char *)opts + r->off, name[80];
+    const char *what = r->what ? r->what : args_name(t, code, name, sizeof name), *w = NULL;
+    int64_t n;
+    switch (r->kind) {
+    case OPT_MAIN: return 1;
+    case OPT_NOTHING: return 0;
+    case OPT_FLAG: *(int *)field = 1; return 0;
+    case OPT_STR: *(const char **)field = value; return 0;
+    case OPT_FN: return r->fn(opts, value, why, len);
+    case OPT_SECS: return args_secs(what, value, r->smin, r->smax, (uint64_t *)field, why, len);
+    case OPT_NUM:
+        if (r->parse(value, r->min, r->max, &n, &w) < 0) {
+            snprintf(why, len, "%s '%s': %s (%s%lld..%lld%s)", what, value, w,
+                     r->intro ? r->intro : "", (long long)r->min, (long long)r->max,
+                     r->unit ? r->unit : "");
+            return -1;
+        }
+        store_int(field, r->size, n);
+        return 0;
+    }
+    return 1;
+}
+
+int args_parse(const struct args_table *t, void *opts, unsigned char *given, int argc,
+               char **argv, void (*main_opt)(void *ctx, int code, const char *value),
+               void *ctx)
+{
+    char line[2048];
+    size_t len = t->line_max < sizeof line ? t->line_max : sizeof line;
+    const char *shorts;
+    const struct option *longs;
+    int c;
+    args_views(t, &shorts, &longs);
+    opterr = 0;     /* bad_option() prints the one line */
+    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        int rc = args_set(t, opts, given, c, optarg, line, len);
+        if (rc < 0)
+            die_usage("%s", line);
+        if (rc == 0)
+            continue;
+        if (!args_row(t, c))
+            bad_option(longs, t->words, c, argc, argv);
+        main_opt(ctx, c, optarg);
+    }
+    return optind;
 }
 
 /* the entry of longs getopt_long took word ("--name" or "--na=v", a unique prefix

@@ -32,7 +32,7 @@ static void rows_are_getopt_and_help(void **state)
     (void)state;
     const char *shorts;
     const struct option *longs;
-    opts_getopt(&shorts, &longs);
+    args_views(&part_table, &shorts, &longs);
     rows_check(part_rows, PART_OPT_ROWS, part_usage, shorts, longs, refused);
     assert_string_equal(shorts, ":pugJvs:hV");
     assert_true(refused('V'));
@@ -44,15 +44,14 @@ static void every_row_sets_what_it_says(void **state)
     char why[160];
     size_t flags = 0;
     for (size_t i = 0; i < PART_OPT_ROWS; i++) {
-        const struct opt_row *r = &part_rows[i];
-        const struct part_set *e = &part_sets[i];
+        const struct opt_row *r = &part_rows[i], *e = r;
         if (!r->code)
             continue;
         o = (struct part_opts){ 0 };
         int rc = opts_set(&o, r->code, r->arg == OPT_ARG_REQ ? "512" : NULL, why, sizeof why);
-        if (e->kind == SET_MAIN) {
+        if (e->kind == OPT_MAIN) {
             assert_int_equal(rc, 1);
-        } else if (e->kind == SET_FLAG) {
+        } else if (e->kind == OPT_FLAG) {
             flags++;
             assert_int_equal(rc, 0);
             assert_int_equal(*(int *)((char *)&o + e->off), 1);
@@ -62,7 +61,7 @@ static void every_row_sets_what_it_says(void **state)
             assert_memory_equal(&o, &only, sizeof o);
             /* and no other flag sets it */
             for (size_t j = i + 1; j < PART_OPT_ROWS; j++)
-                if (part_sets[j].kind == SET_FLAG && part_sets[j].off == e->off)
+                if (part_rows[j].kind == OPT_FLAG && part_rows[j].off == e->off)
                     fail_msg("-%c and -%c set the same field", r->letter, part_rows[j].letter);
         } else {
             assert_int_not_equal(rc, 1);

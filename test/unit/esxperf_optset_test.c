@@ -250,17 +250,17 @@ static void every_option_known(void **state)
     char why[2048];
     size_t opts = 0;
     for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
-        const struct perf_opt *r = &perf_options[i];
-        if (r->row == PERF_ROW_TEXT)
+        const struct opt_row *r = &perf_options[i];
+        if (!r->code)
             continue;
         /* an alias is another name of an option that has its own row */
-        assert_non_null(opts_row(r->code));
-        if (r->row != PERF_ROW_OPT)
+        assert_non_null(args_row(&perf_table, r->code));
+        if (r->alias)
             continue;
         opts++;
         opts_defaults(&o);
         int rc = opts_set(&o, r->code, "1", why, sizeof why);
-        if (r->kind == SET_MAIN)
+        if (r->kind == OPT_MAIN)
             assert_int_equal(rc, 1);
         else if (rc == 1)
             fail_msg("--%s: opts_set does not know it", r->name);
@@ -273,7 +273,7 @@ static void every_option_known(void **state)
 }
 
 /* the row of long name n, NULL when none */
-static const struct perf_opt *by_name(const char *n)
+static const struct opt_row *by_name(const char *n)
 {
     for (size_t i = 0; i < PERF_OPT_ROWS; i++)
         if (perf_options[i].name && strcmp(perf_options[i].name, n) == 0)
@@ -288,26 +288,26 @@ static void getopt_tables_are_the_table(void **state)
     (void)state;
     const char *shorts;
     const struct option *longs;
-    opts_getopt(&shorts, &longs);
+    args_views(&perf_table, &shorts, &longs);
     assert_int_equal(shorts[0], ':');
     size_t letters = 0, colons = 0, names = 0;
     for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
-        const struct perf_opt *r = &perf_options[i];
-        if (r->row == PERF_ROW_TEXT) {
+        const struct opt_row *r = &perf_options[i];
+        if (!r->code) {
             assert_null(r->name);
             continue;
         }
         names++;
-        if (r->row == PERF_ROW_OPT) {
+        if (!r->alias) {
             /* one OPT or LONG row per code; a letter is its own code */
-            assert_ptr_equal(opts_row(r->code), r);
+            assert_ptr_equal(args_row(&perf_table, r->code), r);
             if (r->letter)
                 assert_int_equal(r->code, r->letter);
             else
                 assert_true(r->code > 255 && r->code < O_CODE_END);
         } else {
             assert_int_equal(r->letter, 0);
-            assert_int_equal(r->arg, opts_row(r->code)->arg);
+            assert_int_equal(r->arg, args_row(&perf_table, r->code)->arg);
         }
         if (r->letter) {
             letters++;
@@ -348,11 +348,11 @@ static void usage_is_the_rows_help(void **state)
     (void)state;
     size_t len = 0;
     for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
-        const struct perf_opt *r = &perf_options[i];
+        const struct opt_row *r = &perf_options[i];
         size_t n = strlen(r->help);
         assert_memory_equal(perf_usage + len, r->help, n);
         len += n;
-        if (r->row == PERF_ROW_TEXT)
+        if (!r->code)
             continue;
         char word[64];
         if (r->letter) {
@@ -367,9 +367,10 @@ static void usage_is_the_rows_help(void **state)
             assert_memory_equal(r->help, word, strlen(word));
         }
         snprintf(word, sizeof word, "--%s", r->name);
-        if (rows_names_word(perf_usage, word) == r->hidden)
+        int hidden = r->alias == OPT_ALIAS_HIDDEN;
+        if (rows_names_word(perf_usage, word) == hidden)
             fail_msg("%s: --help %s it, the row says %s", word,
-                     r->hidden ? "names" : "does not name", r->hidden ? "hidden" : "shown");
+                     hidden ? "names" : "does not name", hidden ? "hidden" : "shown");
     }
     assert_int_equal(strlen(perf_usage), len);
     assert_true(len > 5000);
@@ -383,8 +384,8 @@ static void roles_are_the_rows(void **state)
     char why[2048], name[80];
     size_t client = 0, server = 0;
     for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
-        const struct perf_opt *r = &perf_options[i];
-        if (r->row != PERF_ROW_OPT)
+        const struct opt_row *r = &perf_options[i];
+        if (!r->code || r->alias)
             continue;
         for (int side = 0; side < 2; side++) {
             opts_defaults(&o);

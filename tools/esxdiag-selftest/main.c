@@ -4,6 +4,7 @@
  * what the tools do when it is refused; -J the same as JSON. Sends nothing off the
  * host, changes nothing on it, ends in well under five seconds. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,12 @@
 const char tool_name[] = "esxdiag-selftest";
 
 /* The options, one row each, in the order --help shows them, with the usage text
- * around them: getopt_long's short string and long table and --help are derived
- * from these rows (args_getopt), so an option cannot be in one and not the other. */
+ * around them: the option engine (common/args.c) derives getopt_long's tables and
+ * --help from these rows, so an option cannot be in one and not the other. */
+struct selftest_opts { int json; };
 enum { OPT_VERSION = 256 };
 static const struct opt_row rows[] = {
-    { 0, 0, NULL, OPT_ARG_NONE,
+    { .help =
       "usage: esxdiag-selftest [options]\n"
       "\n"
       "Try each system call and socket option esxperf and esxmtu use, on loopback\n"
@@ -37,12 +39,13 @@ static const struct opt_row rows[] = {
       "Raw sockets and the forced buffer sizes are tried as root only.\n"
       "\n" },
     { 'J', 'J', "json", OPT_ARG_NONE,
-      "  -J, --json           JSON output (keys documented in docs/esxi.md)\n" },
+      "  -J, --json           JSON output (keys documented in docs/esxi.md)\n",
+      .kind = OPT_FLAG, .off = offsetof(struct selftest_opts, json) },
     { OPT_VERSION, 0, "version", OPT_ARG_NONE,
-      "      --version        print the version\n" },
+      "      --version        print the version\n", .kind = OPT_MAIN },
     { 'h', 'h', "help", OPT_ARG_NONE,
-      "  -h, --help           this text\n" },
-    { 0, 0, NULL, OPT_ARG_NONE,
+      "  -h, --help           this text\n", .kind = OPT_MAIN },
+    { .help =
       "\n"
       "Examples:\n"
       "  esxdiag-selftest                          the table\n"
@@ -57,32 +60,32 @@ static const struct opt_row rows[] = {
  * takes no value" (no option here takes a value) */
 static const struct bad_option_words refusals = { 0, "", "" };
 
+/* --version and -h */
+static void main_opt(void *ctx, int code, const char *value)
+{
+    (void)ctx, (void)value;
+    if (code == OPT_VERSION) {
+        version_print();
+        output_exit("the version");
+    }
+    for (size_t i = 0; i < NROWS; i++)
+        fputs(rows[i].help, stdout);
+    output_exit("the help text");
+}
+
 static int parse_opts(int argc, char **argv)
 {
-    static char shorts[2 + 2 * NROWS];
+    static char shorts[ARGS_SHORTS(NROWS)];
     static struct option longs[NROWS + 1];
-    int c, json = 0;
-    args_getopt(rows, NROWS, shorts, longs);
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-        switch (c) {
-        case 'J': json = 1; break;
-        case OPT_VERSION:
-            version_print();
-            output_exit("the version");
-        case 'h':
-            for (size_t i = 0; i < NROWS; i++)
-                fputs(rows[i].help, stdout);
-            output_exit("the help text");
-        default: bad_option(longs, &refusals, c, argc, argv);
-        }
-    }
-    if (optind < argc) {
+    static const struct args_table table = { rows, NROWS, &refusals, 256, shorts, longs };
+    struct selftest_opts o = { 0 };
+    int first = args_parse(&table, &o, NULL, argc, argv, main_opt, NULL);
+    if (first < argc) {
         char shown[256];
-        esc_text(argv[optind], shown, sizeof shown);
+        esc_text(argv[first], shown, sizeof shown);
         die_usage("unexpected argument '%s': esxdiag-selftest takes options only", shown);
     }
-    return json;
+    return o.json;
 }
 
 struct run {

@@ -38,16 +38,6 @@ struct mtu_opts {
     struct netstack ns;          /* -S, the launch word, and how the run reaches it */
 };
 
-/* options_table.h's rows in two views, index for index: mtu_rows[i], getopt's
- * (code, letter, name, argument, help lines), and mtu_sets[i], what opts_set
- * does with the value */
-enum mtu_set_kind { SET_MAIN, SET_NOTHING, SET_FLAG, SET_STR, SET_U32, SET_INT, SET_SECS, SET_FN };
-struct mtu_set {
-    enum mtu_set_kind kind;
-    size_t off;                  /* the field (FLAG, STR, U32, INT, SECS) */
-    double min, max;             /* the value's bounds (U32, INT, SECS) */
-    int (*fn)(struct mtu_opts *o, const char *value, char *why, size_t len);
-};
 enum {
 #define OPT(letter, name, arg, set, help) +1
 #define LONG(code, name, arg, set, help) +1
@@ -55,8 +45,8 @@ enum {
     MTU_OPT_ROWS = 0
 #include "options_table.h"
 };
-extern const struct opt_row mtu_rows[MTU_OPT_ROWS];
-extern const struct mtu_set mtu_sets[MTU_OPT_ROWS];
+extern const struct opt_row mtu_rows[MTU_OPT_ROWS];   /* options_table.h's rows */
+extern const struct args_table mtu_table;             /* and how refusals are worded */
 extern const char mtu_usage[];         /* --help: every row's text, in order */
 
 /* -m for a letter, else --name: how messages name the option of code */

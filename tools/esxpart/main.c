@@ -23,37 +23,23 @@
 
 const char tool_name[] = "esxpart";
 
-/* how esxpart words getopt's refusals (common/args.h): -s, the one option with
- * a value, is named with the values it takes; a flag given a value as typed */
-static const struct bad_option_words refusals = {
-    BADOPT_NEEDS_FULL_NAME, ": 512 or 4096", "",
-};
+/* -h and --version (the rows that say MAIN) */
+static void main_opt(void *ctx, int code, const char *value)
+{
+    (void)ctx, (void)value;
+    if (code == OPT_VERSION) {
+        version_print();
+        output_exit("the version");
+    }
+    fputs(part_usage, stdout);
+    output_exit("the help text");
+}
 
 /* leaves the disk operands in argv[optind..] */
 static void parse_opts(int argc, char **argv, struct part_opts *o)
 {
-    int c;
     char why[160];
-    const char *shorts;
-    const struct option *longs;
-    opts_getopt(&shorts, &longs);
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-        int rc = opts_set(o, c, optarg, why, sizeof why);
-        if (rc < 0)
-            die_usage("%s", why);
-        if (rc == 0)
-            continue;
-        switch (c) {
-        case OPT_VERSION:
-            version_print();
-            output_exit("the version");
-        case 'h':
-            fputs(part_usage, stdout);
-            output_exit("the help text");
-        default: bad_option(longs, &refusals, c, argc, argv);
-        }
-    }
+    args_parse(&part_table, o, NULL, argc, argv, main_opt, NULL);
     if (opts_validate(o, why, sizeof why) != 0)
         die_usage("%s", why);
 }

@@ -20,15 +20,6 @@ struct part_opts {
     unsigned sector;                                   /* -s: 512, 4096, 0 for the disk's */
 };
 
-/* options_table.h's rows in two views, index for index: part_rows[i], getopt's
- * (code, letter, name, argument, help lines), and part_sets[i], what opts_set
- * does with the value */
-enum part_set_kind { SET_MAIN, SET_FLAG, SET_FN };
-struct part_set {
-    enum part_set_kind kind;
-    size_t off;                  /* the field (FLAG) */
-    int (*fn)(struct part_opts *o, const char *value, char *why, size_t len);
-};
 enum {
 #define OPT(letter, name, arg, set, help) +1
 #define LONG(code, name, arg, set, help) +1
@@ -36,12 +27,10 @@ enum {
     PART_OPT_ROWS = 0
 #include "options_table.h"
 };
-extern const struct opt_row part_rows[PART_OPT_ROWS];
-extern const struct part_set part_sets[PART_OPT_ROWS];
+extern const struct opt_row part_rows[PART_OPT_ROWS];   /* options_table.h's rows */
+extern const struct args_table part_table;              /* and how refusals are worded */
 extern const char part_usage[];        /* --help: every row's text, in order */
 
-/* getopt_long's short string and long table, from the rows (built once) */
-void opts_getopt(const char **shorts, const struct option **longs);
 /* does what code's row says with value (optarg): 0 done, -1 with a one-line
  * reason in why (a usage error), 1 when main.c acts on it (its row says MAIN) or
  * code is no option's */

@@ -6,9 +6,9 @@
  * for any iperf3 -c). Options keep iperf3's letters and meanings.
  *
  * The command line first (every option is one row of cli/options_table.h: its
- * letter, long name, help and what it sets; getopt_long's tables and --help are
- * derived from it), then one straight flow: parse, check, log file, then the
- * server, a sweep, or one client run.
+ * letter, long name, help and what it sets; the option engine, common/args.c,
+ * reads the command line by it), then one straight flow: parse, check, log
+ * file, then the server, a sweep, or one client run.
  */
 #include "client.h"
 #include "daemon.h"
@@ -34,39 +34,27 @@
 
 const char tool_name[] = "esxperf";
 
-/* how esxperf words getopt's refusals (common/args.h): an option as typed, and
- * what to drop from a flag given a value */
-static const struct bad_option_words refusals = { 0, "", " (drop the '=...')" };
+/* -h and -v (the rows that say MAIN) */
+static void main_opt(void *ctx, int code, const char *value)
+{
+    (void)ctx, (void)value;
+    if (code == 'v') {
+        version_print();
+        output_exit("the version");
+    }
+    fputs(perf_usage, stdout);
+    output_exit("the help text");
+}
 
 /* the command line into o: every option, then the checks across options; any
  * problem is one line and exit 2 (-h and -v print and exit 0) */
 static void parse(struct perf_opts *o, int argc, char **argv)
 {
     char line[2048];
-    int c;
-    const char *shortopts;
-    const struct option *longopts;
-    opts_getopt(&shortopts, &longopts);
     opts_defaults(o);
-    opterr = 0;     /* bad_option() prints the one line */
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        int rc = opts_set(o, c, optarg, line, sizeof line);
-        if (rc < 0)
-            die_usage("%s", line);
-        if (rc == 0)
-            continue;
-        if (c == 'h') {
-            fputs(perf_usage, stdout);
-            output_exit("the help text");
-        }
-        if (c == 'v') {
-            version_print();
-            output_exit("the version");
-        }
-        bad_option(longopts, &refusals, c, argc, argv);
-    }
-    if (optind < argc)
-        die_usage("unexpected argument '%s'", argv[optind]);
+    int first = args_parse(&perf_table, o, o->given, argc, argv, main_opt, NULL);
+    if (first < argc)
+        die_usage("unexpected argument '%s'", argv[first]);
     if (opts_validate(o, line, sizeof line) < 0)
         die_usage("%s", line);
     for (int k = 0; (k = opts_warning(o, k, line, sizeof line)) >= 0; k++)

@@ -1,8 +1,8 @@
 /* esxperf's settings: the defaults, the option table (options_table.h's rows
- * as data, with what each option sets, read by opts_set), what is derived from
- * it (--help, getopt_long's tables, the names messages give options) and the
- * value parsers (iperf3 suffixes). What is
- * refused together and what is ignored with a warning is options_check.c's. */
+ * as data for the option engine, common/args.c, which derives --help, getopt's
+ * tables and what each row sets), the setters that are esxperf's own and the
+ * value parsers (iperf3 suffixes). What is refused together and what is
+ * ignored with a warning is options_check.c's. */
 #include "options.h"
 #include "args.h"
 #include "iperf_units.h"
@@ -221,16 +221,18 @@ int opt_parse_affinity(const char *s, int *cpus, int *n, int *server_cpu, const 
 /* ---------------------------------------------------------------- what each option sets */
 
 /* the options whose value needs more than a range: one function each */
-static int set_format(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_format(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     if (strlen(v) != 1 || !strchr("kmgtKMGTaA", v[0]))
         return why_fmt(why, len, "bad format '%s': use one of k m g t K M G T", v);
     o->format = v[0];
     return 0;
 }
 
-static int set_interval(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_interval(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *w = NULL;
     double d;
     if (parse_double(v, 0, 60, &d, &w) < 0 || (d > 0 && d < 0.1))
@@ -239,8 +241,9 @@ static int set_interval(struct perf_opts *o, const char *v, char *why, size_t le
     return 0;
 }
 
-static int set_rate(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_rate(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *w = NULL;
     if (opt_parse_rate(v, &o->bandwidth, &o->burst, &w) < 0)
         return why_fmt(why, len, "bad bitrate '%s': %s (e.g. 100M, 1G, 10M/32)", v, w);
@@ -248,23 +251,26 @@ static int set_rate(struct perf_opts *o, const char *v, char *why, size_t len)
     return 0;
 }
 
-static int set_affinity(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_affinity(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *w = NULL;
     if (opt_parse_affinity(v, o->affinity, &o->naffinity, &o->server_affinity, &w) < 0)
         return why_fmt(why, len, "bad -A '%s': %s (e.g. -A 1, -A 0-3, -A 0,1)", v, w);
     return 0;
 }
 
-static int set_ipv4(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_ipv4(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     (void)v, (void)why, (void)len;
     o->family = AF_INET;
     return 0;
 }
 
-static int set_ipv6(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_ipv6(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     (void)v, (void)why, (void)len;
     o->family = AF_INET6;
     return 0;
@@ -280,8 +286,9 @@ static const char *shown_list(const char *v, char *buf, size_t len)
 }
 
 /* the sweeps' refusals name the bounds as -P's and -w's do (set_one), and the list's */
-static int set_sweep_parallel(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_sweep_parallel(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *w = NULL;
     char cut[48];
     if (opt_parse_counts(v, o->sweep_parallel, &o->sweep_np, &w) < 0)
@@ -291,8 +298,9 @@ static int set_sweep_parallel(struct perf_opts *o, const char *v, char *why, siz
     return 0;
 }
 
-static int set_sweep_window(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_sweep_window(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *w = NULL;
     char cut[48];
     if (opt_parse_sizes(v, o->sweep_window, &o->sweep_nw, &w) < 0)
@@ -302,8 +310,9 @@ static int set_sweep_window(struct perf_opts *o, const char *v, char *why, size_
     return 0;
 }
 
-static int set_control_timeout(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_control_timeout(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *w = NULL;
     double d;
     if (parse_double(v, 0.1, 3600, &d, &w) < 0)
@@ -313,16 +322,18 @@ static int set_control_timeout(struct perf_opts *o, const char *v, char *why, si
 }
 
 /* --json-stream: -J's document as events, one line each */
-static int set_json_stream(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_json_stream(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     (void)v, (void)why, (void)len;
     o->json_stream = o->json = 1;
     return 0;
 }
 
 /* --timestamps[=FMT]: iperf3's default is "%c " (the locale's date and time, a space) */
-static int set_timestamps(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_timestamps(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     if (v && strlen(v) > TIMESTAMP_FMT_MAX)
         return why_fmt(why, len, "bad --timestamps format: longer than %d characters",
                        TIMESTAMP_FMT_MAX);
@@ -332,8 +343,9 @@ static int set_timestamps(struct perf_opts *o, const char *v, char *why, size_t 
 
 /* --server-bitrate-limit RATE[/SECONDS]: rate as -b (k/m/g/t, 1000-based), averaged
  * over SECONDS (0.1..60, default 5), as iperf3 */
-static int set_bitrate_limit(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_bitrate_limit(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     char buf[64];
     const char *w = NULL, *slash = strchr(v, '/');
     size_t n = slash ? (size_t)(slash - v) : strlen(v);
@@ -354,8 +366,9 @@ static int set_bitrate_limit(struct perf_opts *o, const char *v, char *why, size
 
 /* -d/--debug[=LEVEL]: iperf3's levels 1..4 (none or a negative one: 4); esxperf
  * has no debug log of its own, so it prints what -V prints */
-static int set_debug(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_debug(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     int64_t lvl = 4;
     const char *w = NULL;
     if (v && parse_i64(v, INT32_MIN, INT32_MAX, &lvl, &w) < 0)
@@ -366,17 +379,18 @@ static int set_debug(struct perf_opts *o, const char *v, char *why, size_t len)
 }
 
 /* -X/--xbind and --nstreams: iperf3's SCTP options, refused by name */
-static int set_sctp_only(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_sctp_only(void *p, const char *v, char *why, size_t len)
 {
-    (void)o, (void)v;
+    (void)p, (void)v;
     return why_fmt(why, len, "-X/--xbind and --nstreams are SCTP options, and ESXi has no "
                    "SCTP: esxperf runs TCP or UDP (-u)");
 }
 
 /* ---- iperf3 3.22's socket and wire options (the values: sockopt_parse.c) */
 
-static int set_client(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_client(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *dev = NULL;
     if (opt_split_dev(v, o->host_part, sizeof o->host_part, &dev) < 0)
         return why_fmt(why, len, "bad -c '%s': HOST or HOST%%DEV (an interface name)", v);
@@ -386,8 +400,9 @@ static int set_client(struct perf_opts *o, const char *v, char *why, size_t len)
     return 0;
 }
 
-static int set_bind(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_bind(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *dev = NULL;
     if (opt_split_dev(v, o->bind_part, sizeof o->bind_part, &dev) < 0)
         return why_fmt(why, len, "bad -B '%s': ADDR or ADDR%%DEV (an interface name)", v);
@@ -397,8 +412,9 @@ static int set_bind(struct perf_opts *o, const char *v, char *why, size_t len)
     return 0;
 }
 
-static int set_dscp(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_dscp(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     int tos;
     if (opt_parse_dscp(v, &tos) < 0)
         return why_fmt(why, len, "bad --dscp '%s': a number 0..63 (decimal, 0octal or 0xhex) "
@@ -408,16 +424,18 @@ static int set_dscp(struct perf_opts *o, const char *v, char *why, size_t len)
     return 0;
 }
 
-static int set_flowlabel(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_flowlabel(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     if (opt_parse_flowlabel(v, &o->flowlabel) < 0)
         return why_fmt(why, len, "bad flow label -L '%s': 1..1048575 (0xfffff), decimal, "
                        "0octal or 0xhex", v);
     return 0;
 }
 
-static int set_cntl_ka(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_cntl_ka(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *w = NULL;
     if (opt_parse_cntl_ka(v, &o->cntl_ka_idle, &o->cntl_ka_intv, &o->cntl_ka_cnt, &w) < 0)
         return why_fmt(why, len, "bad --cntl-ka '%s': %s (e.g. --cntl-ka, --cntl-ka=30/5/3)",
@@ -426,8 +444,9 @@ static int set_cntl_ka(struct perf_opts *o, const char *v, char *why, size_t len
     return 0;
 }
 
-static int set_fq_rate(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_fq_rate(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     const char *w = NULL;
     if (parse_rate(v, &o->fqrate, &w) < 0)
         return why_fmt(why, len, "bad --fq-rate '%s': %s (bits/s with k, m, g: e.g. 500M)", v, w);
@@ -435,16 +454,17 @@ static int set_fq_rate(struct perf_opts *o, const char *v, char *why, size_t len
 }
 
 /* iperf3 3.22: deprecated, sets the fq rate back to 0 (a later --fq-rate wins) */
-static int set_no_fq_pacing(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_no_fq_pacing(void *p, const char *v, char *why, size_t len)
 {
+    struct perf_opts *o = p;
     (void)v, (void)why, (void)len;
     o->fqrate = 0;
     return 0;
 }
 
-static int set_sctp(struct perf_opts *o, const char *v, char *why, size_t len)
+static int set_sctp(void *p, const char *v, char *why, size_t len)
 {
-    (void)o, (void)v;
+    (void)p, (void)v;
     return why_fmt(why, len, "--sctp: ESXi has no SCTP, so esxperf has none (test with TCP, "
                    "the default, or -u)");
 }
@@ -452,27 +472,29 @@ static int set_sctp(struct perf_opts *o, const char *v, char *why, size_t len)
 /* the offset of field f, which must be of type T (else the array size is -1) */
 #define FIELD(f, T) (offsetof(struct perf_opts, f) + \
                      0 * sizeof(char[_Generic(((struct perf_opts *)0)->f, T: 1, default: -1)]))
-/* options_table.h's SET column: kind, off, min, max, what, unit, fn */
-#define MAIN SET_MAIN, 0, 0, 0, NULL, NULL, NULL
-#define FLAG(f) SET_FLAG, FIELD(f, int), 0, 0, NULL, NULL, NULL
-#define STR(f) SET_STR, FIELD(f, const char *), 0, 0, NULL, NULL, NULL
-#define NUM(f, lo, hi, what) SET_NUM, FIELD(f, int64_t), lo, hi, what, NULL, NULL
-#define CNUM(f, lo, hi, what) SET_CNUM, FIELD(f, int64_t), lo, hi, what, NULL, NULL
-#define PORT(f, what) SET_PORT, FIELD(f, uint16_t), 1, 65535, what, NULL, NULL
-#define SIZE(f, lo, hi, what, unit) SET_SIZE, FIELD(f, int64_t), lo, hi, what, unit, NULL
-#define FN(fn) SET_FN, 0, 0, 0, NULL, NULL, fn
+/* options_table.h's SET column. A number is refused as "bad WHAT 'V': why
+ * (allowed MIN..MAX)", a size as "bad WHAT 'V': why (a number with K, M or G,
+ * MIN..MAX UNIT)" */
+#define MAIN .kind = OPT_MAIN
+#define FLAG(f) .kind = OPT_FLAG, .off = FIELD(f, int)
+#define STR(f) .kind = OPT_STR, .off = FIELD(f, const char *)
+#define NUMBER(f, T, p, lo, hi, w, in, u) .kind = OPT_NUM, .off = FIELD(f, T), .size = sizeof(T), \
+    .parse = p, .min = lo, .max = hi, .what = "bad " w, .intro = in, .unit = u
+#define NUM(f, lo, hi, w) NUMBER(f, int64_t, parse_i64, lo, hi, w, "allowed ", NULL)
+#define CNUM(f, lo, hi, w) NUMBER(f, int64_t, parse_cnum, lo, hi, w, "allowed ", NULL)
+#define PORT(f, w) NUMBER(f, uint16_t, parse_i64, 1, 65535, w, "allowed ", NULL)
+#define SIZE(f, lo, hi, w, u) \
+    NUMBER(f, int64_t, opt_parse_size, lo, hi, w, "a number with K, M or G, ", " " u)
+#define FN(f) .kind = OPT_FN, .fn = f
 
-const struct perf_opt perf_options[PERF_OPT_ROWS] = {
-#define OPT(letter, name, arg, role, set, help) \
-    { PERF_ROW_OPT, letter, letter, name, PERF_ARG_##arg, PERF_ROLE_##role, help, 0, set },
-#define LONG(code, name, arg, role, set, help) \
-    { PERF_ROW_OPT, code, 0, name, PERF_ARG_##arg, PERF_ROLE_##role, help, 0, set },
-#define ALIAS(code, name, arg, named) \
-    { PERF_ROW_ALIAS, code, 0, name, PERF_ARG_##arg, PERF_ROLE_ANY, "", ALIAS_##named, MAIN },
-#define TEXT(help) \
-    { PERF_ROW_TEXT, 0, 0, NULL, PERF_ARG_NONE, PERF_ROLE_ANY, help, 0, MAIN },
-#define ALIAS_SHOWN 0
-#define ALIAS_HIDDEN 1
+const struct opt_row perf_options[PERF_OPT_ROWS] = {
+#define OPT(l, n, a, r, set, h) { .code = l, .letter = l, .name = n, .arg = OPT_ARG_##a, \
+                                  .role = PERF_ROLE_##r, .help = h, set },
+#define LONG(c, n, a, r, set, h) \
+    { .code = c, .name = n, .arg = OPT_ARG_##a, .role = PERF_ROLE_##r, .help = h, set },
+#define ALIAS(c, n, a, named) \
+    { .code = c, .name = n, .arg = OPT_ARG_##a, .help = "", .alias = OPT_ALIAS_##named },
+#define TEXT(h) { .help = h },
 #include "options_table.h"
 };
 
@@ -483,105 +505,21 @@ const char perf_usage[] =
 #include "options_table.h"
     ;
 
-const struct perf_opt *opts_row(int code)
-{
-    for (size_t i = 0; i < PERF_OPT_ROWS; i++)
-        if (perf_options[i].row == PERF_ROW_OPT && perf_options[i].code == code)
-            return &perf_options[i];
-    return NULL;
-}
+/* how esxperf words getopt's refusals: an option as typed, and what to drop
+ * from a flag given a value */
+static const struct bad_option_words refusals = { 0, "", " (drop the '=...')" };
+static char shorts[ARGS_SHORTS(PERF_OPT_ROWS)];
+static struct option longs[PERF_OPT_ROWS + 1];
+const struct args_table perf_table = {
+    perf_options, PERF_OPT_ROWS, &refusals, 2048, shorts, longs,
+};
 
 const char *opts_name(int code, char *buf, size_t len)
 {
-    const struct perf_opt *r = opts_row(code);
-    if (!r) {
-        snprintf(buf, len, "?");
-        return buf;
-    }
-    if (r->letter) {
-        snprintf(buf, len, "-%c", r->letter);
-        return buf;
-    }
-    size_t n = (size_t)snprintf(buf, len, "--%s", r->name);
-    const char *sep = " (--";
-    for (size_t i = 0; i < PERF_OPT_ROWS && n < len; i++) {
-        if (perf_options[i].row != PERF_ROW_ALIAS || perf_options[i].code != code)
-            continue;
-        n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, perf_options[i].name);
-        sep = ", --";
-    }
-    if (sep[0] == ',' && n < len)
-        snprintf(buf + n, len - n, ")");
-    return buf;
-}
-
-void opts_getopt(const char **shorts, const struct option **longs)
-{
-    /* ':' first, then a letter and at most two colons per row, then the NUL */
-    static char s[1 + 3 * PERF_OPT_ROWS + 1];
-    static struct option l[PERF_OPT_ROWS + 1];
-    static const int has_arg[] = {
-        [PERF_ARG_NONE] = no_argument, [PERF_ARG_REQ] = required_argument,
-        [PERF_ARG_OPTARG] = optional_argument,
-    };
-    if (!s[0]) {
-        size_t k = 0, m = 0;
-        s[k++] = ':';
-        for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
-            const struct perf_opt *r = &perf_options[i];
-            if (r->row == PERF_ROW_TEXT)
-                continue;
-            if (r->letter) {
-                s[k++] = r->letter;
-                for (int c = 0; c < (int)r->arg; c++)
-                    s[k++] = ':';
-            }
-            l[m++] = (struct option){ r->name, has_arg[r->arg], NULL, r->code };
-        }
-        s[k] = '\0';
-        l[m] = (struct option){ NULL, 0, NULL, 0 };
-    }
-    *shorts = s;
-    *longs = l;
-}
-
-static int set_one(struct perf_opts *o, const struct perf_opt *e, const char *v, char *why,
-                   size_t len)
-{
-    char *field = (char *)o + e->off;
-    const char *w = NULL;
-    int64_t n;
-    switch (e->kind) {
-    case SET_MAIN: return 1;
-    case SET_FLAG: *(int *)field = 1; return 0;
-    case SET_STR: *(const char **)field = v; return 0;
-    case SET_FN: return e->fn(o, v, why, len);
-    case SET_NUM:
-    case SET_CNUM:
-    case SET_PORT:
-        if ((e->kind == SET_CNUM ? parse_cnum(v, e->min, e->max, &n, &w)
-                                 : parse_i64(v, e->min, e->max, &n, &w)) < 0)
-            return why_fmt(why, len, "bad %s '%s': %s (allowed %lld..%lld)", e->what, v, w,
-                       (long long)e->min, (long long)e->max);
-        if (e->kind == SET_PORT)
-            *(uint16_t *)field = (uint16_t)n;
-        else
-            *(int64_t *)field = n;
-        return 0;
-    case SET_SIZE:
-        if (opt_parse_size(v, e->min, e->max, &n, &w) < 0)
-            return why_fmt(why, len, "bad %s '%s': %s (a number with K, M or G, %lld..%lld %s)",
-                       e->what, v, w, (long long)e->min, (long long)e->max, e->unit);
-        *(int64_t *)field = n;
-        return 0;
-    }
-    return 1;
+    return args_name(&perf_table, code, buf, len);
 }
 
 int opts_set(struct perf_opts *o, int code, const char *value, char *why, size_t len)
 {
-    if (code > 0 && code < O_CODE_END)
-        o->given[code] = 1;
-    const struct perf_opt *r = opts_row(code);
-    return r ? set_one(o, r, value, why, len) : 1;
+    return args_set(&perf_table, o, o->given, code, value, why, len);
 }

@@ -1,12 +1,12 @@
-/* esxperf settings (filled from the command line: main.c reads it with
- * getopt_long, opts_set applies each option; every option is one row of
- * options_table.h), the value parsers behind -b/-l/-w/-n
- * and the sweep lists, and the cross-option checks (options_check.c). Pure,
- * unit-tested. */
+/* esxperf settings (filled from the command line by the option engine,
+ * common/args.c; every option is one row of options_table.h), the value
+ * parsers behind -b/-l/-w/-n and the sweep lists, and the cross-option checks
+ * (options_check.c). Pure, unit-tested. */
 #ifndef ESXPERF_OPTIONS_H
 #define ESXPERF_OPTIONS_H
 #include <stddef.h>
 #include <stdint.h>
+#include "args.h"
 
 #define SWEEP_MAX 32
 #define AFFINITY_MAX 64
@@ -23,39 +23,10 @@ enum perf_opt_code {
     O_CODE_END
 };
 
-/* the rows of options_table.h as data (options.c): what --help, getopt_long and
- * the role checks are made of */
-enum perf_opt_row { PERF_ROW_OPT, PERF_ROW_ALIAS, PERF_ROW_TEXT };
-enum perf_opt_arg { PERF_ARG_NONE, PERF_ARG_REQ, PERF_ARG_OPTARG };
+/* the rows of options_table.h as data for the option engine (common/args.h's
+ * struct opt_row): what --help, getopt_long, opts_set and the role checks are
+ * made of. A row's role: */
 enum perf_opt_role { PERF_ROLE_ANY, PERF_ROLE_CLIENT, PERF_ROLE_SERVER };
-/* what opts_set does with an option's value */
-enum perf_set_kind {
-    SET_MAIN,       /* nothing: main.c's (-h, -v) */
-    SET_FLAG,       /* int field = 1 */
-    SET_STR,        /* const char * field = the value */
-    SET_NUM,        /* int64_t field: a decimal number in [min, max] (iperf3: atoi) */
-    SET_CNUM,       /* int64_t field: a number as C writes it, in [min, max] (strtol base 0) */
-    SET_PORT,       /* uint16_t field: a number in [min, max] */
-    SET_SIZE,       /* int64_t field: a number with K/M/G in [min, max] of unit (unit_atoi) */
-    SET_FN,         /* its own parser */
-};
-struct perf_opts;
-struct perf_opt {
-    enum perf_opt_row row;
-    int code;                   /* getopt's: the letter, or enum perf_opt_code */
-    char letter;                /* 0 for a long-only option (and TEXT rows) */
-    const char *name;           /* the long name, without "--" (NULL for TEXT) */
-    enum perf_opt_arg arg;
-    enum perf_opt_role role;
-    const char *help;           /* its lines of --help ("" when another row names it) */
-    int hidden;                 /* ALIAS: no row's help names it */
-    enum perf_set_kind kind;
-    size_t off;                 /* the field in struct perf_opts */
-    int64_t min, max;
-    const char *what;           /* what the messages call it */
-    const char *unit;           /* SET_SIZE: what the number counts */
-    int (*fn)(struct perf_opts *o, const char *v, char *why, size_t len);
-};
 /* rows in the table, TEXT rows included: the bound of every table derived from it */
 enum {
     PERF_OPT_ROWS = 0
@@ -65,18 +36,14 @@ enum {
 #define TEXT(help) + 1
 #include "options_table.h"
 };
-extern const struct perf_opt perf_options[PERF_OPT_ROWS];
+extern const struct opt_row perf_options[PERF_OPT_ROWS];
+/* the rows and how esxperf words getopt's refusals (common/args.h) */
+extern const struct args_table perf_table;
 /* --help: every row's help in order (built at compile time) */
 extern const char perf_usage[];
-/* getopt_long's short string (a leading ':' so that a missing value is told
- * apart) and long table, derived from perf_options once, at the first call */
-struct option;
-void opts_getopt(const char **shorts, const struct option **longs);
 /* how messages name an option: "-t", "--bidir", or a long-only option with its
  * other long names, "--server-max-duration (--max-duration)" */
 const char *opts_name(int code, char *buf, size_t len);
-/* the OPT or LONG row of code, NULL when none */
-const struct perf_opt *opts_row(int code);
 
 struct perf_opts {
     char **argv_started;        /* the command line as started (-D's restart) */

@@ -19,12 +19,8 @@
 static const char *first_given(const struct perf_opts *o, enum perf_opt_role role, char *buf,
                                size_t len)
 {
-    for (size_t i = 0; i < PERF_OPT_ROWS; i++) {
-        const struct perf_opt *r = &perf_options[i];
-        if (r->row == PERF_ROW_OPT && r->role == role && o->given[r->code])
-            return opts_name(r->code, buf, len);
-    }
-    return NULL;
+    const struct opt_row *r = args_first_given(&perf_table, role, o->given);
+    return r ? opts_name(r->code, buf, len) : NULL;
 }
 
 static int check_role(const struct perf_opts *o, char *why, size_t len)
