@@ -31,7 +31,7 @@ NUM = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?")
 UNIT = re.compile(r"\b[KMGT]?(Bytes|bits)\b")
 REPORT = re.compile(
     r"\bsec\b|CPU Utilization|Efficiency:|connected to .* port|Accepted connection from"
-    r"|datagrams received out-of-order|^\s*\d+\s+(default|\d+[KM]?)\s+[\d.]+|^\d+,\d+,")
+    r"|datagrams received out-of-order|^\s*\d+\s+(default|\d+[KM]?)\s+[\d.]+|^\d+,(\d+[KM]?)?,")
 JSON_LINE = re.compile(r'^(\s*"([A-Za-z_]+)":\s*)(.*?)(,?)$')
 
 
