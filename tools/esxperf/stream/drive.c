@@ -26,11 +26,17 @@ static void pin_thread(struct stream *s)
         stream_path_add(s, "not pinned (CPU %d: %s); ", s->cpu, errtext(errno));
 }
 
-int drive_step(struct stream *s)
+/* the step of the stream's kind */
+static int (*step_of(const struct stream *s))(struct stream *)
 {
     if (s->sender)
-        return s->udp ? udp_send_step(s) : tcp_send_step(s);
-    return s->udp ? udp_recv_step(s) : tcp_recv_step(s);
+        return s->udp ? udp_send_step : tcp_send_step;
+    return s->udp ? udp_recv_step : tcp_recv_step;
+}
+
+int drive_step(struct stream *s)
+{
+    return step_of(s)(s);
 }
 
 void drive_sleep_until(uint64_t abs_ns)
@@ -78,8 +84,9 @@ static void thread_wait(struct stream *s)
 /* the steps to the end on this thread; drive_enter has run */
 static void thread_steps(struct stream *s)
 {
+    int (*step)(struct stream *) = step_of(s);
     int r;
-    while ((r = drive_step(s)) != STEP_DONE)
+    while ((r = step(s)) != STEP_DONE)
         if (r == STEP_WAIT)
             thread_wait(s);
 }
