@@ -2,7 +2,9 @@
 # The Makefile's promises about itself: a plain make installs nothing (a missing
 # package is named, with make deps to run, and no apt-get or dpkg runs), make help
 # lists the targets the Makefile declares public, and make check refuses a suite
-# that does not exist. Each make runs in this tree and stops before building.
+# that does not exist. Each make runs in this tree and stops before building. And
+# what it built: esxperf's stream/ files call each other in no circle
+# (test/lib/stream-cycles.py over their objects).
 load ../lib/common
 
 setup() {
@@ -67,4 +69,23 @@ teardown() { rm -rf "$W"; }
     run make -C "$ESXDIAG_ROOT" --no-print-directory check-unit U="nosuch$$"
     assert_status 2
     assert_contains "make check-unit: U=nosuch$$: no unit test's name holds it"
+}
+
+@test "make: esxperf's stream/ files call each other in no circle (nm over the objects make built)" {
+    local obj="$ESXDIAG_ROOT/out/obj/musl/tools/esxperf/stream"
+    [ -f "$obj/stream.o" ] || flunk "$obj/stream.o missing: make builds it (make check does)"
+    run python3 "$ESXDIAG_ROOT/test/lib/stream-cycles.py" "$ESXDIAG_ROOT/tools/esxperf/stream" "$obj"
+    assert_status 0
+}
+
+@test "make: stream-cycles.py names a circle of two files and exits 1" {
+    mkdir "$W/src" "$W/obj"
+    printf 'int b(int);\nint a(int n) { return n ? b(n - 1) : 0; }\n' >"$W/src/a.c"
+    printf 'int a(int);\nint b(int n) { return n ? a(n - 1) : 1; }\n' >"$W/src/b.c"
+    printf 'int a(int);\nint c(int n) { return a(n); }\n' >"$W/src/c.c"
+    for f in a b c; do gcc -c -o "$W/obj/$f.o" "$W/src/$f.c" || flunk "gcc -c $f.c"; done
+    run python3 "$ESXDIAG_ROOT/test/lib/stream-cycles.py" "$W/src" "$W/obj"
+    assert_status 1
+    assert_contains "circle: a.c b.c (a -> b; b -> a)"
+    [[ "$output" != *c.c* ]] || flunk "c.c calls into the circle but is not in it: $output"
 }

@@ -1,7 +1,7 @@
 /* -n/-k: who is bound by the count (session.c: every TCP
  * sender and the client's UDP senders; a sending server's UDP streams go on until
  * TEST_END), and a TCP sender's -k count of whole blocks through short writes
- * (stream_tcp.c), over a real loopback TCP connection whose reader is slow. */
+ * (tcp_io.c), over a real loopback TCP connection whose reader is slow. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -18,6 +18,7 @@
 #include "options.h"
 #include "proto.h"
 #include "session.h"
+#include "drive.h"
 #include "stream.h"
 #include "clock.h"
 
@@ -128,7 +129,7 @@ static void tcp_k_sends_whole_blocks_through_short_writes(void **state)
     struct reader r = { rx, 0 };
     pthread_t thr;
     assert_int_equal(pthread_create(&thr, NULL, slow_read, &r), 0);
-    stream_tcp_send(&s);
+    drive_run(&s);
     shutdown(tx, SHUT_WR);
     pthread_join(thr, NULL);
     assert_int_equal(atomic_load(&s.err), 0);

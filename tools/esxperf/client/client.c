@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "clock.h"
 #include "fail.h"
+#include "file_opt.h"
 #include "net.h"
 #include "sockopt_apply.h"
 #include "rcv_timeout.h"

@@ -6,6 +6,7 @@
 #include "client_conn.h"
 #include "clock.h"
 #include "fail.h"
+#include "file_opt.h"
 #include "sockopt_apply.h"
 #include "udp.h"
 
@@ -28,7 +29,7 @@ int client_dial(struct client *c, int type, const struct test_params *p, uint16_
                                        : "cannot create a socket";
         return -1;
     }
-    if (p && stream_sockopts(fd, p, net_wire_family(&c->dst), why) < 0)
+    if (p && sockopt_data(fd, p, net_wire_family(&c->dst), why) < 0)
         goto fail;
     if (sockopt_bind_dev(fd, c->o, why) < 0)
         goto fail;

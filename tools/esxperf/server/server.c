@@ -18,6 +18,7 @@
 #include "rcv_timeout.h"
 #include "fallback.h"
 #include "fail.h"
+#include "file_opt.h"
 
 #include <errno.h>
 #include <netinet/in.h>

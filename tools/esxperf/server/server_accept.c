@@ -110,7 +110,7 @@ static int accept_tcp_streams(struct server *sv, int n, const char **why)
         const char *w = NULL;
         /* -S and --dont-fragment follow the packets' IP version: on the dual-stack
          * listener an IPv4 client is an IPv4-mapped peer of an AF_INET6 socket */
-        if (stream_sockopts(fd, &sv->s.p, net_wire_family(&from), &w) < 0) {
+        if (sockopt_data(fd, &sv->s.p, net_wire_family(&from), &w) < 0) {
             /* options such as -C may be unknown here: iperf3 also carries on */
             warnmsg("data stream: %s", w);
         }
@@ -198,7 +198,7 @@ static int accept_udp_streams(struct server *sv, int n, const char **why)
         if (fd < 0)
             continue;
         const char *w = NULL;
-        if (stream_sockopts(fd, &sv->s.p, net_wire_family(&from), &w) < 0)
+        if (sockopt_data(fd, &sv->s.p, net_wire_family(&from), &w) < 0)
             warnmsg("data stream: %s", w);
         if (add_stream(sv, fd, why) < 0)
             return -1;

@@ -13,6 +13,7 @@
 #include "proto.h"
 #include "report.h"
 #include "stream.h"
+#include "tcp_query.h"
 
 /* main-thread bookkeeping per stream */
 struct stream_book {
@@ -93,9 +94,13 @@ void session_pin(const int *cpus, int ncpus);
  * -V and -J say so, and the caller runs it with session_run_here. 0, or -1 with
  * errno: a test of several streams, which needs a thread each */
 int session_start(struct session *s);
-/* a test whose one stream runs on this thread (here): its loop, with turn(arg)
- * given at least every TURN_MAX_MS and at once when watch_fd (the control
- * connection) is readable, until turn returns -1 (stream.h struct stream_turn) */
+/* a test whose one stream runs on this thread (here): the session's loop drives
+ * the stream's steps (drive.h) and between them gives turn(arg) a turn at least
+ * every TURN_MAX_MS, and at once when watch_fd (the control connection, or -1)
+ * turns readable while the stream waits. turn returns the milliseconds until it
+ * wants the next turn, or -1: the test is over, the stream stops (both stop
+ * flags set) and the turns end once its steps are done. */
+#define TURN_MAX_MS 10
 void session_run_here(struct session *s, int (*turn)(void *), void *arg, int watch_fd);
 /* the line for a session_start that failed (errno err): what needs the threads */
 void session_no_threads(const struct session *s, int err, char *buf, size_t len);

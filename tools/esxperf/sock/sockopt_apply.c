@@ -1,6 +1,7 @@
-/* This side's own socket options (sockopt_apply.h): what iperf3 3.22 sets from its
- * command line on the control and data sockets, the same way (iperf_tcp.c,
- * net.c, iperf_api.c's iperf_set_control_keepalive). musl has no linux/in6.h:
+/* The socket options esxperf sets (sockopt_apply.h): what iperf3 3.22 sets from
+ * its command line on the control and data sockets, the same way (iperf_tcp.c,
+ * net.c, iperf_api.c's iperf_set_control_keepalive), what the test parameters set
+ * on a data socket, and its loop timeouts. musl has no linux/in6.h:
  * the flow label lease request is declared here in the kernel's layout. */
 #include "sockopt_apply.h"
 #include "linux_opts.h"
@@ -9,9 +10,11 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define FLOWLABEL_MASK 0x000fffffu
@@ -150,4 +153,77 @@ int sockopt_listen(const struct perf_opts *o, int type, const union sockaddr_any
 {
     return sockopt_listen_proto(o, type, type == SOCK_STREAM ? sockopt_tcp_proto(o) : 0,
                                  addr, backlog);
+}
+
+int sockopt_data(int fd, const struct test_params *p, int family, const char **why)
+{
+    int one = 1;
+    if (p->window) {
+        int w = (int)p->window;
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof w) < 0 ||
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof w) < 0) {
+            *why = "cannot set the socket buffer size (-w: SO_SNDBUF/SO_RCVBUF refused; drop -w)";
+            return -1;
+        }
+    }
+    if (!p->udp) {
+        if (p->mss) {
+            int m = (int)p->mss;
+            if (setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &m, sizeof m) < 0) {
+                *why = "cannot set the TCP MSS (-M: TCP_MAXSEG)";
+                return -1;
+            }
+        }
+        if (p->nodelay && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0) {
+            *why = "cannot set TCP_NODELAY (-N)";
+            return -1;
+        }
+        if (p->congestion[0] &&
+            setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, p->congestion,
+                       (socklen_t)strlen(p->congestion)) < 0) {
+            *why = "cannot set the congestion control (-C; is the module loaded?)";
+            return -1;
+        }
+    }
+    if (p->tos) {
+        int t = (int)p->tos;
+        int rc = family == AF_INET6
+                     ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &t, sizeof t)
+                     : setsockopt(fd, IPPROTO_IP, IP_TOS, &t, sizeof t);
+        if (rc < 0) {
+            *why = "cannot set the TOS (-S: IP_TOS / IPV6_TCLASS)";
+            return -1;
+        }
+    }
+    if (p->dont_fragment && p->udp && family == AF_INET) {
+        int v = IP_PMTUDISC_DO;
+        if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof v) < 0) {
+            *why = "cannot set the don't-fragment bit (--dont-fragment: IP_MTU_DISCOVER)";
+            return -1;
+        }
+    }
+    if (p->fqrate / 8) {
+        /* bytes/s, 64 bits as iperf3 gives it; a kernel before 4.20 takes 32 (capped) */
+        uint64_t r = (uint64_t)p->fqrate / 8;
+        unsigned int r32 = r > 0xffffffffu ? 0xffffffffu : (unsigned int)r;
+        if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof r) < 0 &&
+            setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r32, sizeof r32) < 0) {
+            *why = "cannot set the pacing rate (--fq-rate, SO_MAX_PACING_RATE)";
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int sockopt_loop_timeouts(int fd, int ms)
+{
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    const char *opt = "SO_SNDTIMEO";
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) == 0) {
+        opt = "SO_RCVTIMEO";
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0)
+            return 0;
+    }
+    fallback_note(opt, errno, "non-blocking data sockets, poll() before each retry");
+    return -1;
 }

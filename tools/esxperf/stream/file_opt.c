@@ -3,7 +3,7 @@
  * (file_opt_open), which never blocks: a FIFO, device or socket swapped in later
  * is refused at once instead of holding the control loop in open() until some
  * other process opens its other end. */
-#include "stream.h"
+#include "file_opt.h"
 #include "fail.h"
 
 #include <errno.h>

@@ -33,6 +33,12 @@ size_t pace_chunk(uint64_t rate_bps, size_t blk);
  * a burst, goes out ahead of the rate. 0 without a rate or a duration. */
 #define PACE_OVERSHOOT_OK 5    /* % above the rate that a client warns about */
 int pace_overshoot_pct(uint64_t rate_bps, size_t blk, uint64_t burst_blocks, uint64_t test_ns);
+/* a sender's place in the token bucket: bytes sent since the pacing reference;
+ * when the session moves the reference (end of -O), the count starts again
+ * (budget.h budget_pace_sync) */
+struct pace_clock {
+    uint64_t from_ns, sent;
+};
 /* sleep until the CLOCK_MONOTONIC time abs_ns (clock_nanosleep with
  * TIMER_ABSTIME, nanosleep when that fails); returns at once when passed */
 void pace_sleep_until(uint64_t abs_ns);

@@ -1,14 +1,16 @@
-/* Data streams: one thread per stream, blocking sockets with short timeouts so
- * each loop checks the shared stop flags; counters are atomics read by the main
- * thread at interval ticks. This file: a stream's life (buffers, -Z file, -F file, the
- * I/O path text, ESXPERF_ENGINE_OFF, the receive statistics); its thread is
- * stream_thread.c's, the loops stream_tcp.c's and stream_udp.c's, what a sender
- * may send stream_budget.c's, the socket options and kernel queries
- * stream_sockopt.c's. */
-#include "stream_loop.h"
+/* A data stream's life (stream.h): buffers, -Z file, -F file, the loop
+ * timeouts, the I/O path text, ESXPERF_ENGINE_OFF, the receive statistics, its
+ * thread joined and its resources freed. Blocking sockets with short timeouts,
+ * so each step sees the shared stop flags; counters are atomics the session's
+ * thread reads at interval ticks. */
+#include "stream.h"
+#include "file_opt.h"
+#include "sockopt_apply.h"
 #include "tcp_lowat.h"
 #include "bytes.h"
 #include "fail.h"
+#include "fallback.h"
+#include "net.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -152,7 +154,13 @@ int stream_init(struct stream *s, int id, int fd, int sender, const struct test_
     if (p->zerocopy && sender && !s->udp && s->zfd < 0)
         stream_path_add(s, "-Z without sendfile (%s); ",
                  s->eng_off & ENG_SENDFILE ? "turned off" : "no temporary file");
-    (void)stream_set_timeouts(s, LOOP_TIMEOUT_MS);  /* fcntl on our own socket: cannot fail */
+    /* SO_SNDTIMEO/SO_RCVTIMEO so the steps notice the stop flags; where refused,
+     * a non-blocking socket that the driver poll()s (fcntl on our own socket:
+     * cannot fail) */
+    if (sockopt_loop_timeouts(fd, LOOP_TIMEOUT_MS) < 0) {
+        s->poll_wait = 1;
+        (void)net_set_nonblock(fd, 1);
+    }
     return 0;
 }
 
@@ -173,4 +181,27 @@ void stream_rx_snapshot(struct stream *s, struct udp_rx *out)
     pthread_mutex_lock(&s->lock);
     *out = s->rx;
     pthread_mutex_unlock(&s->lock);
+}
+
+void stream_join(struct stream *s)
+{
+    if (s->started) {
+        pthread_join(s->thr, NULL);
+        s->started = 0;
+    }
+}
+
+void stream_free(struct stream *s)
+{
+    stream_join(s);
+    if (s->fd >= 0)
+        close(s->fd);
+    if (s->zfd >= 0)
+        close(s->zfd);
+    if (s->file_fd >= 0)
+        close(s->file_fd);
+    s->fd = s->zfd = s->file_fd = -1;
+    free(s->buf);
+    s->buf = NULL;
+    pthread_mutex_destroy(&s->lock);
 }

@@ -1,9 +1,11 @@
-/* Data streams: socket setup, one thread per stream running a send or receive
- * loop (TCP and UDP), shared stop flags and -n/-k budgets, TCP_INFO sampling.
- * The main thread only reads the atomic counters; it never touches data sockets
- * except through stream_tcp_info(). Where no thread can start, a test's one
- * stream runs its loop on the session's own thread and hands it turns
- * (struct stream_turn). */
+/* A data stream: what it is (its socket, buffers, -Z and -F files, counters,
+ * the stop flags and -n/-k budgets its test shares), its life (made, its thread
+ * joined, freed), and the contract of its steps. A stream moves data in steps
+ * (tcp_io.h, udp_io.h): each does one batch and returns what it needs next; a
+ * driver calls them (drive.h: a thread per stream; or the session's own loop in
+ * a one-thread run) and does all the waiting. The session's thread only reads
+ * the atomic counters; it never touches data sockets except through the kernel
+ * reads of tcp_query.h. Implemented by stream.c alone. */
 #ifndef ESXPERF_STREAM_H
 #define ESXPERF_STREAM_H
 #include <pthread.h>
@@ -11,9 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "batch.h"
+#include "clock.h"
 #include "proto.h"
+#include "tcp_io.h"
 #include "udp.h"
+#include "udp_io.h"
 
 /* techniques ESXPERF_ENGINE_OFF turns off, e.g. ESXPERF_ENGINE_OFF=gso,mmsg (for
  * the tests of each fallback, and as a way out when one misbehaves on a host) */
@@ -30,21 +34,6 @@
 /* comma-separated names -> ENG_* bits; unknown names are ignored */
 unsigned stream_engine_off(const char *list);
 
-/* A test whose one stream runs on the session's thread (session_run_here, where
- * no thread can start): the stream's loop gives the session a turn when one is
- * due, and at once when watch_fd (the control connection, or -1) turns readable
- * while the loop waits on its socket. fn returns the milliseconds until it wants
- * the next turn (at most TURN_MAX_MS are waited), or -1: the test is over for
- * this stream, which then stops (both stop flags set) and takes no more turns. */
-#define TURN_MAX_MS 10
-struct stream_turn {
-    int (*fn)(void *arg);
-    void *arg;
-    int watch_fd;
-    uint64_t next_ns;            /* the next turn is due (mono ns) */
-    int over;                    /* fn said -1 */
-};
-
 /* state shared by all streams of one test */
 struct stream_shared {
     atomic_int stop_send;        /* senders leave their loop */
@@ -56,7 +45,6 @@ struct stream_shared {
      * omitted second must not leave a debt the measured ones pay back in a burst) */
     atomic_ullong pace_from_ns;
     atomic_int senders_running;
-    struct stream_turn *turn;    /* the one-thread run's turns, NULL with threads */
 };
 
 struct stream {
@@ -82,6 +70,12 @@ struct stream {
     unsigned eng_off;            /* ENG_* bits turned off */
     int poll_wait;               /* no socket timeouts: non-blocking, poll() on EAGAIN */
     int cpu;                     /* -A: CPU to pin this thread to, -1 = none */
+    short wait_events;           /* STEP_WAIT: POLLIN or POLLOUT on fd, or 0: */
+    uint64_t wait_until;         /* STEP_WAIT: ... a sleep to this mono ns */
+    union {                      /* what the stream's steps keep between calls */
+        struct tcp_io tcp;
+        struct udp_io udp;
+    } io;
     char path[224];              /* the I/O path that ran (for -V and JSON); written
                                   * by the stream thread, read after the join */
     struct stream_shared *sh;
@@ -100,81 +94,48 @@ struct stream {
     int started;
 };
 
-/* socket options from the test parameters; family is the IP version on the wire
- * (net_wire_family: IPv4 for a v4-mapped peer), which picks IP_TOS or IPV6_TCLASS;
- * returns 0 or -1 with a static reason */
-int stream_sockopts(int fd, const struct test_params *p, int family, const char **why);
-/* the longest a loop's send or receive blocks before it looks at the stop flags */
+/* what a step (tcp_io.h, udp_io.h) asks of its driver */
+enum step {
+    STEP_ON,       /* call it again */
+    STEP_WAIT,     /* wait for wait_events on the socket (only when poll_wait: a socket
+                    * with timeouts has already waited in its call), or sleep until
+                    * wait_until (-b's pacer, a receiver's nap), then call it again */
+    STEP_DONE,     /* the stream's loop is over: call it no more */
+};
+/* the step asks for a wait: on the socket for EVENTS, or (events 0) until UNTIL */
+static inline int stream_wait(struct stream *s, short events, uint64_t until)
+{
+    s->wait_events = events;
+    s->wait_until = until;
+    return STEP_WAIT;
+}
+
+/* the longest a step's send or receive blocks, or a driver waits on the socket,
+ * before the stop flags are looked at */
 #define LOOP_TIMEOUT_MS 100
+/* bound on reading what is queued after stop */
+#define DRAIN_MAX_NS (1000 * NS_PER_MS)
 
 /* what esxperf does where a buffer size cannot be read back (getsockopt refused):
  * one text per option, whichever reader notes it first */
 #define SNDBUF_UNREAD "the send buffer's size is not reported"
 #define RCVBUF_UNREAD "the receive buffer's size is not reported; TCP reads without SO_RCVLOWAT"
-/* SO_SNDTIMEO/SO_RCVTIMEO so the loops notice the stop flags; a host that refuses
- * them gets a non-blocking socket and the loops poll() (stream_io_wait) instead,
- * so no loop can block past a stop. 0, or -1 when the socket could not be set */
-int stream_set_timeouts(struct stream *s, int ms);
-/* after EAGAIN on a socket without timeouts: wait up to LOOP_TIMEOUT_MS for EVENTS
- * (in a one-thread run until the next turn, which it then gives) */
-void stream_io_wait(struct stream *s, short events);
 
-/* prepare (buffers, -Z file) and start the thread; 0 or -1 with errno */
+/* prepare (buffers, -Z file, the loop timeouts); 0 or -1 with errno. The socket
+ * gets SO_SNDTIMEO/SO_RCVTIMEO so the steps notice the stop flags; a host that
+ * refuses them gets a non-blocking socket (poll_wait) and the driver poll()s */
 int stream_init(struct stream *s, int id, int fd, int sender, const struct test_params *p,
                 struct stream_shared *sh);
-int stream_start(struct stream *s);
-/* the stream's loop on the calling thread (a one-thread run: sh->turn set), as its
- * thread would run it; returns when the loop leaves */
-void stream_run_here(struct stream *s);
-/* a one-thread run: the session's turn when it is due, or now (force) */
-void stream_turn_take(struct stream_shared *sh, int force);
-/* a one-thread run: wait for EVENTS on fd (-1: none) until the next turn, or less
- * when the control connection turns readable, then give that turn */
-void stream_turn_wait(struct stream_shared *sh, int fd, short events);
 /* -F NAME: the sender sends the file's bytes, the receiver writes what arrives to
  * it (created or truncated, mode 600), as iperf3 -F does; 0 or -1 with errno */
 int stream_file_open(struct stream *s, const char *path);
-/* file_opt.c: -F's file is a regular one (a FIFO, device, socket or directory is
- * refused, never waited on). file_opt_check before connecting or listening:
- * sender 1 (this side sends: it must exist and open) or 0 (it receives, or a
- * server, which may do either: absent is fine); 0, or -1 with one line in why.
- * file_opt_open: fd (blocking; the receiver's truncated), or -1 with errno
- * (EINVAL: not a regular file) */
-int file_opt_check(const char *path, int sender, char *why, size_t len);
-int file_opt_open(const char *path, int sender);
+/* append to the stream's I/O path text (-V, JSON "engine") */
+void stream_path_add(struct stream *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* the stream's thread (drive.h drive_start), if it has one, joined */
 void stream_join(struct stream *s);
 void stream_free(struct stream *s);
 
-/* the loops (thread bodies): exposed for the speed work and for tests */
-void stream_tcp_send(struct stream *s);
-void stream_tcp_recv(struct stream *s);
-void stream_udp_send(struct stream *s);
-void stream_udp_recv(struct stream *s);
-/* a UDP receiver that reads each datagram's header only (--skip-rx-copy, not
- * turned off): it never receives with GRO (batch.c udp_rxb_init_heads) */
-int stream_udp_heads(const struct stream *s);
-
 /* copy of the UDP receive statistics */
 void stream_rx_snapshot(struct stream *s, struct udp_rx *out);
-
-/* TCP_INFO: 0 and fields, or -1 when the kernel has none (ESXi: ENOSYS) */
-struct tcp_sample {
-    int64_t retrans;     /* total retransmits so far */
-    int64_t cwnd;        /* bytes */
-    int64_t rtt, rttvar; /* microseconds */
-    int64_t pmtu;
-    int64_t snd_wnd;     /* bytes the peer's window lets out; -1: kernel before 5.4 */
-    int64_t reorder;     /* reordering events seen so far; -1: kernel before 4.19 */
-    int64_t min_rtt;     /* the smallest RTT seen, microseconds; -1: kernel before 4.6 */
-};
-int stream_tcp_info(int fd, struct tcp_sample *t);
-/* bytes this TCP socket has sent that the peer has not acknowledged yet (they
- * may still be lost to the peer's count), or -1 where the host cannot tell */
-long long stream_tcp_unacked(int fd);
-/* congestion control in use, "" when unknown */
-void stream_congestion(int fd, char *buf, size_t len);
-/* -C ALGO before the test: 0 when this host's TCP takes it, else -1 and one line
- * in why (unknown name, not allowed, no TCP_CONGESTION) with the names it has */
-int stream_congestion_check(const char *algo, char *why, size_t len);
 
 #endif

@@ -12,7 +12,7 @@
 #define TCP_SNDBUF_ASK (256 * 1024)       /* SO_SNDBUF asked; Linux doubles it */
 #define TCP_SNDBUF_HELD_MIN (416 * 1024)  /* held at the least: 2 x a stock net.core.wmem_max */
 #define TCP_SNDBUF_FAST_BPS 12500000000ull /* 100 Gbit/s, in bytes per second */
-#define TCP_SNDBUF_AFTER_NS 10000000ull   /* decided 10 ms after the send loop starts */
+#define TCP_SNDBUF_AFTER_NS 10000000ull   /* decided 10 ms after the first send step */
 
 /* SO_SNDBUF to ask for one sender of a test of `streams` TCP streams (sending
  * in the same direction) whose path's smallest RTT so far is min_rtt_us: 0 = leave

@@ -1,5 +1,6 @@
 /* UDP data streams: the datagram header, loss/jitter/out-of-order arithmetic (pure
- * functions), the 4-byte connect handshake, and the UDP send/receive loops. */
+ * functions) and the 4-byte connect handshake; the send and receive steps are
+ * udp_io.h's. */
 #ifndef ESXPERF_UDP_H
 #define ESXPERF_UDP_H
 #include <stddef.h>

@@ -1,16 +1,16 @@
-/* The TCP loops of a data stream (thread bodies): send (send(), -Z sendfile or
- * MSG_ZEROCOPY, -F's file, paced writes, -n/-k budgets, the send buffer held at
- * several streams) and receive (SO_RCVLOWAT,
- * MSG_TRUNC for --skip-rx-copy, -F's file written, the drain after stop). */
-#include "stream_loop.h"
+/* The TCP steps of a data stream (tcp_io.h): one write or one read each, what
+ * it moved counted; the first step sets the stream's path up. */
+#include "tcp_io.h"
+#include "budget.h"
 #include "fallback.h"
 #include "fail.h"
-#include "pace.h"
-#include "tcp_lowat.h"
+#include "stream.h"
+#include "tcp_query.h"
 #include "tcp_sndbuf.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
@@ -146,82 +146,89 @@ static ssize_t file_send_chunk(struct stream *s, size_t chunk, uint64_t *calls)
     return w;
 }
 
+/* the first step of a sender: the path, the write size, the pacer's burst */
+static void tcp_send_begin(struct stream *s, struct tcp_io *t)
+{
+    t->begun = 1;
+    t->budget = s->sh->has_budget_bytes || s->sh->has_budget_blocks;
+    t->msgzc = tcp_send_path(s);
+    /* paced: smaller writes at low rates, so no rate overshoots by a whole
+     * block (-k counts whole blocks, so it keeps them) */
+    t->want = s->sh->has_budget_blocks ? s->blksize          /* -k: a block a call */
+            : s->rate_bps ? pace_chunk(s->rate_bps, s->wsize) : s->wsize;
+    if (t->want < s->wsize)
+        stream_path_add(s, s->rate_bps && !s->sh->has_budget_blocks ? ", paced in %zu-byte writes"
+                                                                     : ", %zu-byte writes for -k", t->want);
+    t->burst = budget_burst_bytes(s);
+    t->hold_at = s->hold_streams > 1 ? mono_ns() + TCP_SNDBUF_AFTER_NS : UINT64_MAX;
+}
+
+/* the sender's last step: the final call count published */
+static int tcp_send_end(struct stream *s, const struct tcp_io *t)
+{
+    atomic_store(&s->calls, t->calls);
+    return STEP_DONE;
+}
+
 /* A write that moves only part of its chunk (SO_SNDTIMEO expired with the send
- * buffer full) leaves the rest pending: the next call writes it before a new
+ * buffer full) leaves the rest pending: the next step writes it before a new
  * chunk is taken from the -n/-k budgets, and the block counts once it is whole.
  * So -k N puts exactly N x len bytes on the wire, as iperf3 does (iperf_tcp_send's
  * pending_size; iperf_send_mt counts a block only when none is pending): a TCP
  * receiver reads len-byte blocks, and a block cut short would never be read whole. */
-void stream_tcp_send(struct stream *s)
+int tcp_send_step(struct stream *s)
 {
-    uint64_t calls = 0;
-    struct pace_clock pc = { 0, 0 };
-    int budget = s->sh->has_budget_bytes || s->sh->has_budget_blocks;
-    int msgzc = tcp_send_path(s);
-    /* paced: smaller writes at low rates, so no rate overshoots by a whole
-     * block (-k counts whole blocks, so it keeps them) */
-    size_t want = s->sh->has_budget_blocks ? s->blksize          /* -k: a block a call */
-                : s->rate_bps ? pace_chunk(s->rate_bps, s->wsize) : s->wsize;
-    if (want < s->wsize)
-        stream_path_add(s, s->rate_bps && !s->sh->has_budget_blocks ? ", paced in %zu-byte writes"
-                                                                     : ", %zu-byte writes for -k", want);
-    const uint64_t burst = stream_burst_bytes(s);
-    size_t chunk = 0, pending = 0;    /* the chunk being written, and what is left of it */
-    uint64_t hold_at = s->hold_streams > 1 ? mono_ns() + TCP_SNDBUF_AFTER_NS : UINT64_MAX;
-    unsigned writes = 0;              /* the clock is read for that every 16th write */
-    for (;;) {
-        stream_turn(s);
-        if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
-            break;
-        if (!pending) {
-            chunk = pending = budget ? budget_take(s, want) : want;
-            if (!chunk)
-                break;
-        }
-        /* one write at a time: waits only while the bucket is negative */
-        uint64_t due = 0;
-        if (s->rate_bps)
-            stream_pace_sync(s, &pc);
-        if (s->rate_bps && !pace_step(s->rate_bps, mono_ns() - pc.from_ns, pc.sent, burst,
-                                      pending, 1, 1, &due) && stream_pace_wait(s, &pc, due) < 0)
-            break;
-        ssize_t n = s->file_fd >= 0 ? file_send_chunk(s, pending, &calls)
-                                    : tcp_send_chunk(s, pending, msgzc, &calls);
-        calls++;
-        if (n == 0 && s->file_fd >= 0) {
-            if (!s->file_eof)
-                continue;        /* the file read was interrupted: the chunk goes on */
-            if (budget)
-                budget_return(s, pending, pending == chunk);
-            break;               /* -F: the whole file is sent */
-        }
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                stream_io_wait(s, POLLOUT);
-                continue;
-            }
-            if (errno == EINTR)
-                continue;
-            /* what this stream cannot send, the others still may */
-            if (budget)
-                budget_return(s, pending, pending == chunk);
-            atomic_store(&s->err, errno);
-            break;
-        }
-        pending -= (size_t)n;
-        pc.sent += (uint64_t)n;
-        if (hold_at != UINT64_MAX && (++writes & 15) == 0 && mono_ns() >= hold_at) {
-            calls += sndbuf_decide(s);
-            hold_at = UINT64_MAX;
-        }
-        /* one relaxed add each: the main thread reads them at interval ticks */
-        atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
-        if (!pending)
-            atomic_fetch_add_explicit(&s->blocks, chunk > s->blksize ? chunk / s->blksize : 1,
-                                      memory_order_relaxed);
-        atomic_store_explicit(&s->calls, calls, memory_order_relaxed);
+    struct tcp_io *t = &s->io.tcp;
+    if (!t->begun)
+        tcp_send_begin(s, t);
+    if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
+        return tcp_send_end(s, t);
+    if (!t->pending) {
+        t->chunk = t->pending = t->budget ? budget_take(s, t->want) : t->want;
+        if (!t->chunk)
+            return tcp_send_end(s, t);
     }
-    atomic_store(&s->calls, calls);
+    /* one write at a time: waits only while the bucket is negative */
+    uint64_t due = 0;
+    if (s->rate_bps)
+        budget_pace_sync(s, &t->pc);
+    if (s->rate_bps && !pace_step(s->rate_bps, mono_ns() - t->pc.from_ns, t->pc.sent, t->burst,
+                                  t->pending, 1, 1, &due))
+        return stream_wait(s, 0, t->pc.from_ns + due);
+    ssize_t n = s->file_fd >= 0 ? file_send_chunk(s, t->pending, &t->calls)
+                                : tcp_send_chunk(s, t->pending, t->msgzc, &t->calls);
+    t->calls++;
+    if (n == 0 && s->file_fd >= 0) {
+        if (!s->file_eof)
+            return STEP_ON;      /* the file read was interrupted: the chunk goes on */
+        if (t->budget)
+            budget_return(s, t->pending, t->pending == t->chunk);
+        return tcp_send_end(s, t);   /* -F: the whole file is sent */
+    }
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return stream_wait(s, POLLOUT, 0);
+        if (errno == EINTR)
+            return STEP_ON;
+        /* what this stream cannot send, the others still may */
+        if (t->budget)
+            budget_return(s, t->pending, t->pending == t->chunk);
+        atomic_store(&s->err, errno);
+        return tcp_send_end(s, t);
+    }
+    t->pending -= (size_t)n;
+    t->pc.sent += (uint64_t)n;
+    if (t->hold_at != UINT64_MAX && (++t->writes & 15) == 0 && mono_ns() >= t->hold_at) {
+        t->calls += sndbuf_decide(s);
+        t->hold_at = UINT64_MAX;
+    }
+    /* one relaxed add each: the session's thread reads them at interval ticks */
+    atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
+    if (!t->pending)
+        atomic_fetch_add_explicit(&s->blocks, t->chunk > s->blksize ? t->chunk / s->blksize : 1,
+                                  memory_order_relaxed);
+    atomic_store_explicit(&s->calls, t->calls, memory_order_relaxed);
+    return STEP_ON;
 }
 
 /* -F receiver: what arrived, written whole to the file; -1 (errno in s->err) when
@@ -298,70 +305,74 @@ static int lowat_cap(const struct stream *s)
     return cap > 1 ? cap : 0;
 }
 
-void stream_tcp_recv(struct stream *s)
+/* the first step of a receiver: MSG_TRUNC, the first SO_RCVLOWAT, the path */
+static void tcp_recv_begin(struct stream *s, struct tcp_io *t)
 {
-    int flags = 0;
+    t->begun = 1;
+    t->flags = 0;
     if (s->skip_rx_copy && !(s->eng_off & ENG_TRUNC) && s->file_fd < 0)
-        flags = MSG_TRUNC;       /* not with -F: the bytes go to the file */
+        t->flags = MSG_TRUNC;    /* not with -F: the bytes go to the file */
     /* wake for about a millisecond of data, not for every segment (tcp_lowat.h):
      * fewer wake-ups and bigger copies (the kernel still wakes early under memory
      * pressure and at FIN, and SO_RCVTIMEO returns what has come) */
-    struct tcp_lowat lw;
     int cap = s->eng_off & ENG_LOWAT ? 0 : lowat_cap(s);
-    tcp_lowat_init(&lw, cap, mono_ns());
-    int lowat = cap ? set_lowat(s->fd, lw.cur) : 0;
-    if (lowat)
-        lw.cur = lowat;
-    stream_path_add(s, "TCP receive: recv(%s) %zu-byte reads, %s", flags ? "MSG_TRUNC, no copy" : "copy",
-             s->bufsize, lowat ? "SO_RCVLOWAT from the rate" : "no SO_RCVLOWAT");
-    if (lowat)
-        stream_path_add(s, " (%d at first, at most %d)", lowat, lw.cap);
-    uint64_t calls = 0;
-    for (;;) {
-        stream_turn(s);
-        if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
-            atomic_store(&s->calls, calls);
-            drain_tcp(s, flags);
-            return;
-        }
-        ssize_t n = recv(s->fd, s->buf, s->bufsize, flags);
-        calls++;
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                stream_io_wait(s, POLLIN);
-                continue;
-            }
-            if (errno == EINTR)
-                continue;
-            if (flags && (errno == EINVAL || errno == EOPNOTSUPP)) {
-                flags = 0;    /* no MSG_TRUNC on this stack: copy */
-                stream_path_add(s, "; MSG_TRUNC refused: copy");
-                continue;
-            }
-            atomic_store(&s->calls, calls);
-            atomic_store(&s->err, errno);
-            return;
-        }
-        if (n == 0) {
-            atomic_store(&s->calls, calls);
-            atomic_store(&s->eof, 1);
-            return;
-        }
-        if (s->file_fd >= 0 && file_write(s, (size_t)n) < 0) {
-            atomic_store(&s->calls, calls);
-            return;
-        }
-        atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
-        atomic_fetch_add_explicit(&s->blocks, 1, memory_order_relaxed);
-        atomic_store_explicit(&s->calls, calls, memory_order_relaxed);
-        /* cur is what the socket took: when it refused, or a receive buffer still
-         * small took less, the next 10 ms window asks again */
-        int l = lowat ? tcp_lowat_step(&lw, (size_t)n, mono_ns()) : 0;
-        if (l) {
-            calls += 2;
-            int got = set_lowat(s->fd, l);
-            if (got)
-                lw.cur = got;
-        }
+    tcp_lowat_init(&t->lw, cap, mono_ns());
+    t->lowat = cap ? set_lowat(s->fd, t->lw.cur) : 0;
+    if (t->lowat)
+        t->lw.cur = t->lowat;
+    stream_path_add(s, "TCP receive: recv(%s) %zu-byte reads, %s",
+                    t->flags ? "MSG_TRUNC, no copy" : "copy", s->bufsize,
+                    t->lowat ? "SO_RCVLOWAT from the rate" : "no SO_RCVLOWAT");
+    if (t->lowat)
+        stream_path_add(s, " (%d at first, at most %d)", t->lowat, t->lw.cap);
+}
+
+int tcp_recv_step(struct stream *s)
+{
+    struct tcp_io *t = &s->io.tcp;
+    if (!t->begun)
+        tcp_recv_begin(s, t);
+    if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed)) {
+        atomic_store(&s->calls, t->calls);
+        drain_tcp(s, t->flags);
+        return STEP_DONE;
     }
+    ssize_t n = recv(s->fd, s->buf, s->bufsize, t->flags);
+    t->calls++;
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return stream_wait(s, POLLIN, 0);
+        if (errno == EINTR)
+            return STEP_ON;
+        if (t->flags && (errno == EINVAL || errno == EOPNOTSUPP)) {
+            t->flags = 0;        /* no MSG_TRUNC on this stack: copy */
+            stream_path_add(s, "; MSG_TRUNC refused: copy");
+            return STEP_ON;
+        }
+        atomic_store(&s->calls, t->calls);
+        atomic_store(&s->err, errno);
+        return STEP_DONE;
+    }
+    if (n == 0) {
+        atomic_store(&s->calls, t->calls);
+        atomic_store(&s->eof, 1);
+        return STEP_DONE;
+    }
+    if (s->file_fd >= 0 && file_write(s, (size_t)n) < 0) {
+        atomic_store(&s->calls, t->calls);
+        return STEP_DONE;
+    }
+    atomic_fetch_add_explicit(&s->bytes, (unsigned long long)n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->blocks, 1, memory_order_relaxed);
+    atomic_store_explicit(&s->calls, t->calls, memory_order_relaxed);
+    /* cur is what the socket took: when it refused, or a receive buffer still
+     * small took less, the next 10 ms window asks again */
+    int l = t->lowat ? tcp_lowat_step(&t->lw, (size_t)n, mono_ns()) : 0;
+    if (l) {
+        t->calls += 2;
+        int got = set_lowat(s->fd, l);
+        if (got)
+            t->lw.cur = got;
+    }
+    return STEP_ON;
 }

@@ -1,10 +1,6 @@
-/* What a sender may send now: the -n/-k budgets that all senders of a test take
- * from (atomics, given back when a send moves less), and the glue between a
- * sender loop and the pacer (pace.c): its clock, and the sleeps to a due time. */
-#include "stream_loop.h"
-#include "pace.h"
-
-#define SLEEP_MAX_NS (50 * NS_PER_MS)  /* pacing sleeps in slices so stop is seen */
+/* What a sender may send now: the -n/-k budgets and the sender's pace clock
+ * (budget.h). */
+#include "budget.h"
 
 size_t budget_take(struct stream *s, size_t n)
 {
@@ -67,32 +63,16 @@ void budget_return_datagrams(struct stream *s, int n)
         atomic_fetch_add(&s->sh->budget_blocks, n);
 }
 
-uint64_t stream_burst_bytes(const struct stream *s)
+uint64_t budget_burst_bytes(const struct stream *s)
 {
     return s->burst > 1 ? (uint64_t)(s->burst - 1) * s->blksize : 0;
 }
 
-void stream_pace_sync(struct stream *s, struct pace_clock *pc)
+void budget_pace_sync(struct stream *s, struct pace_clock *pc)
 {
     uint64_t from = atomic_load_explicit(&s->sh->pace_from_ns, memory_order_relaxed);
     if (from != pc->from_ns) {
         pc->from_ns = from;
         pc->sent = 0;
-    }
-}
-
-int stream_pace_wait(struct stream *s, const struct pace_clock *pc, uint64_t due_ns)
-{
-    uint64_t due = pc->from_ns + due_ns;
-    for (;;) {
-        if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
-            return -1;
-        uint64_t now = mono_ns();
-        if (now >= due)
-            return 0;
-        /* a one-thread run sleeps no further than its next turn */
-        uint64_t slice = s->sh->turn ? (uint64_t)TURN_MAX_MS * NS_PER_MS : SLEEP_MAX_NS;
-        pace_sleep_until(due - now > slice ? now + slice : due);
-        stream_turn(s);
     }
 }
