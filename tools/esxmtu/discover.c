@@ -1,4 +1,4 @@
-/* Path-MTU discovery: one peer's search, pure (rounds.c sends its probes). */
+/* Path-MTU discovery: one peer's search, pure (rounds.c sends its sizes). */
 #include "discover.h"
 #include "bytes.h"
 #include "packet.h"
