@@ -473,6 +473,7 @@ static void the_driver_runs_any_transport_and_reports_a_stop(void **state)
         assert_int_equal(net->rep[k].state, DS_RUN);
         assert_int_equal(net->rep[k].rounds, 2);
         assert_true(net->rep[k].probes > 0);
+        assert_in_range(net->rep[k].mtu, 1280, holes[k]);    /* the largest answered so far */
     }
     free(s.pv);
     net_free(net);

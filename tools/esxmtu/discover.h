@@ -75,7 +75,8 @@ struct disc_report {
     union sockaddr_any router;   /* the last router that sent a too-big hint */
     int router_set;
 };
-/* a search's end into its report (router left as it is: the driver sets it) */
+/* a search's end into its report (router left as it is: the driver sets it); a
+ * search cut short (still DS_RUN) reports the largest size answered so far as mtu */
 void disc_report_set(struct disc_report *out, const struct disc *d, double seconds);
 
 #endif
