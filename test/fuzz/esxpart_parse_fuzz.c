@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "../../tools/esxpart/disk.h"
-#include "../../tools/esxpart/probe.h"
+#include "../../tools/esxpart/parse.h"
 #include "../../tools/esxpart/report.h"
 #include "../../tools/esxpart/bootcfg.h"
 #include "../../tools/esxpart/fat16.h"
@@ -91,10 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct disk_mem m = { data, size };
     struct disk d;
     disk_from_callback(&d, "fuzz", size, disk_mem_read, &m);
-    pt_probe(&d, t, 0);
+    pt_parse(&d, t, 0);
     render(out, t);
     if (size >= 8192) {
-        pt_probe(&d, t, 4096);
+        pt_parse(&d, t, 4096);
         render(out, t);
     }
     disk_close(&d);

@@ -2,7 +2,8 @@
 # The documentation holds together: every relative link in README.md, HACKING.md,
 # BENCHMARKS.md and docs/*.md names a file that exists, every #anchor a heading of the
 # target (GitHub's slug rule, test/lib/md-links.py), and README.md links every guide in
-# docs/, so a reader who starts there reaches each one. The checker itself is shown to
+# docs/, so a reader who starts there reaches each one; a unit test's module can be
+# found from its name or HACKING.md's index. The checker itself is shown to
 # catch a broken file, a broken anchor and a broken same-file anchor. No binaries, no
 # network: well under a second.
 load ../lib/common
@@ -26,6 +27,21 @@ LINKS=$ESXDIAG_ROOT/test/lib/md-links.py
         grep -qF "]($f" "$ESXDIAG_ROOT/README.md" || missing+=" $f"
     done
     [ -z "$missing" ] || flunk "README.md does not link:$missing (add each to its Documentation table)"
+}
+
+@test "docs: every unit test is named after the module it tests, or HACKING.md's index lists it" {
+    local f base tool what dir missing=""
+    for f in "$ESXDIAG_ROOT"/test/unit/*_test.c "$ESXDIAG_ROOT"/test/unit/*_test.py; do
+        base=${f##*/}
+        grep -qF "\`$base\`" "$ESXDIAG_ROOT/HACKING.md" && continue
+        tool=${base%%_*}
+        what=${base#*_}
+        what=${what%_test.*}
+        case $tool in common) dir=common ;; fleet) dir=esxi/fleet ;; *) dir=tools/$tool ;; esac
+        [ -n "$(find "$ESXDIAG_ROOT/$dir" \( -name "$what.c" -o -name "$what.h" -o -name "$what.py" \) -print -quit)" ] && continue
+        missing+=" $base"
+    done
+    [ -z "$missing" ] || flunk "no module of that name and not in HACKING.md's 'Where a module's tests are':$missing"
 }
 
 @test "docs: the link checker reports a missing file, a missing anchor in another file and in the same file, and nothing else" {

@@ -31,7 +31,9 @@ NUM = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?")
 UNIT = re.compile(r"\b[KMGT]?(Bytes|bits)\b")
 REPORT = re.compile(
     r"\bsec\b|CPU Utilization|Efficiency:|connected to .* port|Accepted connection from"
-    r"|datagrams received out-of-order|^\s*\d+\s+(default|\d+[KM]?)\s+[\d.]+|^\d+,(\d+[KM]?)?,")
+    r"|datagrams received out-of-order|^\s*\d+\s+(default|\d+[KM]?)\s+[\d.]+|^\d+,\d+,")
+# a --csv data row of a sweep: the run's parameters (streams, window), then figures
+CSV_ROW = re.compile(r"^\d+,[0-9.KMG]*(,[0-9.]*)+$")
 JSON_LINE = re.compile(r'^(\s*"([A-Za-z_]+)":\s*)(.*?)(,?)$')
 
 
@@ -53,6 +55,9 @@ def mask_text(line, port):
     line = re.sub(r"commit [0-9a-f]+(-dirty)?", "commit C", line)
     # -V's and the JSON "engine" lines name the RTT the send buffer was sized from
     line = re.sub(r"smallest RTT \d+ us", "smallest RTT # us", line)
+    if CSV_ROW.match(line):
+        f = line.split(",")
+        return ",".join(f[:2] + ["#" if x else "" for x in f[2:]])
     if REPORT.search(line):
         return mask_report(line)
     return line

@@ -3,7 +3,8 @@
  * that says too-big, a smaller local link, random loss, or silence), and every probe
  * of a batch is answered by its own peer's path. Each peer must end exactly as its
  * search ends when run alone, the run must take as many rounds as its slowest peer
- * (not the sum), and no batch may exceed its cap or split a peer's round. */
+ * (not the sum), and no batch may exceed its cap or split a peer's round. The driver,
+ * rounds_run, runs over a transport of that network. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -113,39 +114,53 @@ static void check_layout(const struct probe *v, size_t m)
     }
 }
 
+/* a batch's tries as the socket transport sends them, every probe answered by its own
+ * peer's path, the answers read back into the tries; returns the probes sent */
+static size_t send_batch(struct net *net, struct round_try *t, size_t n, struct probe *pv)
+{
+    size_t m = rounds_fill(pv, 0, t, n);
+    check_layout(pv, m);
+    for (size_t j = 0; j < m; j++) {
+        size_t k = (size_t)((const union sockaddr_any *)pv[j].dst - net->addr);
+        assert_true(k < net->n);
+        answer(&net->path[k], &pv[j]);
+    }
+    rounds_read(pv, m, t, n);
+    return m;
+}
+
 /* the whole run, every probe answered by its own peer's path; "time" is one unit
  * a batch */
 static void run(struct net *net, size_t cap)
 {
     struct rounds r;
-    rounds_init(&r, net->t, net->n, cap);
-    struct probe *v = calloc(cap, sizeof *v);
+    rounds_init(&r, net->t, net->n, cap, 0);
+    struct round_try *v = calloc(r.room, sizeof *v);
+    struct probe *pv = calloc(cap > DISC_MAX_PLAN * DISC_CONFIRM_MAX ? cap : DISC_MAX_PLAN * DISC_CONFIRM_MAX,
+                              sizeof *pv);
     unsigned *seen = calloc(net->n ? net->n : 1, sizeof *seen);   /* last round a peer went out */
     size_t m;
     net->batches = 0;
     net->most = 0;
     while ((m = rounds_next(&r, v)) > 0) {
         assert_true(++net->batches < 100000);
-        assert_true(m <= cap);
-        check_layout(v, m);
+        assert_true(m <= r.room);
+        size_t probes = send_batch(net, v, m, pv);
+        assert_true(probes <= cap);
         /* a batch ends before the round does only when the next peer would not fit */
         if (r.to < r.nactive)
-            assert_true(m + r.peer[r.active[r.to]].nprobes > cap);
+            assert_true(probes + r.peer[r.active[r.to]].nprobes > cap);
         for (size_t a = r.from; a < r.to; a++) {
             assert_true(seen[r.active[a]] < r.rounds);    /* one batch a round a peer */
             seen[r.active[a]] = r.rounds;
         }
-        for (size_t j = 0; j < m; j++) {
-            size_t k = (size_t)((const union sockaddr_any *)v[j].dst - net->addr);
-            assert_true(k < net->n);
-            answer(&net->path[k], &v[j]);
-        }
-        if (m > net->most)
-            net->most = m;
+        if (probes > net->most)
+            net->most = probes;
         rounds_take(&r, v, m, (double)net->batches);
     }
     net->rounds = r.rounds;
     free(seen);
+    free(pv);
     free(v);
     rounds_free(&r);
 }
@@ -307,7 +322,8 @@ static void no_peer_no_batch(void **state)
     net_free(net);
 }
 
-/* a plan's probes: copies adjacent and capped, 0.1 ms apart from the batch's start */
+/* a plan's probes: copies capped; laid out copies adjacent, 0.1 ms apart from the
+ * batch's start, a size's group its index in the batch */
 static void fill_lays_out_a_plan(void **state)
 {
     (void)state;
@@ -315,12 +331,14 @@ static void fill_lays_out_a_plan(void **state)
     memset(&dst, 0, sizeof dst);
     struct disc_try plan[] = { { 1500, 2 }, { 4000, 1 }, { 9000, 12 } };
     assert_int_equal(rounds_probes(plan, ARRAY_SIZE(plan)), 2 + 1 + DISC_CONFIRM_MAX);
+    struct round_try t[] = { { .dst = &dst, .mtu = 1500, .copies = 2 }, { .dst = &dst, .mtu = 4000, .copies = 1 },
+                             { .dst = &dst, .mtu = 9000, .copies = DISC_CONFIRM_MAX } };
     struct probe v[32];
     memset(v, 0x5a, sizeof v);
-    size_t end = rounds_fill(v, 5, &dst, plan, ARRAY_SIZE(plan), 7);
+    size_t end = rounds_fill(v, 5, t, ARRAY_SIZE(t));
     assert_int_equal(end, 5 + 3 + DISC_CONFIRM_MAX);
     static const uint32_t mtu[] = { 1500, 1500, 4000, 9000 };
-    static const int group[] = { 7, 7, 8, 9 };
+    static const int group[] = { 0, 0, 1, 2 };
     for (size_t j = 5; j < end; j++) {
         size_t w = j - 5 < 3 ? j - 5 : 3;
         assert_int_equal(v[j].mtu, mtu[w]);
@@ -341,20 +359,28 @@ static void fold_reads_each_size(void **state)
     struct disc_report out;
     memset(&out, 0, sizeof out);
     disc_init(&d, AF_INET, PKT_MAX_MTU);
-    struct disc_try plan[] = { { 1500, 2 }, { 4000, 2 }, { 8000, 2 }, { 9000, 2 } };
+    union sockaddr_any dst;
+    memset(&dst, 0, sizeof dst);
+    struct round_try t[] = { { .dst = &dst, .mtu = 1500, .copies = 2 }, { .dst = &dst, .mtu = 4000, .copies = 2 },
+                             { .dst = &dst, .mtu = 8000, .copies = 2 }, { .dst = &dst, .mtu = 9000, .copies = 2 } };
     struct probe v[8];
     memset(v, 0, sizeof v);
     static const enum probe_res res[8] = { PR_LOST, PR_REPLY, PR_REPLY, PR_LOST,
                                            PR_TOO_BIG, PR_LOST, PR_LOST, PR_LOST };
     for (size_t j = 0; j < 8; j++) {
-        v[j].mtu = plan[j / 2].mtu;
-        v[j].group = 3 + (int)(j / 2);
+        v[j].mtu = t[j / 2].mtu;
+        v[j].group = (int)(j / 2);
         v[j].res = res[j];
     }
     v[4].info = 6000;
     v[4].from = router();
     v[4].from_set = 1;
-    rounds_fold(&d, plan, ARRAY_SIZE(plan), v, 8, 3, &out);
+    rounds_read(v, 8, t, ARRAY_SIZE(t));
+    assert_int_equal(t[2].got, DO_TOO_BIG);
+    assert_int_equal(t[2].info, 6000);
+    assert_int_equal(t[3].sent, 2);
+    assert_int_equal(t[3].lost, 2);
+    rounds_fold(&d, t, ARRAY_SIZE(t), &out);
     assert_int_equal(d.lo, 4000);
     assert_int_equal(d.cap, 6001);            /* the too-big's hint */
     assert_int_equal(d.cap_proof, DP_TOO_BIG);
@@ -373,11 +399,84 @@ static void fold_reads_each_size(void **state)
     v[1].res = PR_REPLY;
     v[2].res = PR_UNREACH;
     v[3].res = PR_LOST;
-    rounds_fold(&e, plan, 2, v, 4, 3, &out);
+    rounds_read(v, 4, t, 2);
+    rounds_fold(&e, t, 2, &out);
     assert_int_equal(e.lo, 1500);
     assert_int_equal(e.cap, 4000);
     assert_int_equal(e.cap_proof, DP_ERROR);
     assert_int_equal(e.timeouts, 0);
+}
+
+/* a transport of the simulated network, which a stop signal meets at batch stop_at */
+struct sim {
+    struct net *net;
+    struct probe *pv;
+    unsigned batches, stop_at;
+    unsigned budget;                 /* 0, or the most probes a peer's round after the first may put out */
+};
+
+static int sim_batch(void *ctx, struct round_try *t, size_t n, char *why, size_t len)
+{
+    (void)why;
+    (void)len;
+    struct sim *s = ctx;
+    if (++s->batches == s->stop_at)
+        return 1;
+    size_t probes = 0;
+    for (size_t i = 0; i < n; i++) {
+        probes += t[i].copies;
+        if (i + 1 == n || t[i + 1].dst != t[i].dst) {      /* one peer's round ends here */
+            if (s->budget && s->batches > 1)
+                assert_true(probes <= s->budget);
+            probes = 0;
+        }
+    }
+    (void)send_batch(s->net, t, n, s->pv);
+    return 0;
+}
+
+/* the one driver over a transport: the searches end as the scheduler's own run ends
+ * them, a transport's budget bounds each later round, and a stop signal reports each
+ * search still running as far as it went (rounds and probes so far, not nothing) */
+static void the_driver_runs_any_transport_and_reports_a_stop(void **state)
+{
+    (void)state;
+    static const uint32_t holes[] = { 1499, 8166 };
+    struct net *net = net_new(ARRAY_SIZE(holes));
+    for (size_t k = 0; k < ARRAY_SIZE(holes); k++)
+        net->path[k].hop_mtu = holes[k];
+    struct sim s = { net, calloc(ROUNDS_MAX_BATCH, sizeof(struct probe)), 0, 0, 0 };
+    struct rounds_transport tp = { ROUNDS_MAX_BATCH, 0, sim_batch, &s };
+    char why[100];
+    assert_int_equal(rounds_run(&tp, net->t, net->n, why, sizeof why), 0);
+    for (size_t k = 0; k < ARRAY_SIZE(holes); k++) {
+        assert_int_equal(net->rep[k].state, DS_FOUND);
+        assert_int_equal(net->rep[k].mtu, holes[k]);
+    }
+    unsigned whole = s.batches;
+    /* a small budget: more rounds, none of its later rounds over it */
+    memset(net->rep, 0, ARRAY_SIZE(holes) * sizeof *net->rep);
+    s.batches = 0;
+    s.budget = 16;
+    tp = (struct rounds_transport){ SIZE_MAX, 16, sim_batch, &s };
+    assert_int_equal(rounds_run(&tp, net->t, net->n, why, sizeof why), 0);
+    assert_true(s.batches > whole);
+    for (size_t k = 0; k < ARRAY_SIZE(holes); k++)
+        assert_int_equal(net->rep[k].mtu, holes[k]);
+    /* a stop at the third batch: two rounds were taken, each search says so */
+    tp = (struct rounds_transport){ ROUNDS_MAX_BATCH, 0, sim_batch, &s };
+    s.batches = 0;
+    s.budget = 0;
+    s.stop_at = 3;
+    assert_int_equal(rounds_run(&tp, net->t, net->n, why, sizeof why), 1);
+    for (size_t k = 0; k < ARRAY_SIZE(holes); k++) {
+        assert_int_equal(net->rep[k].state, DS_RUN);
+        assert_int_equal(net->rep[k].rounds, 2);
+        assert_true(net->rep[k].probes > 0);
+        assert_in_range(net->rep[k].mtu, 1280, holes[k]);    /* the largest answered so far */
+    }
+    free(s.pv);
+    net_free(net);
 }
 
 int main(void)
@@ -385,6 +484,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fill_lays_out_a_plan),
         cmocka_unit_test(fold_reads_each_size),
+        cmocka_unit_test(the_driver_runs_any_transport_and_reports_a_stop),
         cmocka_unit_test(no_peer_no_batch),
         cmocka_unit_test(four_black_holes_take_the_rounds_of_one),
         cmocka_unit_test(seconds_is_when_each_search_ended),

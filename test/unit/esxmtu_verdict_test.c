@@ -247,6 +247,47 @@ static void bogus_next_hop_mtu(void **state)
     assert_int_equal(pe.st.next_hop_mtu, 1500);
 }
 
+/* the one decision, when every phase is over: a next-hop MTU below the size --discover
+ * saw pass was a lie (its too-bigs join the bogus ones, counted lost, their sender no
+ * router); one at or above it stands; a probe without an outcome is INTERRUPTED */
+static void decided_once_after_discovery(void **state)
+{
+    (void)state;
+    union sockaddr_any dst = a4("198.18.1.2"), r = a4("198.18.0.1");
+    struct peer pe;
+    struct probe v[6];
+    three_rounds(&pe, v, &dst);
+    for (int i = 0; i < 6; i++)
+        v[i].res = i % 2 ? PR_REPLY : PR_TOO_BIG;
+    for (int i = 0; i < 6; i += 2) {
+        v[i].info = 1400;
+        v[i].from = r;
+        v[i].from_set = 1;
+    }
+    check_collect(v, 6, 0, &pe.st);
+    assert_int_equal(check_evidence(&pe), V_TOO_BIG);
+    struct vstats before = pe.st;
+    pe.did_discover = 1;
+    pe.disc.state = DS_FOUND;
+    pe.disc.mtu = 1400;              /* the router's MTU is what passed: it stands */
+    check_decide(&pe);
+    assert_int_equal(pe.verdict, V_TOO_BIG);
+    assert_memory_equal(&pe.st, &before, sizeof before);
+    pe.disc.mtu = 1500;              /* 1500 passed: a next-hop MTU of 1400 cannot be */
+    check_decide(&pe);
+    assert_int_equal(pe.verdict, V_BLACK_HOLE);
+    assert_int_equal(pe.st.too_big, 0);
+    assert_int_equal(pe.st.bogus, 3);
+    assert_int_equal(pe.st.bogus_mtu, 1400);
+    assert_true(pe.st.bogus_from_set);
+    assert_int_equal(pe.st.big_lost, 3);
+    assert_false(pe.st.router_set);
+    /* a probe a stop signal left without an outcome: no conclusion, whatever the rest */
+    pe.st.pending = 1;
+    check_decide(&pe);
+    assert_int_equal(pe.verdict, V_INTERRUPTED);
+}
+
 /* every enum value has its word (the tables are indexed by the enums; a gap or a
  * missing last entry would print "?" or NULL in the JSON) */
 static void every_enum_has_a_name(void **state)
@@ -280,6 +321,7 @@ int main(void)
         cmocka_unit_test(trace_names_the_limiting_hop),
         cmocka_unit_test(local_send_failures),
         cmocka_unit_test(bogus_next_hop_mtu),
+        cmocka_unit_test(decided_once_after_discovery),
         cmocka_unit_test(every_enum_has_a_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

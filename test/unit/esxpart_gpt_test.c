@@ -1,4 +1,4 @@
-/* tools/esxpart gpt.c + probe.c: GPT parsing, primary/backup choice, bounds. */
+/* tools/esxpart gpt.c + parse.c: GPT parsing, primary/backup choice, bounds. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -10,7 +10,7 @@
 
 #include "crc32.h"
 #include "../../tools/esxpart/disk.h"
-#include "../../tools/esxpart/probe.h"
+#include "../../tools/esxpart/parse.h"
 #include "../../tools/esxpart/types.h"
 
 #define IMG_MAX_EXT 64
@@ -143,7 +143,7 @@ static inline struct ptable *img_probe(struct img *im, unsigned force)
     struct ptable *t = calloc(1, sizeof *t);
     if (!t)
         abort();
-    pt_probe(&im->d, t, force);
+    pt_parse(&im->d, t, force);
     return t;
 }
 

@@ -76,7 +76,7 @@ static void prints_msdos_and_unknown(void **state)
     img_free(im);
 
     im = img_new(1ull << 30, 512);
-    pt_probe(&im->d, t, 0);
+    pt_parse(&im->d, t, 0);
     assert_parted(t, "unknown\n130 255 63 2097152\n", "34 2097118\n");
     free(t);
     img_free(im);

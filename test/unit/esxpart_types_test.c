@@ -132,7 +132,7 @@ static void finds_vmfs6_and_vmfsl(void **state)
     struct img *im = img_new(1ull << 30, 512);
     struct ptable *t = gpt_with(im, "AA31E02A400F11DB9590000C2911D1B8");
     put_vmfs(im, 0x1300000, 0x5e, 6, "datastore1");
-    pt_probe(&im->d, t, 0);
+    pt_parse(&im->d, t, 0);
     const struct content *c = &t->parts[0].content;
     char text[200], uuid[48];
     content_text(c, text, sizeof text);
@@ -149,7 +149,7 @@ static void finds_vmfs6_and_vmfsl(void **state)
     im = img_new(1ull << 30, 512);
     free(gpt_with(im, "AA31E02A400F11DB9590000C2911D1B8"));
     put_vmfs(im, 0x1300000, 0x5f, 6, "OSDATA-x");
-    pt_probe(&im->d, t, 0);
+    pt_parse(&im->d, t, 0);
     content_text(&t->parts[0].content, text, sizeof text);
     assert_string_equal(text, "VMFS-L OSDATA-x");
     assert_true(t->parts[0].mismatch);
@@ -160,7 +160,7 @@ static void finds_vmfs6_and_vmfsl(void **state)
     im = img_new(1ull << 30, 512);
     free(gpt_with(im, "4EB2EA3978554790A79EFAE495E21F8D"));
     put_vmfs(im, 0x200000, 0x5f, 6, "OSDATA-y");
-    pt_probe(&im->d, t, 0);
+    pt_parse(&im->d, t, 0);
     assert_int_equal(t->parts[0].content.fam, CF_VMFSL);
     assert_false(t->parts[0].mismatch);
     img_free(im);
@@ -171,7 +171,7 @@ static void finds_vmfs6_and_vmfsl(void **state)
         im = img_new(1ull << 30, 512);
         free(gpt_with(im, others[i]));
         put_vmfs(im, 0x1300000, 0x5e, 5, "ds");
-        pt_probe(&im->d, t, 0);
+        pt_parse(&im->d, t, 0);
         assert_true(t->parts[0].mismatch);
         assert_true(has_finding(t, SEV_WARN, "but it holds VMFS5"));
         img_free(im);
@@ -197,7 +197,7 @@ static void finds_fat_labels(void **state)
     b[510] = 0x55;
     b[511] = 0xAA;
     img_write(im, 2048ull * 512, b, sizeof b);
-    pt_probe(&im->d, t, 0);
+    pt_parse(&im->d, t, 0);
     char text[200], uuid[48];
     content_text(&t->parts[0].content, text, sizeof text);
     assert_string_equal(text, "FAT16 BOOTBANK1");
@@ -208,7 +208,7 @@ static void finds_fat_labels(void **state)
      * a terminal is escaped (esc_text), never the raw bytes */
     memcpy(b + 43, "\x1b[2J\x07\xff     ", 11);
     img_write(im, 2048ull * 512, b, sizeof b);
-    pt_probe(&im->d, t, 0);
+    pt_parse(&im->d, t, 0);
     assert_string_equal(t->parts[0].content.label, "\x1b[2J\x07\xff");
     free(t);
     img_free(im);

@@ -1,4 +1,4 @@
-/* The default check: one round of probes to all peers, then verdicts. */
+/* The default check: one round of probes to all peers; each peer's verdict decided once. */
 #include "check.h"
 #include "clock.h"
 #include "fail.h"
@@ -133,23 +133,16 @@ void check_collect(const struct probe *v, size_t n, int peer, struct vstats *s)
     }
 }
 
-void check_weigh_discovery(struct peer *pe)
+enum verdict check_evidence(const struct peer *pe)
 {
-    struct vstats *s = &pe->st;
-    if (!pe->did_discover || pe->disc.state != DS_FOUND || !s->too_big || s->next_hop_mtu >= pe->disc.mtu)
-        return;
-    if (!s->bogus) {
-        s->bogus_mtu = s->next_hop_mtu;
-        s->bogus_from = s->router;
-        s->bogus_from_set = s->router_set;
-    }
-    s->bogus += s->too_big;
-    s->big_lost += s->too_big;
-    s->too_big = 0;
-    s->next_hop_mtu = 0;
-    if (!s->unreach && !s->ttl)
-        s->router_set = 0;
-    pe->verdict = verdict_decide(s);
+    return pe->st.pending ? V_INTERRUPTED : verdict_decide(&pe->st);
+}
+
+void check_decide(struct peer *pe)
+{
+    if (pe->did_discover && pe->disc.state == DS_FOUND)
+        verdict_weigh_discovery(&pe->st, pe->disc.mtu);
+    pe->verdict = check_evidence(pe);
 }
 
 /* A full-size probe queued behind address resolution (ARP/ND) that this host's link
@@ -162,7 +155,7 @@ static int confirm_local(struct prober *p, struct peer *peers, size_t npeers, ui
     struct probe *v = xcalloc(npeers, sizeof *v);
     size_t *who = xcalloc(npeers, sizeof *who), n = 0;
     for (size_t i = 0; i < npeers; i++)
-        if (peers[i].verdict == V_BLACK_HOLE) {
+        if (check_evidence(&peers[i]) == V_BLACK_HOLE) {
             v[n].dst = &peers[i].addr;
             v[n].mtu = peers[i].mtu;
             v[n].at_ns = n * 100 * NS_PER_US;
@@ -177,7 +170,6 @@ static int confirm_local(struct prober *p, struct peer *peers, size_t npeers, ui
                 note_send_fail(s, &v[k], &s->send_fail);
             else if (s->local++ == 0)
                 s->local_mtu = v[k].info;
-            peers[who[k]].verdict = verdict_decide(s);
         }
     }
     free(who);
@@ -215,13 +207,12 @@ int check_run(struct prober *p, struct peer *peers, size_t npeers, const struct 
         }
     int rc = probe_batch(p, v, n, o->timeout_ns, BATCH_ALL);
     int stopped = rc != 0 && errno == EINTR && stop_requested();
-    /* stopped: a peer whose probes all had their outcome has its verdict, the others
-     * are INTERRUPTED with what they got so far */
+    /* stopped: a peer whose probes all had their outcome has its evidence, the others
+     * what they got so far, and their probes without one are pending */
     if (rc == 0 || stopped)
         for (size_t i = 0; i < npeers; i++) {
             check_sizes(&peers[i], peers[i].mtu);
             check_collect(v, n, (int)i, &peers[i].st);
-            peers[i].verdict = peers[i].st.pending ? V_INTERRUPTED : verdict_decide(&peers[i].st);
         }
     free(v);
     if (stopped)

@@ -1,5 +1,6 @@
 /* The default check: full-size DF probes (and small ones, to tell a black hole from
- * a silent peer) to every peer at once, then one verdict per peer. */
+ * a silent peer) to every peer at once; one verdict per peer, decided when every phase
+ * (the check, --discover) is over. */
 #ifndef ESXMTU_CHECK_H
 #define ESXMTU_CHECK_H
 #include <stddef.h>
@@ -35,11 +36,15 @@ struct check_opts {
 void check_sizes(struct peer *pe, uint32_t mtu);
 /* fold probe outcomes of peer number `peer` (probe.group / 2 == peer) into its stats */
 void check_collect(const struct probe *v, size_t n, int peer, struct vstats *s);
-/* run the check for all peers; returns 0 or -1 on a system error, or -1 with errno
- * EINTR after a stop signal (stop.h), the verdicts set as far as they go */
+/* run the check for all peers, their evidence collected (check_decide decides);
+ * returns 0 or -1 on a system error, or -1 with errno EINTR after a stop signal
+ * (stop.h), the evidence as far as it goes */
 int check_run(struct prober *p, struct peer *peers, size_t npeers, const struct check_opts *o);
-/* after --discover: a next-hop MTU below the size discovery saw pass is a lie; it
- * joins the bogus ones and the verdict is decided again */
-void check_weigh_discovery(struct peer *pe);
+/* what a peer's evidence says so far: INTERRUPTED when a probe had no outcome, else
+ * verdict_decide's verdict (the phases ask it; the peer's verdict is check_decide's) */
+enum verdict check_evidence(const struct peer *pe);
+/* the peer's verdict, decided once, when every phase is over: a next-hop MTU below
+ * the size --discover saw pass is a lie and joins the bogus ones first */
+void check_decide(struct peer *pe);
 
 #endif

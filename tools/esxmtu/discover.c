@@ -1,4 +1,4 @@
-/* Path-MTU discovery: one peer's search, pure (rounds.c sends its probes). */
+/* Path-MTU discovery: one peer's search, pure (rounds.c sends its sizes). */
 #include "discover.h"
 #include "bytes.h"
 #include "packet.h"
@@ -267,7 +267,7 @@ void disc_report_set(struct disc_report *out, const struct disc *d, double secon
 {
     out->state = d->state;
     out->proof = d->proof;
-    out->mtu = d->result;
+    out->mtu = d->state == DS_RUN ? d->lo : d->result;   /* cut short: the largest answered so far */
     out->smallest_failed = d->smallest_failed;
     out->rounds = d->rounds;
     out->timeouts = d->timeouts;

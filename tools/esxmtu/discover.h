@@ -1,8 +1,8 @@
 /* Path-MTU discovery: which sizes to probe each round, and what the answers prove.
  *
  * The search is a pure state machine (disc_*), one per peer, so unit tests run it
- * against a simulated path; rounds.c drives every peer's search at once with real
- * probes.
+ * against a simulated path; rounds.c drives every peer's search at once, over the
+ * prober's sockets or esxcli's ping.
  * Round 1 probes a table of common link MTUs; later rounds probe evenly spaced
  * sizes between the largest size answered and the smallest size refused or lost,
  * sized so that the next round can finish the search (each round costs at most one
@@ -75,7 +75,8 @@ struct disc_report {
     union sockaddr_any router;   /* the last router that sent a too-big hint */
     int router_set;
 };
-/* a search's end into its report (router left as it is: the driver sets it) */
+/* a search's end into its report (router left as it is: the driver sets it); a
+ * search cut short (still DS_RUN) reports the largest size answered so far as mtu */
 void disc_report_set(struct disc_report *out, const struct disc *d, double seconds);
 
 #endif

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "clock.h"
 #include "discover.h"
+#include "rounds.h"
 #include "fail.h"
 #include "packet.h"
 #include "runcmd.h"
@@ -12,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,8 +323,7 @@ int ecp_check(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, 
         for (size_t i = 0, k = 0; i < n && rc >= 0; i++) {
             struct ecp_call *big = &calls[k++], *small = peers[i].small_mtu ? &calls[k++] : NULL;
             if (big->stopped || (small && small->stopped)) {
-                peers[i].verdict = V_INTERRUPTED;      /* its answer never came */
-                peers[i].st.pending = a->count;
+                peers[i].st.pending = a->count;        /* its answer never came */
                 continue;
             }
             if (call_failed(big, why, len) || (small && call_failed(small, why, len))) {
@@ -331,7 +332,6 @@ int ecp_check(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, 
             }
             check_sizes(&peers[i], peers[i].mtu);
             ecp_fold(&big->res, small ? &small->res : NULL, &peers[i].st);
-            peers[i].verdict = verdict_decide(&peers[i].st);
         }
     }
     free(host);
@@ -353,102 +353,43 @@ static enum disc_outcome call_outcome(const struct ecp_result *r, unsigned *lost
     return DO_LOST;
 }
 
-struct ecp_search {                   /* one peer's search and its round */
-    struct disc d;
-    struct disc_try plan[DISC_MAX_PLAN];
-    size_t nplan, first;              /* its sizes, and its first call in the round's list */
-};
-
-static void search_report(struct peer *pe, const struct ecp_search *x, double seconds)
+/* a batch of rounds.c's: each size one call with --count its copies, all at once */
+static int esxcli_batch(void *ctx, struct round_try *t, size_t n, char *why, size_t len)
 {
-    disc_report_set(&pe->disc, &x->d, seconds);
-}
-
-/* a stop signal: each search still running reports what it found so far */
-static void searches_stopped(struct peer *peers, const struct ecp_search *x, size_t n, double seconds)
-{
-    for (size_t i = 0; i < n; i++)
-        if (peers[i].did_discover && x[i].d.state == DS_RUN)
-            search_report(&peers[i], &x[i], seconds);
-}
-
-int ecp_discover(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, size_t len)
-{
-    double t0 = mono_s();
-    struct ecp_search *x = xcalloc(n ? n : 1, sizeof *x);
+    const struct ecp_ask *a = ctx;
+    struct ecp_call *calls = xcalloc(n ? n : 1, sizeof *calls);
     char (*host)[64] = xcalloc(n ? n : 1, sizeof *host);
-    struct ecp_call *calls = xcalloc((n ? n : 1) * ECP_DISC_BUDGET, sizeof *calls);
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        net_ntop(&peers[i].addr, host[i], sizeof host[i]);
-        disc_init(&x[i].d, peers[i].family, PKT_MAX_MTU);
-        x[i].d.budget = ECP_DISC_BUDGET;
-        memset(&peers[i].disc, 0, sizeof peers[i].disc);
-        peers[i].did_discover = verdict_answered(peers[i].verdict);
+    unsigned most = 1;
+    for (size_t k = 0; k < n; k++) {
+        struct ecp_ask one = *a;
+        int family = t[k].dst->sa.sa_family;
+        one.count = t[k].copies < 1 ? 1 : t[k].copies;
+        if (one.count > most)
+            most = one.count;
+        net_ntop(t[k].dst, host[k], sizeof host[k]);
+        ecp_build(&calls[k], &one, host[k], family, probe_data_len(family, t[k].mtu));
     }
-    for (;;) {
-        size_t m = 0;
-        unsigned most = 1;
-        for (size_t i = 0; i < n; i++) {
-            x[i].nplan = 0;
-            if (!peers[i].did_discover || x[i].d.state != DS_RUN)
-                continue;
-            x[i].nplan = disc_plan(&x[i].d, x[i].plan, ECP_DISC_BUDGET);
-            x[i].first = m;
-            if (x[i].nplan == 0) {
-                search_report(&peers[i], &x[i], mono_s() - t0);
-                continue;
-            }
-            for (size_t k = 0; k < x[i].nplan; k++) {
-                struct ecp_ask one = *a;
-                one.count = x[i].plan[k].copies < DISC_CONFIRM_MAX ? x[i].plan[k].copies : DISC_CONFIRM_MAX;
-                if (one.count < 1)
-                    one.count = 1;
-                if (one.count > most)
-                    most = one.count;
-                ecp_build(&calls[m++], &one, host[i], peers[i].family,
-                          probe_data_len(peers[i].family, x[i].plan[k].mtu));
-            }
-        }
-        if (m == 0)
-            break;
-        int ran = ecp_run_all(calls, m, deadline_of(a, most));
-        if (ran < 0) {
-            rc = why_fmt(why, len, "cannot run esxcli: %s", errtext(errno));
+    int rc = ecp_run_all(calls, n, deadline_of(a, most));
+    if (rc < 0)
+        rc = why_fmt(why, len, "cannot run esxcli: %s", errtext(errno));
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        const struct ecp_call *c = &calls[k];
+        if (call_failed(c, why, len)) {
+            rc = -1;
             break;
         }
-        if (ran > 0) {
-            searches_stopped(peers, x, n, mono_s() - t0);
-            rc = 1;
-            break;
-        }
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            int timed_out = 0;
-            for (size_t k = 0; k < x[i].nplan && rc == 0; k++) {
-                const struct ecp_call *c = &calls[x[i].first + k];
-                if (call_failed(c, why, len)) {
-                    rc = -1;
-                    break;
-                }
-                unsigned lost, sent = c->res.transmitted ? c->res.transmitted : 1;
-                enum disc_outcome got = call_outcome(&c->res, &lost);
-                x[i].d.probes += sent;
-                if (got == DO_LOST && lost >= sent)
-                    timed_out = 1;
-                if (got == DO_PASS)
-                    disc_loss_seen(&x[i].d, sent, lost);
-                disc_feed(&x[i].d, x[i].plan[k].mtu, got, 0, got == DO_LOST ? lost : 0);
-            }
-            if (x[i].nplan)
-                disc_round_done(&x[i].d, timed_out);
-        }
-        if (rc != 0)
-            break;
+        t[k].got = call_outcome(&c->res, &t[k].lost);
+        t[k].info = 0;               /* esxcli's words hold no MTU */
+        t[k].sent = c->res.transmitted ? c->res.transmitted : 1;
+        t[k].router_set = 0;         /* nor a router's too-big */
     }
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        check_weigh_discovery(&peers[i]);
-    free(calls);
     free(host);
-    free(x);
+    free(calls);
     return rc;
+}
+
+void ecp_transport(struct rounds_transport *tp, const struct ecp_ask *a)
+{
+    /* every peer's round in one batch: the calls' own runner bounds what runs at once */
+    *tp = (struct rounds_transport){ SIZE_MAX, ECP_DISC_BUDGET, esxcli_batch, (void *)a };
 }

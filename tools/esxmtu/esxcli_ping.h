@@ -16,8 +16,8 @@
  * ICMP Seq, TTL, Round-trip Time: N us, Dup, Detail), then `Summary:` (Host Addr,
  * Transmitted, Recieved [ESXi's spelling], Duplicated, Packet Lost, Round-trip
  * Min/Avg/Max: N us). It is read by field name, any spacing and letter case, either
- * spelling of Received. --discover runs discover.c's search over such calls, in
- * smaller rounds. Parsing (ecp_parse, ecp_fold) is pure; ecp_run_all spawns
+ * spelling of Received. --discover runs rounds.c's rounds over such calls (ecp_transport),
+ * in smaller rounds. Parsing (ecp_parse, ecp_fold) is pure; ecp_run_all spawns
  * the calls (posix_spawn, at most ECP_PARALLEL at once), each bounded in time and in
  * bytes read. */
 #ifndef ESXMTU_ESXCLI_PING_H
@@ -88,12 +88,13 @@ const char *ecp_method_desc(void);
 
 struct peer;
 /* The check for every peer through esxcli: a full-size call and (when the peer has
- * one) a small call each, folded and decided. Returns 0, or -1 with why when esxcli
+ * one) a small call each, folded into the peer's evidence (check_decide decides). Returns 0, or -1 with why when esxcli
  * did not answer in its layout (an esxcli error, a call that did not finish). */
 int ecp_check(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, size_t len);
-/* --discover through esxcli, for every peer the check found answering: discover.c's
- * search with a round of at most ECP_DISC_BUDGET probes (esxcli is one process a size),
- * each size one call with --count its copies. Returns 0, or -1 with why as ecp_check. */
-int ecp_discover(struct peer *peers, size_t n, const struct ecp_ask *a, char *why, size_t len);
+struct rounds_transport;
+/* --discover through esxcli: rounds.c's transport, each size one call with --count
+ * its copies, a peer's round at most ECP_DISC_BUDGET probes (esxcli is one process a
+ * size); a batch fails with why as ecp_check does. a is kept. */
+void ecp_transport(struct rounds_transport *tp, const struct ecp_ask *a);
 
 #endif

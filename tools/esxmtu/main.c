@@ -1,13 +1,16 @@
 /* esxmtu: does a full-size Don't-Fragment packet really cross to each peer?
  * The command line first (options_table.h's rows, what each sets in options.c),
  * then one straight flow: parse, settle the netstack, resolve, open, check, discover,
- * trace, report. The work is in peers.c, netstack.c, probe.c, check.c (or esxcli_ping.c),
- * discover.c + rounds.c, trace.c, verdict.c, report.c. */
+ * decide each verdict once, trace, report. The work is in peers.c, netstack.c, probe.c,
+ * check.c (or esxcli_ping.c), discover.c + rounds.c (over sockets or esxcli), trace.c,
+ * verdict.c, report.c. */
 #include "args.h"
 #include "check.h"
 #include "clock.h"
 #include "discover.h"
+#include "esxcli_ping.h"
 #include "fail.h"
+#include "netstack.h"
 #include "net.h"
 #include "options.h"
 #include "output.h"
@@ -127,21 +130,34 @@ static void open_prober(struct prober *p, const struct mtu_opts *o, int need4, i
     die(EXIT_USAGE, "%s: %s", why, errtext(e));
 }
 
-/* --discover: every peer that answered at all, all at once (rounds.c) */
-static void discover(struct prober *p, struct peer *peers, size_t n, uint64_t timeout_ns)
+/* --discover: every peer that answered at all, all at once (rounds.c), over the
+ * run's transport: the prober's sockets, or esxcli's ping in another netstack */
+static void discover(const struct mtu_opts *o, struct prober *p, struct peer *peers)
 {
-    struct disc_target *t = xcalloc(n, sizeof *t);
-    size_t k = 0;
+    size_t n = o->peers.n, k = 0;
+    struct disc_target *t = xcalloc(n ? n : 1, sizeof *t);
     for (size_t i = 0; i < n; i++)
-        if (verdict_answered(peers[i].verdict)) {    /* nothing answers: no size will */
+        if (verdict_answered(check_evidence(&peers[i]))) {    /* nothing answers: no size will */
             t[k++] = (struct disc_target){ &peers[i].addr, &peers[i].disc };
             peers[i].did_discover = 1;
         }
-    if (rounds_run(p, t, k, timeout_ns) != 0 && !stop_requested())
-        die(EXIT_USAGE, "discovery failed: %s", errtext(errno));
-    for (size_t i = 0; i < n; i++)
-        check_weigh_discovery(&peers[i]);    /* does nothing without a discovery */
+    struct rounds_transport tp;
+    struct rounds_socket sock = { 0 };
+    struct ecp_ask ask;
+    if (o->ns.method == NSM_ESXCLI) {
+        netstack_esxcli_ask(o, &ask);
+        ecp_transport(&tp, &ask);
+    } else {
+        rounds_socket_open(&tp, &sock, p, o->chk.timeout_ns);
+    }
+    char why[400];
+    int rc = rounds_run(&tp, t, k, why, sizeof why);
+    rounds_socket_close(&sock);
     free(t);
+    if (rc < 0 && o->ns.method == NSM_ESXCLI)
+        die(EXIT_USAGE, "netstack %s: %s", o->ns.name, why);
+    if (rc < 0)
+        die(EXIT_USAGE, "discovery failed: %s", why);
 }
 
 int main(int argc, char **argv)
@@ -170,10 +186,12 @@ int main(int argc, char **argv)
         if (check_run(&p, peers, o.peers.n, &o.chk) != 0 && !stop_requested())
             die(EXIT_USAGE, "probing failed: %s", errtext(errno));
     }
-    if (o.discover && o.ns.method != NSM_ESXCLI && !stop_requested()) {
+    if (o.discover && !stop_requested()) {
         phase = "--discover";
-        discover(&p, peers, o.peers.n, o.chk.timeout_ns);
+        discover(&o, &p, peers);
     }
+    for (size_t i = 0; i < o.peers.n; i++)
+        check_decide(&peers[i]);        /* every phase that weighs on it is over */
     for (size_t i = 0; o.trace && i < o.peers.n && !stop_requested(); i++) {
         phase = "--trace";
         peers[i].trace = xcalloc(1, sizeof *peers[i].trace);

@@ -166,15 +166,19 @@ void netstack_settle(struct mtu_opts *o)
     ns->method = NSM_ESXCLI;
 }
 
+void netstack_esxcli_ask(const struct mtu_opts *o, struct ecp_ask *a)
+{
+    *a = (struct ecp_ask){ o->ns.esxcli, o->ns.name, o->po.iface, o->chk.count,
+                           (unsigned)((o->chk.timeout_ns + NS_PER_SEC - 1) / NS_PER_SEC), o->interval,
+                           o->po.ttl };
+}
+
 void netstack_esxcli_check(const struct mtu_opts *o, struct peer *peers)
 {
     char why[400];
-    struct ecp_ask a = { o->ns.esxcli, o->ns.name, o->po.iface, o->chk.count,
-                         (unsigned)((o->chk.timeout_ns + NS_PER_SEC - 1) / NS_PER_SEC), o->interval, o->po.ttl };
+    struct ecp_ask a;
+    netstack_esxcli_ask(o, &a);
     /* a stop signal (1) ends the calls at once: main reports what came back */
-    int rc = ecp_check(peers, o->peers.n, &a, why, sizeof why);
-    if (rc == 0 && o->discover && !stop_requested())
-        rc = ecp_discover(peers, o->peers.n, &a, why, sizeof why);
-    if (rc < 0)
+    if (ecp_check(peers, o->peers.n, &a, why, sizeof why) < 0)
         die(EXIT_USAGE, "netstack %s: %s", o->ns.name, why);
 }

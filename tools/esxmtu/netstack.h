@@ -48,9 +48,12 @@ struct mtu_opts;
 void netstack_settle(struct mtu_opts *o);
 
 struct peer;
-/* method esxcli: the check (and --discover) for every peer through esxcli's ping
- * (esxcli_ping.h), verdicts set; exits 2 with one line when esxcli fails */
+/* method esxcli: the check for every peer through esxcli's ping (esxcli_ping.h), its
+ * evidence collected; exits 2 with one line when esxcli fails */
 void netstack_esxcli_check(const struct mtu_opts *o, struct peer *peers);
+struct ecp_ask;
+/* what every esxcli ping call of the run asks (the check's and --discover's) */
+void netstack_esxcli_ask(const struct mtu_opts *o, struct ecp_ask *a);
 
 const char *netstack_method_name(enum ns_method m);   /* "current", "launch-word", "esxcli" */
 

@@ -98,3 +98,20 @@ const char *verdict_icmp_name(int family, uint8_t type, uint8_t code)
         return "parameter problem";
     return "ICMP error";
 }
+
+void verdict_weigh_discovery(struct vstats *s, uint32_t passed)
+{
+    if (!s->too_big || s->next_hop_mtu >= passed)
+        return;
+    if (!s->bogus) {
+        s->bogus_mtu = s->next_hop_mtu;
+        s->bogus_from = s->router;
+        s->bogus_from_set = s->router_set;
+    }
+    s->bogus += s->too_big;
+    s->big_lost += s->too_big;
+    s->too_big = 0;
+    s->next_hop_mtu = 0;
+    if (!s->unreach && !s->ttl)
+        s->router_set = 0;
+}

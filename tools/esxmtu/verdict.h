@@ -18,7 +18,7 @@ enum verdict {
     V_SEND_FAILED,   /* this host would not send the probes (ENOBUFS, EAGAIN after retries),
                       * and nothing answered: no MTU conclusion */
     V_INTERRUPTED    /* a stop signal came before all its probes had an outcome: no
-                      * conclusion (set by check.c, never by verdict_decide) */
+                      * conclusion (check.c's, never verdict_decide's) */
 };
 #define V_LAST V_INTERRUPTED
 
@@ -48,6 +48,10 @@ struct vstats {
 };
 
 enum verdict verdict_decide(const struct vstats *s);
+/* --discover saw `passed` (IP bytes) answered: a next-hop MTU below it is a lie, so the
+ * too-bigs that named it join the bogus ones (counted as lost, their sender no
+ * router); before verdict_decide */
+void verdict_weigh_discovery(struct vstats *s, uint32_t passed);
 const char *verdict_name(enum verdict v);   /* "PASS", "LOCAL-MTU", ... */
 int verdict_ok(enum verdict v);             /* 1 only for PASS */
 /* 1 when something answered the probes in a way a size search can use (not

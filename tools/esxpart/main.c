@@ -1,6 +1,6 @@
 /* esxpart: which partition is OSDATA, VMFS, bootbank, coredump; is the table healthy.
  * Read-only. The command line (options_table.h's rows, what each sets in
- * options.c) and flow; the work is in disk.c, probe.c, ptable.c,
+ * options.c) and flow; the work is in disk.c, parse.c, ptable.c,
  * gpt.c, mbr.c, types.c, content.c, esxi_parts.c (bootbank.c, bootcfg.c, fat16.c,
  * vmfs.c), report.c, scan.c. */
 #include <getopt.h>
@@ -17,7 +17,7 @@
 #include "version.h"
 #include "disk.h"
 #include "options.h"
-#include "probe.h"
+#include "parse.h"
 #include "report.h"
 #include "scan.h"
 
@@ -80,7 +80,7 @@ static void one_disk(const struct part_opts *o, const char *path, size_t n,
         k->unreadable++;
         return;
     }
-    pt_probe(&d, t, o->sector);
+    pt_parse(&d, t, o->sector);
     disk_close(&d);
     if (t->unreadable[0]) {
         warnmsg("%s: %s", shown, t->unreadable);

@@ -1,6 +1,6 @@
 /* The result of one inspection as a value: findings appended with a bound, room for
  * partitions, the worst severity and the names the outputs print. Calls nothing that
- * reads a disk, so every parser (gpt.c, mbr.c, probe.c) can use it. */
+ * reads a disk, so every parser (gpt.c, mbr.c, parse.c) can use it. */
 #include "ptable.h"
 
 #include <stdarg.h>

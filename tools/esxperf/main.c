@@ -11,7 +11,7 @@
  * file, then the server, a sweep, or one client run.
  */
 #include "client.h"
-#include "daemon.h"
+#include "pidfile.h"
 #include "fail.h"
 #include "args.h"
 #include "sockopt_apply.h"

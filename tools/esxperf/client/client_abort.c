@@ -14,8 +14,8 @@
 #include "client.h"
 #include "client_conn.h"
 #include "clock.h"
-#include "daemon.h"
 #include "fail.h"
+#include "stop_signals.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,13 +1,11 @@
 /* A server left running on a host, as iperf3 -D -I leaves one: -D detaches it
  * from the terminal (a new session, stdin/stdout/stderr on /dev/null, the working
  * directory kept so relative -I and --logfile paths still mean what they said);
- * -I FILE holds its pid (decimal, no newline, mode 600: iperf3's format), is
- * refused while the pid in it is a live process and when it holds anything but a
- * pid, is a symbolic link or no regular file (nothing of the user's is overwritten
- * or removed), and is removed at exit: by the flow's own end. SIGTERM, SIGINT and SIGHUP (with or without -D/-I) are taken
- * by a thread that hands them to the server's loop: as iperf3 3.22 does, a
- * running test's client is told SERVER_TERMINATE, the pid file is removed and the
- * server exits 0. */
+ * its -I pid file (proc/pidfile.c) is removed at exit: by the flow's own end.
+ * SIGTERM, SIGINT and SIGHUP (with or without -D/-I) are taken by a thread
+ * (proc/stop_signals.c) that hands them to the server's loop: as iperf3 3.22 does,
+ * a running test's client is told SERVER_TERMINATE, the pid file is removed and
+ * the server exits 0. */
 #include "daemon.h"
 #include "clock.h"
 #include "fail.h"
@@ -114,110 +112,6 @@ int daemon_detach(int keep_output, char **argv, int lfd, char *why, size_t len)
     return leave_terminal(keep_output, why, len);
 }
 
-/* What an existing pid file may hold: only a pid (decimal, a newline allowed), so
- * that nothing else is overwritten or removed. pid_open: the file, never through a
- * symbolic link and never blocking (a FIFO opens at once, and fstat refuses it);
- * -1 with errno (ENOENT: none there, ELOOP: a symbolic link, EINVAL: not a regular
- * file) */
-static int pid_open(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        close(fd);
-        errno = EINVAL;
-        return -1;
-    }
-    return fd;
-}
-
-/* the pid fd holds; -1 for an empty file (nothing to lose: `-I "$(mktemp)"` is taken
- * as stale), 0 when it holds anything else (text, a longer file, a read error) */
-static long pid_read(int fd)
-{
-    char buf[24];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    if (n == 0)
-        return -1;
-    if (n < 0)
-        return 0;
-    buf[n] = '\0';
-    char *end;
-    long pid = buf[0] >= '0' && buf[0] <= '9' ? strtol(buf, &end, 10) : 0;
-    return pid > 0 && (*end == '\0' || (end[0] == '\n' && end[1] == '\0')) ? pid : 0;
-}
-
-/* the pid in path, 0 when there is none (no file, or not a pid file) */
-static long pid_in(const char *path)
-{
-    int fd = pid_open(path);
-    if (fd < 0)
-        return 0;
-    long pid = pid_read(fd);
-    close(fd);
-    return pid;
-}
-
-int pidfile_check(const char *path, char *why, size_t len)
-{
-    int fd = pid_open(path);
-    if (fd < 0 && errno == ENOENT)
-        return 0;
-    if (fd < 0 && errno == ELOOP)
-        return why_fmt(why, len, "pid file %s is a symbolic link: not followed (give the "
-                       "path of the file itself, or one that does not exist yet)", path);
-    if (fd < 0 && errno == EINVAL)
-        return why_fmt(why, len, "pid file %s is not a regular file (give a path that does "
-                       "not exist yet)", path);
-    if (fd < 0)
-        return why_fmt(why, len, "cannot read pid file %s: %s", path, errtext(errno));
-    long old = pid_read(fd);
-    close(fd);
-    if (old == 0)
-        return why_fmt(why, len, "pid file %s holds something other than a pid: left as it "
-                       "is (remove it if it is stale, or give another -I)", path);
-    if (old > 0 && old != (long)getpid() && (kill((pid_t)old, 0) == 0 || errno == EPERM))
-        return why_fmt(why, len, "pid file %s: process %ld runs (another esxperf server?): "
-                       "stop it (kill %ld) or give another -I", path, old, old);
-    return 0;
-}
-
-int pidfile_create(const char *path, char *why, size_t len)
-{
-    if (pidfile_check(path, why, len) < 0)
-        return -1;
-    /* a stale one (its process gone) is replaced by a file of our own, mode 600
-     * whatever the old one had; O_EXCL never follows a symbolic link */
-    if (unlink(path) < 0 && errno != ENOENT)
-        return why_fmt(why, len, "cannot replace stale pid file %s: %s", path, errtext(errno));
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
-    if (fd < 0)
-        return why_fmt(why, len, "cannot write pid file %s: %s", path, errtext(errno));
-    char buf[24];
-    int n = snprintf(buf, sizeof buf, "%ld", (long)getpid());
-    int bad = write(fd, buf, (size_t)n) != n;
-    if (close(fd) < 0 || bad) {
-        unlink(path);
-        return why_fmt(why, len, "cannot write pid file %s: %s", path, errtext(errno));
-    }
-    return 0;
-}
-
-void pidfile_remove(const char *path)
-{
-    /* only our own: a file another server wrote since stays */
-    if (path && pid_in(path) == (long)getpid())
-        unlink(path);
-}
-
-void stop_signals(sigset_t *set)
-{
-    sigemptyset(set);
-    sigaddset(set, SIGTERM);
-    sigaddset(set, SIGINT);
-    sigaddset(set, SIGHUP);
-}
-
 /* the end of the grace: SERVER_TERMINATE on the open control connection, the pid
  * file removed, exit 0 (what iperf3 does at once). Only async-signal-safe calls
  * (musl's dprintf formats on the stack): the handlers below end here too */
@@ -291,39 +185,6 @@ int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_
     fcntl(g->fd[0], F_SETFL, O_NONBLOCK);
     handled_guard = g;
     return stop_waiter_start(signal_wait, signal_handled, g, "server", why, len);
-}
-
-int stop_waiter_start(void *(*waiter)(void *), void (*handler)(int), void *arg,
-                      const char *role, char *why, size_t len)
-{
-    sigset_t set;
-    stop_signals(&set);
-    /* taken even where the shell left them ignored (a background job's SIGINT,
-     * nohup's SIGHUP), as iperf3 installs its handler over those; POSIX leaves it
-     * open whether an ignored signal that is blocked stays pending */
-    /* held (first, so that none kills us meanwhile) in this thread and every
-     * thread started after it: only the waiter takes them */
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    pthread_t t;
-    int rc = pthread_create(&t, NULL, waiter, arg);
-    if (rc == 0) {
-        pthread_detach(t);
-        return 0;
-    }
-    /* no thread: handler takes them, in whichever thread they interrupt (SA_RESTART:
-     * the blocking calls it does not mean to end go on; the loops poll its pipe or
-     * the connections it shuts) */
-    struct sigaction sa = { .sa_handler = handler, .sa_flags = SA_RESTART };
-    sa.sa_mask = set;
-    if (sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGINT, &sa, NULL) < 0 ||
-        sigaction(SIGHUP, &sa, NULL) < 0)
-        return why_fmt(why, len, "cannot start the %s's signal thread (%s) nor take the "
-                       "signals by handler: %s", role, errtext(rc), errtext(errno));
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    return 0;
 }
 
 int stop_guard_signal(struct stop_guard *g)

@@ -1,6 +1,6 @@
-/* -D and -I: a server left running on a host, findable (its pid in a file) and
- * stoppable (kill $(cat FILE) removes the file too); the thread that takes the
- * stop signals, for the server and (client_abort.c) the client. daemon.c. */
+/* -D and -I: a server left running on a host, findable (its pid in a file,
+ * pidfile.h) and stoppable (kill $(cat FILE) removes the file too): what the
+ * server does with the stop signals (stop_signals.h takes them). daemon.c. */
 #ifndef ESXPERF_DAEMON_H
 #define ESXPERF_DAEMON_H
 #include <signal.h>
@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 #include "clock.h"
+#include "pidfile.h"
+#include "stop_signals.h"
 
 /* -D: fork (the parent exits 0), new session, stdin on /dev/null, stdout and
  * stderr too unless keep_output (--logfile has them). Where fork is refused with
@@ -15,15 +17,6 @@
  * lfd, the listener, is closed for it first. 0 in the server that runs on, or -1
  * with one line in why */
 int daemon_detach(int keep_output, char **argv, int lfd, char *why, size_t len);
-/* -I FILE: 0 when FILE may take our pid (absent, or a regular file holding the
- * pid of a process that is gone); -1 with why when it is a symbolic link, no
- * regular file, holds anything but a pid, or the pid of a live process */
-int pidfile_check(const char *path, char *why, size_t len);
-/* -I FILE: pidfile_check, then our pid into a new FILE (mode 600, the stale one
- * replaced); -1 with why */
-int pidfile_create(const char *path, char *why, size_t len);
-/* FILE removed if it still holds our pid (NULL: nothing) */
-void pidfile_remove(const char *path);
 /* a server stopped by SIGTERM, SIGINT or SIGHUP: the waiter thread writes the
  * signal's number into fd[1]; the server's loops poll fd[0], end a running test
  * with SERVER_TERMINATE and exit; one that has not done so STOP_GRACE_NS later
@@ -41,14 +34,4 @@ struct stop_guard {
 int stop_guard_start(struct stop_guard *g, const char *pidfile, char *why, size_t len);
 /* the signal that stops the server, 0 while none came (never blocks) */
 int stop_guard_signal(struct stop_guard *g);
-/* the signals that stop esxperf (SIGTERM, SIGINT, SIGHUP) into set */
-void stop_signals(sigset_t *set);
-/* those held in this thread and every thread started later, and taken by
- * waiter(arg) on a thread of its own (one that sigwaits them); where no thread can
- * start (pthread_create fails: a host without clone), taken by handler(sig)
- * instead, which does only async-signal-safe work. Call before other threads
- * start. 0, or -1 with why naming role ("server", "client") */
-int stop_waiter_start(void *(*waiter)(void *), void (*handler)(int), void *arg,
-                      const char *role, char *why, size_t len);
-
 #endif

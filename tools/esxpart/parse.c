@@ -1,5 +1,5 @@
 /* The parser entry point: sector size, MBR, GPT or msdos, content, cross-checks. */
-#include "probe.h"
+#include "parse.h"
 #include "content.h"
 #include "esxi_parts.h"
 #include "gpt.h"
@@ -135,7 +135,7 @@ static unsigned detect_sector(struct disk *d, unsigned at, struct ptable *t)
     return 512;
 }
 
-void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector)
+void pt_parse(struct disk *d, struct ptable *t, unsigned force_sector)
 {
     unsigned char head[8192];
     memset(t, 0, sizeof *t);

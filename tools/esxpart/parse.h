@@ -1,10 +1,10 @@
 /* The parser entry point: one disk in, one filled struct ptable out. */
-#ifndef ESXPART_PROBE_H
-#define ESXPART_PROBE_H
+#ifndef ESXPART_PARSE_H
+#define ESXPART_PARSE_H
 #include "ptable.h"
 
 /* Inspect d. force_sector is 0 (detect) or 512/4096. Never fails: problems become
  * findings. The parser entry point for the fuzz target. */
-void pt_probe(struct disk *d, struct ptable *t, unsigned force_sector);
+void pt_parse(struct disk *d, struct ptable *t, unsigned force_sector);
 
 #endif
