@@ -33,36 +33,33 @@
 
 const char tool_name[] = "esxmtu";
 
-/* how esxmtu words getopt's refusals (common/args.h): a long option by its
- * whole name, an unknown one quoted as given */
-static const struct bad_option_words refusals = {
-    BADOPT_NEEDS_FULL_NAME | BADOPT_TAKES_FULL_NAME | BADOPT_QUOTE_UNKNOWN, "", "",
+/* every -f, in order: read after the operands */
+struct file_args {
+    const char **files;
+    size_t n;
 };
+
+/* -f, -h and --version (the rows that say MAIN) */
+static void main_opt(void *ctx, int code, const char *value)
+{
+    struct file_args *fa = ctx;
+    switch (code) {
+    case 'f': fa->files[fa->n++] = value; return;
+    case OPT_VERSION: version_print(); output_exit("the version");
+    default: fputs(mtu_usage, stdout); output_exit("the help text");
+    }
+}
 
 static void parse(struct mtu_opts *o, int argc, char **argv)
 {
-    int c;
     char why[320];
-    const char **files = xcalloc((size_t)argc, sizeof *files);   /* every -f, in order */
-    size_t nfiles = 0;
-    const char *shorts;
-    const struct option *longs;
-    opts_getopt(&shorts, &longs);
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-        int rc = opts_set(o, c, optarg, why, sizeof why);
-        if (rc < 0)
-            die_usage("%s", why);
-        if (rc == 0)
-            continue;
-        switch (c) {
-        case 'f': o->file = files[nfiles++] = optarg; break;
-        case OPT_VERSION: version_print(); output_exit("the version");
-        case 'h': fputs(mtu_usage, stdout); output_exit("the help text");
-        default: bad_option(longs, &refusals, c, argc, argv);
-        }
-    }
-    for (int i = optind; i < argc; i++)
+    struct file_args fa = { xcalloc((size_t)argc, sizeof *fa.files), 0 };
+    int first = args_parse(&mtu_table, o, o->given, argc, argv, main_opt, &fa);
+    if (fa.n)
+        o->file = fa.files[fa.n - 1];
+    const char **files = fa.files;
+    size_t nfiles = fa.n;
+    for (int i = first; i < argc; i++)
         if (peers_add(&o->peers, argv[i], why, sizeof why) != 0)
             die_usage("%s", why);
     /* every list is read, in order after the operands; with several, each must hold a
