@@ -9,6 +9,7 @@ setup() {
     PIDS=()
     TMP=$(mktemp -d)
     NS="" LONS="" IN=()
+    SERVER_OUT=$TMP/esxs.out   # esxperf_server (test/lib/common.bash) on every address
 }
 
 teardown() {
@@ -33,11 +34,6 @@ iperf3_server() {   # iperf3 -s on $PORT, JSON per test into $TMP/iperf3s.json
     wait_port "$PORT"
 }
 
-esxperf_server() {  # esxperf -s on $PORT, output into $TMP/esxs.out
-    "$BIN/esxperf" -s -p "$PORT" "$@" >"$TMP/esxs.out" 2>&1 &
-    PIDS+=($!)
-    wait_port "$PORT"
-}
 
 # python3 -c json field reader: jget FILE EXPR (EXPR on d, e.g. "d['end']['sum_sent']['bytes']")
 

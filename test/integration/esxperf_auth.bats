@@ -31,6 +31,8 @@ setup() {
     PIDS=()
     TMP=$(mktemp -d)
     export IPERF3_PASSWORD=s3cret
+    # esxperf_server (test/lib/common.bash): authenticating, on 127.0.0.1, log in $TMP/s.out
+    SERVER_ARGS=(-B 127.0.0.1 --rsa-private-key-path "$K/priv.pem" --authorized-users-path "$K/users.csv")
 }
 
 teardown() {
@@ -38,13 +40,6 @@ teardown() {
     rm -rf "$TMP"
 }
 
-esxperf_server() {  # authenticating esxperf -s on 127.0.0.1:$PORT, log in $TMP/s.out
-    "$BIN/esxperf" -s -B 127.0.0.1 -p "$PORT" --rsa-private-key-path "$K/priv.pem" \
-        --authorized-users-path "$K/users.csv" "$@" >"$TMP/s.out" 2>&1 &
-    SPID=$!
-    PIDS+=($SPID)
-    wait_port "$PORT"
-}
 
 iperf3_server() {   # authenticating iperf3 3.12 -s, log in $TMP/i.out
     iperf3 -s -B 127.0.0.1 -p "$PORT" --rsa-private-key-path "$K/priv.pem" \

@@ -11,6 +11,7 @@ setup() {
     PORT=$(free_port)
     PIDS=()
     TMP=$(mktemp -d)
+    SERVER_ARGS=(-B 127.0.0.1)   # esxperf_server (test/lib/common.bash), log in $TMP/s.out
 }
 
 teardown() {
@@ -18,12 +19,6 @@ teardown() {
     rm -rf "$TMP"
 }
 
-esxperf_server() {  # esxperf -s on 127.0.0.1:$PORT; $SPID, output in $TMP/s.out
-    "$BIN/esxperf" -s -B 127.0.0.1 -p "$PORT" "$@" >"$TMP/s.out" 2>&1 &
-    SPID=$!
-    PIDS+=($SPID)
-    wait_port "$PORT"
-}
 
 # one line "esxperf: ..." naming $1, exit 2 (timeout 10: a bound against a hang in
 # open(); the refusal takes milliseconds)

@@ -12,6 +12,7 @@ setup() {
     PORT=$(free_port)
     PIDS=()
     TMP=$(mktemp -d)
+    SERVER_ARGS=(-B 127.0.0.1)   # esxperf_server (test/lib/common.bash), log in $TMP/s.out
 }
 
 teardown() {
@@ -19,12 +20,6 @@ teardown() {
     rm -rf "$TMP"
 }
 
-esxperf_server() {  # esxperf -s on 127.0.0.1:$PORT; $SPID, log in $TMP/s.out
-    "$BIN/esxperf" -s -B 127.0.0.1 -p "$PORT" "$@" >"$TMP/s.out" 2>&1 &
-    SPID=$!
-    PIDS+=($SPID)
-    wait_port "$PORT"
-}
 
 # the answer line of one mode: "MODE: ANSWER after S.SSs"
 line_of() { printf '%s\n' "$output" | grep -m1 "^$1: " || true; }

@@ -10,6 +10,7 @@ setup() {
     PIDS=()
     TMP=$(mktemp -d)
     NS=""
+    SERVER_ARGS=(-B 127.0.0.1)   # esxperf_server (test/lib/common.bash), output in $TMP/s.out
 }
 
 teardown() {
@@ -21,12 +22,6 @@ teardown() {
     rm -rf "$TMP"
 }
 
-esxperf_server() {  # esxperf -s on 127.0.0.1:$PORT, output into $TMP/s.out
-    "$BIN/esxperf" -s -B 127.0.0.1 -p "$PORT" "$@" >"$TMP/s.out" 2>&1 &
-    SPID=$!
-    PIDS+=($SPID)
-    wait_port "$PORT"
-}
 
 # one line, "esxperf: ..." and exit 2 for the words in "$@"
 assert_usage_line() {

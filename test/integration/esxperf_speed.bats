@@ -12,6 +12,7 @@ setup() {
     PIDS=()
     TMP=$(mktemp -d)
     LONS="" IN=()
+    SERVER_OUT=$TMP/srv.out   # esxperf_server (test/lib/common.bash)
 }
 
 teardown() {
@@ -20,13 +21,13 @@ teardown() {
     rm -rf "$TMP"
 }
 
-# esxperf -s -1 -V on $PORT (extra args/env before it with env), text into $TMP/srv.out;
-# in the test's namespace after lo_ns_up (UDP count tests), as the client
+# esxperf_server -1 -V under the command words given (strace, env; none: as is), text
+# into $TMP/srv.out, $SRV its pid; in the test's namespace after lo_ns_up (UDP count
+# tests), as the client
 server() {
-    "${IN[@]}" "$@" "$BIN/esxperf" -s -1 -V -p "$PORT" >"$TMP/srv.out" 2>&1 &
-    PIDS+=($!)
-    SRV=$!
-    wait_port "$PORT" ${LONS:+"$LONS"}
+    local SERVER_UNDER=("$@")
+    esxperf_server -1 -V
+    SRV=$SPID
 }
 server_done() {     # wait (bounded) for the -1 server to finish its report
     local i

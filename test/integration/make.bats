@@ -4,7 +4,8 @@
 # lists the targets the Makefile declares public, and make check refuses a suite
 # that does not exist. Each make runs in this tree and stops before building. And
 # what it built: esxperf's stream/ files call each other in no circle
-# (test/lib/stream-cycles.py over their objects).
+# (test/lib/stream-cycles.py over their objects). And make test's runner
+# (test/run.sh): suites run two at a time, reported in order.
 load ../lib/common
 
 setup() {
@@ -88,4 +89,39 @@ teardown() { rm -rf "$W"; }
     assert_status 1
     assert_contains "circle: a.c b.c (a -> b; b -> a)"
     [[ "$output" != *c.c* ]] || flunk "c.c calls into the circle but is not in it: $output"
+# two suites of the test's own, each row of one waiting (bounded, 10 s) for the other's:
+# they pass only when the runner runs them at the same time; b ends first and its line
+# still comes second, after a's
+@test "make test's runner: TEST_JOBS=2 runs two suites at once, prints them in the order given with their seconds, counts a failure" {
+    # (@test spelled through a variable: bats would rewrite it here, in a here-document)
+    local d=$W/suites v at=@test
+    mkdir -p "$d" "$W/log"
+    cat > "$d/a_waits.bats" <<BATS
+$at "a meets b, then waits for b's suite to end" {
+    touch "$W/a"
+    for i in \$(seq 1 100); do [ -e "$W/b" ] && break; sleep 0.1; done
+    [ -e "$W/b" ]
+    for i in \$(seq 1 100); do [ -e "$W/log/b_meets.done" ] && return 0; sleep 0.1; done
+    false
+}
+BATS
+    cat > "$d/b_meets.bats" <<BATS
+$at "b meets a" {
+    touch "$W/b"
+    for i in \$(seq 1 100); do [ -e "$W/a" ] && return 0; sleep 0.1; done
+    false
+}
+$at "b fails" { false; }
+BATS
+    # the runner as make runs it: none of this bats run's variables
+    local -a unset=()
+    for v in $(compgen -e | grep '^BATS_'); do unset+=(-u "$v"); done
+    run env "${unset[@]}" TEST_DIR="$d" TEST_LOG="$W/log" TEST_JOBS=2 "$ESXDIAG_ROOT/test/run.sh" bats a_waits b_meets
+    assert_status 1
+    [ "${lines[0]}" = "== integration tests (bats, 2 suites at a time)" ] || flunk "$output"
+    [[ "${lines[1]}" =~ ^\ +a_waits\ +1\ ok\ \(0\ skipped\),\ 0\ failed\ \([0-9]+s\)$ ]] || flunk "$output"
+    [[ "${lines[2]}" =~ ^\ +b_meets\ +1\ ok\ \(0\ skipped\),\ 1\ failed\ \([0-9]+s\)$ ]] || flunk "$output"
+    [ "${lines[3]}" = "== failures" ] || flunk "$output"
+    [ "${lines[4]}" = "   b_meets: 2 b fails" ] || flunk "$output"
+    [ "${lines[5]}" = "2 passed, 1 failed, 0 skipped" ] || flunk "$output"
 }

@@ -9,18 +9,14 @@ load ../lib/common
 setup() {
     PIDS=()
     D=$BATS_TEST_TMPDIR
+    PORT=$(free_port)
+    SERVER_ARGS=(-B 127.0.0.1) SERVER_OUT=$D/s.out   # esxperf_server (test/lib/common.bash)
 }
 
 teardown() {
     stop_pids
 }
 
-esxperf_server() {  # esxperf -s on 127.0.0.1:$PORT
-    PORT=$(free_port)
-    "$BIN/esxperf" -s -B 127.0.0.1 -p "$PORT" >"$D/s.out" 2>&1 &
-    PIDS+=($!)
-    wait_port "$PORT"
-}
 
 @test "esxperf -c NAME: a name holding an escape sequence is printed escaped, JSON escapes it its way" {
     need_root

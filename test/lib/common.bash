@@ -114,6 +114,20 @@ wait_established() {
     flunk "only $n connections established to port $1 after 20 s (wanted ${2:-2})"
 }
 
+# esxperf_server [ARG...]: an esxperf server, esxperf -s -p $PORT ARG..., in the
+# background; returns once it listens (wait_port, bounded). What a suite's servers all
+# get is set in its setup: SERVER_ARGS (options before ARG, e.g. -B 127.0.0.1),
+# SERVER_OUT (its stdout and stderr; $TMP/s.out unless set); SERVER_UNDER (a command
+# it runs under: strace, env); in namespace $LONS when lo_ns_up made one. Its pid is
+# in SPID and in PIDS (teardown's stop_pids ends it).
+esxperf_server() {
+    "${IN[@]}" "${SERVER_UNDER[@]}" "$BIN/esxperf" -s -p "$PORT" "${SERVER_ARGS[@]}" "$@" \
+        >"${SERVER_OUT:-$TMP/s.out}" 2>&1 &
+    SPID=$!
+    PIDS+=("$SPID")
+    wait_port "$PORT" ${LONS:+"$LONS"}
+}
+
 # kill every process in the PIDS array and reap it (for teardown)
 stop_pids() {
     local p
