@@ -89,6 +89,8 @@ teardown() { rm -rf "$W"; }
     assert_status 1
     assert_contains "circle: a.c b.c (a -> b; b -> a)"
     [[ "$output" != *c.c* ]] || flunk "c.c calls into the circle but is not in it: $output"
+}
+
 # two suites of the test's own, each row of one waiting (bounded, 10 s) for the other's:
 # they pass only when the runner runs them at the same time; b ends first and its line
 # still comes second, after a's
