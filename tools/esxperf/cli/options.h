@@ -164,7 +164,8 @@ void opts_defaults(struct perf_opts *o);
  * argument or NULL): marks it given and sets its field. Returns 0; -1 with one
  * line in why for a bad value (a usage error); 1 for a code it does not set
  * (-h, -v, getopt's '?' and ':': main's business). Adding an option: its field
- * here and its row in options_table.h. */
+ * here (for one the client sends to the server: its row in params_table.h
+ * instead) and its row in options_table.h. */
 int opts_set(struct perf_opts *o, int code, const char *value, char *why, size_t len);
 
 /* a number as C writes it (decimal, 0x hex, 0 octal), as iperf3 reads -S, -L and
