@@ -24,12 +24,18 @@ void opts_defaults(struct perf_opts *o)
     memset(o, 0, sizeof *o);
     o->port = 5201;
     o->family = AF_UNSPEC;
-    o->time = 10;
     o->interval = 1.0;
-    o->parallel = 1;
     o->connect_timeout_ms = -1;
-    o->pacing_timer = 1000;
-    o->server_affinity = -1;
+    /* the options sent as parameters: their rows' defaults */
+#define WIRE_NUM(key, field, send, copy, otype, oname, dflt, min, max, range) \
+    OPTION_DEFAULT_##copy(oname, dflt)
+#define OPTION_DEFAULT_OPT(oname, dflt) o->oname = dflt;
+#define OPTION_DEFAULT_OWN(oname, dflt) o->oname = dflt;
+#define OPTION_DEFAULT_NONE(oname, dflt)
+#include "params_table.h"
+#undef OPTION_DEFAULT_OPT
+#undef OPTION_DEFAULT_OWN
+#undef OPTION_DEFAULT_NONE
     o->log_fd = -1;
     o->format = 'a';
     o->time_skew = AUTH_SKEW_DEFAULT;

@@ -53,39 +53,32 @@ struct perf_opts {
     int family;                 /* AF_UNSPEC, -4, -6 */
     const char *bind;           /* -B */
     uint16_t cport;             /* --cport */
-    int udp, reverse, bidir;
-    int64_t time;               /* -t seconds */
-    int64_t num, blockcount;    /* -n, -k */
+    /* the options the client sends as test parameters: one field for each row of
+     * params_table.h with an option (its otype and oname there, beside the key) */
+#define WIRE_FLAG(key, field, json, send, copy, otype, oname) OPTION_FIELD_##copy(otype, oname)
+#define WIRE_NUM(key, field, send, copy, otype, oname, dflt, min, max, range) \
+    OPTION_FIELD_##copy(otype, oname)
+#define WIRE_STR(key, field, size, send, copy, otype, oname, dflt, fit) \
+    OPTION_FIELD_##copy(otype, oname)
+#define OPTION_FIELD_OPT(otype, oname) otype oname;
+#define OPTION_FIELD_OWN(otype, oname) otype oname;
+#define OPTION_FIELD_NONE(otype, oname)
+#include "params_table.h"
+#undef OPTION_FIELD_OPT
+#undef OPTION_FIELD_OWN
+#undef OPTION_FIELD_NONE
     double interval;            /* -i, 0 = none */
-    int64_t len;                /* -l, 0 = default */
-    int64_t window;             /* -w */
-    uint64_t bandwidth;         /* -b bits/s, 0 = TCP unlimited / UDP 1 Mbit/s */
-    int bandwidth_set;
-    int64_t burst;              /* -b RATE/BURST */
-    int64_t parallel;           /* -P */
-    int64_t omit;               /* -O seconds */
+    int bandwidth_set;          /* -b given (the rate: bandwidth, params_table.h) */
     int64_t cooldown;           /* --cooldown seconds */
-    int64_t mss;                /* -M */
-    int nodelay;                /* -N */
-    const char *congestion;     /* -C */
-    int64_t tos;                /* -S */
-    int zerocopy;               /* -Z */
-    int skip_rx_copy;           /* --skip-rx-copy: receivers count, not copy (MSG_TRUNC) */
     int naffinity;              /* -A: CPUs for this side's stream threads, round-robin */
     int affinity[AFFINITY_MAX];
-    int server_affinity;        /* -A n,m: the m part, -1 = none */
     int json;                   /* -J */
     int one_off;                /* -1 */
-    const char *title;          /* -T */
     int verbose;                /* -V */
     const char *logfile;
     int forceflush;
     int64_t connect_timeout_ms; /* --connect-timeout, -1 = none */
     int64_t idle_timeout;       /* --idle-timeout seconds, 0 = none */
-    int get_server_output;
-    int dont_fragment;
-    int udp64;                  /* --udp-counters-64bit */
-    int64_t pacing_timer;       /* --pacing-timer us */
     char format;                /* -f */
     /* sweeps */
     int sweep_np, sweep_nw;
@@ -113,8 +106,6 @@ struct perf_opts {
     int json_stream;            /* --json-stream: one JSON event a line (sets -J) */
     int json_stream_full;       /* --json-stream-full-output: the whole document too */
     const char *timestamps;     /* --timestamps[=FMT]: strftime prefix, NULL = none */
-    int repeating_payload;      /* --repeating-payload: "0123456789..." payload */
-    const char *extra_data;     /* --extra-data STR: in the parameters and in -J */
     const char *file;           /* -F NAME: send from / write what arrives to NAME */
     int daemon;                 /* -D: the server detaches */
     const char *pidfile;        /* -I FILE: our pid in FILE while we run */
@@ -127,10 +118,7 @@ struct perf_opts {
     int64_t snd_timeout_ms;     /* --snd-timeout: TCP_USER_TIMEOUT, 0 = the system's */
     int cntl_ka;                /* --cntl-ka[=IDLE/INTV/CNT]: control keepalive */
     int cntl_ka_idle, cntl_ka_intv, cntl_ka_cnt;    /* seconds, seconds, probes; 0 = system */
-    uint64_t fqrate;            /* --fq-rate bits/s: SO_MAX_PACING_RATE, sent as "fqrate" */
-    int64_t flowlabel;          /* -L: IPv6 flow label of the TCP data streams */
     const char *bind_dev;       /* --bind-dev, -B ADDR%DEV, -c HOST%DEV: SO_BINDTODEVICE */
-    int mptcp;                  /* -m/--mptcp: data streams over IPPROTO_MPTCP */
     int gsro;                   /* --gsro: asks an iperf3 3.22 server for UDP GSO/GRO */
     const char *netstack;       /* --netstack NAME: the ESXi netstack to run in (perf_netstack.h) */
     char bind_part[256], host_part[256];    /* -B / -c without their %DEV */
@@ -143,7 +131,8 @@ void opts_defaults(struct perf_opts *o);
  * argument or NULL): marks it given and sets its field. Returns 0; -1 with one
  * line in why for a bad value (a usage error); 1 for a code it does not set
  * (-h, -v, getopt's '?' and ':': main's business). Adding an option: its field
- * here and its row in options_table.h. */
+ * here (for one the client sends to the server: its row in params_table.h
+ * instead) and its row in options_table.h. */
 int opts_set(struct perf_opts *o, int code, const char *value, char *why, size_t len);
 
 /* a number as C writes it (decimal, 0x hex, 0 octal), as iperf3 reads -S, -L and

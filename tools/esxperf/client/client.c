@@ -385,7 +385,8 @@ static int display(struct client *c, struct run_result *rr)
     session_summary(&c->s);
     c->summarized = 1;
     rc = moved_nothing(c);
-    if (o->get_server_output && !o->json) {
+    int asked = c->s.p.get_server_output;
+    if (asked && !o->json) {
         if (rem->server_output_text)
             rep_printf(&c->rep, "\nServer output:\n%s", rem->server_output_text);
         else if (rem->server_output_json)
@@ -393,7 +394,7 @@ static int display(struct client *c, struct run_result *rr)
     }
     ctl_send_state(c->ctl, ST_IPERF_DONE, mono_ns() + 2 * NS_PER_SEC);
     if (o->json) {
-        report_json_server_output(&c->rep, o->get_server_output ? rem : NULL);
+        report_json_server_output(&c->rep, asked ? rem : NULL);
         report_json_finish(&c->rep, NULL);
         if (!o->quiet)
             report_json_print(&c->rep, stdout);

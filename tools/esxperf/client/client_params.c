@@ -10,18 +10,27 @@
 #include <stdio.h>
 #include <time.h>
 
+/* every row of params_table.h with an OPT option: the option as it is */
+#define COPY_OPT(field, oname) p->field = o->oname;
+#define COPY_OWN(field, oname)
+#define COPY_NONE(field, oname)
+#define COPY_STR_OPT(field, oname) \
+    if (o->oname) \
+        snprintf(p->field, sizeof p->field, "%s", o->oname);
+#define COPY_STR_OWN(field, oname)
+#define COPY_STR_NONE(field, oname)
+#define WIRE_FLAG(key, field, json, send, copy, otype, oname) COPY_##copy(field, oname)
+#define WIRE_NUM(key, field, send, copy, otype, oname, dflt, min, max, range) \
+    COPY_##copy(field, oname)
+#define WIRE_STR(key, field, size, send, copy, otype, oname, dflt, fit) \
+    COPY_STR_##copy(field, oname)
+
 void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p)
 {
     params_defaults(p);
-    p->udp = o->udp;
-    p->reverse = o->reverse;
-    p->bidir = o->bidir;
-    p->nodelay = o->nodelay;
-    p->omit = o->omit;
-    p->num = o->num;
-    p->blockcount = o->blockcount;
+#include "params_table.h"
+    /* the OWN rows: what the options leave to iperf3's defaults */
     p->time = (o->num || o->blockcount) ? 0 : o->time;
-    p->parallel = o->parallel;
     p->len = o->len;
     if (!p->len) {
         if (o->udp) {
@@ -34,35 +43,13 @@ void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p
             p->len = 128 * 1024;
         }
     }
-    p->window = o->window;
-    p->mss = o->mss;
     p->bandwidth = o->bandwidth_set ? (int64_t)o->bandwidth : (o->udp ? 1048576 : 0);
-    p->burst = o->burst;
-    p->pacing_timer = o->pacing_timer;
-    p->tos = o->tos;
-    p->get_server_output = o->get_server_output;
-    p->udp_counters_64bit = o->udp64;
-    p->zerocopy = o->zerocopy;
-    p->skip_rx_copy = o->skip_rx_copy;
-    p->server_affinity = o->server_affinity;
-    p->dont_fragment = o->dont_fragment;
-    p->repeating_payload = o->repeating_payload;
-    if (o->extra_data)
-        snprintf(p->extra_data, sizeof p->extra_data, "%s", o->extra_data);
-    p->fqrate = (int64_t)o->fqrate;
-    p->flowlabel = o->flowlabel;
-    p->mptcp = o->mptcp;
     if (o->gsro && o->udp) {    /* iperf3 3.22's --gsro sizes: whole datagrams in 64 KiB */
         p->gso = p->gro = 1;
         p->gso_dg_size = p->len;
         p->gso_bf_size = UDP_LEN_MAX / p->len * p->len;
         p->gro_bf_size = UDP_LEN_MAX;
     }
-    if (o->title)
-        snprintf(p->title, sizeof p->title, "%s", o->title);
-    if (o->congestion)
-        snprintf(p->congestion, sizeof p->congestion, "%s", o->congestion);
-    snprintf(p->client_version, sizeof p->client_version, "3.12");
 }
 
 /* RSA authentication: with --username and --rsa-public-key-path, the authtoken

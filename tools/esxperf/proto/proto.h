@@ -84,29 +84,47 @@ void proto_frame_header(unsigned char hdr[4], uint32_t len);
 /* length from a header; -1 when 0 or above max */
 int proto_frame_len(const unsigned char hdr[4], uint32_t max, uint32_t *len);
 
+/* The parameters of a test, one field per row of params_table.h: what the client
+ * asks for and the server runs; after the exchange both sides' sessions and
+ * streams read only this. */
 struct test_params {
-    int udp;                 /* 0 TCP, 1 UDP */
-    int reverse, bidir, nodelay;
-    int64_t omit, time, num, blockcount, parallel, len, window, mss, bandwidth;
-    int64_t fqrate, pacing_timer, burst, tos, flowlabel;
-    int64_t server_affinity;  /* -A n,m: the CPU the client asks the server to use, -1 none */
-    int get_server_output, udp_counters_64bit, repeating_payload, zerocopy;
-    int dont_fragment, skip_rx_copy;
-    int mptcp;               /* "mptcp": true, the data streams are MPTCP (3.22 -m) */
-    int gso, gro;            /* UDP GSO/GRO asked of the server (3.22 --gsro), with */
-    int64_t gso_dg_size, gso_bf_size, gro_bf_size;  /* their sizes, as 3.22 sends them */
-    char title[PARAMS_MAX];       /* iperf3 bounds these only by the message's 8 KiB */
-    char extra_data[PARAMS_MAX];
-    char congestion[32];
-    char client_version[32];
-    char authtoken[AUTHTOKEN_MAX];   /* produced by the auth hook, "" = none */
+#define WIRE_FLAG(key, field, json, send, copy, otype, oname) int field;
+#define WIRE_NUM(key, field, send, copy, otype, oname, dflt, min, max, range) int64_t field;
+#define WIRE_STR(key, field, size, send, copy, otype, oname, dflt, fit) char field[size];
+#include "params_table.h"
 };
+/* every field its row's default */
 void params_defaults(struct test_params *p);
 /* JSON text (compact) into a malloc'd string; NULL if it would exceed PARAMS_MAX */
 char *params_encode(const struct test_params *p, size_t *len);
 /* strict decode: unknown keys ignored, wrong types and out-of-range values refused,
  * above PARAMS_MAX refused. Returns 0 or -1 with a static reason in *why. */
 int params_decode(const char *js, size_t len, struct test_params *p, const char **why);
+
+/* params_table.h's rows as data, in its order (what the encoder and the decoder
+ * walk; the unit test round-trips each) */
+enum param_kind { PARAM_FLAG_BOOL, PARAM_FLAG_INT, PARAM_NUM, PARAM_STR };
+enum param_send { PARAM_ALWAYS, PARAM_SET, PARAM_ASKED, PARAM_PROTO, PARAM_GSRO };
+struct param_row {
+    const char *key;
+    enum param_kind kind;
+    enum param_send send;
+    size_t off;                 /* the field in struct test_params */
+    size_t size;                /* STR: the field's size */
+    int64_t dflt, min, max;     /* NUM */
+    const char *sdflt;          /* STR: its default */
+    int cut;                    /* STR: a longer string is cut (else refused) */
+    const char *why;            /* the decoder's refusal: a bad value */
+    const char *type_why;       /* NUM: not a whole number */
+};
+enum {
+    PARAMS_NROWS = 0
+#define WIRE_FLAG(key, field, json, send, copy, otype, oname) + 1
+#define WIRE_NUM(key, field, send, copy, otype, oname, dflt, min, max, range) + 1
+#define WIRE_STR(key, field, size, send, copy, otype, oname, dflt, fit) + 1
+#include "params_table.h"
+};
+extern const struct param_row params_rows[PARAMS_NROWS];
 
 struct stream_result {
     int id;

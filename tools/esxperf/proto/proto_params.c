@@ -1,6 +1,6 @@
-/* The parameter JSON the client sends (iperf3's keys, proto.h): the encoder, the
- * strict decoder with one table per kind of key (numbers with their ranges, flags,
- * strings with their field sizes), and the server's read of the framed message. */
+/* The parameter JSON the client sends (iperf3's keys): the encoder and the strict
+ * decoder, both walking params_table.h's rows (a key, its kind, when it is sent,
+ * its range or field size), and the server's read of the framed message. */
 #include "proto.h"
 #include "bytes.h"
 #include "fail.h"
@@ -12,13 +12,67 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the rows as data: refusals name the key, and the range for a number */
+#define WIRE_FLAG(key, field, json, send, copy, otype, oname) \
+    { key, PARAM_FLAG_##json, PARAM_##send, offsetof(struct test_params, field), 0, 0, 0, 0, \
+      NULL, 0, FLAG_WHY_##json(key), NULL },
+#define FLAG_WHY_BOOL(key) "parameter " key " is no flag (true, false, 0 or 1)"
+#define FLAG_WHY_INT(key) "parameter " key " is no flag (a whole number, true or false)"
+#define WIRE_NUM(key, field, send, copy, otype, oname, dflt, min, max, range) \
+    { key, PARAM_NUM, PARAM_##send, offsetof(struct test_params, field), 0, dflt, min, max, \
+      NULL, 0, "parameter " key " is out of range (" range ")", \
+      "parameter " key " is no whole number" },
+#define WIRE_STR(key, field, size, send, copy, otype, oname, dflt, fit) \
+    { key, PARAM_STR, PARAM_##send, offsetof(struct test_params, field), size, 0, 0, 0, \
+      dflt, STR_CUT_##fit, "parameter " key " is no string, or longer than esxperf takes", \
+      NULL },
+#define STR_CUT_REFUSE 0
+#define STR_CUT_CUT 1
+const struct param_row params_rows[PARAMS_NROWS] = {
+#include "params_table.h"
+};
+
+static int *flag_at(const struct test_params *p, const struct param_row *k)
+{
+    return (int *)((char *)p + k->off);
+}
+static int64_t *num_at(const struct test_params *p, const struct param_row *k)
+{
+    return (int64_t *)((char *)p + k->off);
+}
+static char *str_at(const struct test_params *p, const struct param_row *k)
+{
+    return (char *)p + k->off;
+}
+
 void params_defaults(struct test_params *p)
 {
     memset(p, 0, sizeof *p);
-    p->time = 10;
-    p->parallel = 1;
-    p->pacing_timer = 1000;
-    p->server_affinity = -1;
+    for (size_t i = 0; i < PARAMS_NROWS; i++) {
+        const struct param_row *k = &params_rows[i];
+        if (k->kind == PARAM_NUM)
+            *num_at(p, k) = k->dflt;
+        else if (k->kind == PARAM_STR)
+            snprintf(str_at(p, k), k->size, "%s", k->sdflt);
+    }
+}
+
+/* whether the client writes row k's key (params_table.h's SEND) */
+static int param_sent(const struct test_params *p, const struct param_row *k)
+{
+    switch (k->send) {
+    case PARAM_ALWAYS:
+    case PARAM_PROTO:
+        return 1;
+    case PARAM_SET:
+        return k->kind == PARAM_NUM ? *num_at(p, k) != 0
+             : k->kind == PARAM_STR ? str_at(p, k)[0] != '\0' : *flag_at(p, k) != 0;
+    case PARAM_ASKED:
+        return *num_at(p, k) >= 0;
+    case PARAM_GSRO:            /* 3.22 --gsro: what its client sends */
+        return p->udp && (p->gso || p->gro);
+    }
+    return 0;
 }
 
 char *params_encode(const struct test_params *p, size_t *len)
@@ -26,131 +80,27 @@ char *params_encode(const struct test_params *p, size_t *len)
     struct jsonw w;
     jw_init(&w, 0);
     jw_obj(&w, NULL);
-    jw_bool(&w, p->udp ? "udp" : "tcp", 1);
-    if (p->reverse)
-        jw_bool(&w, "reverse", 1);
-    if (p->bidir)
-        jw_bool(&w, "bidirectional", 1);
-    if (p->nodelay)
-        jw_bool(&w, "nodelay", 1);
-    jw_int(&w, "omit", p->omit);
-    jw_int(&w, "time", p->time);
-    jw_int(&w, "num", p->num);
-    jw_int(&w, "blockcount", p->blockcount);
-    if (p->mss)
-        jw_int(&w, "MSS", p->mss);
-    jw_int(&w, "parallel", p->parallel);
-    jw_int(&w, "len", p->len);
-    if (p->window)
-        jw_int(&w, "window", p->window);
-    if (p->bandwidth)
-        jw_int(&w, "bandwidth", p->bandwidth);
-    if (p->fqrate)
-        jw_int(&w, "fqrate", p->fqrate);
-    jw_int(&w, "pacing_timer", p->pacing_timer);
-    if (p->burst)
-        jw_int(&w, "burst", p->burst);
-    if (p->tos)
-        jw_int(&w, "TOS", p->tos);
-    if (p->flowlabel)
-        jw_int(&w, "flowlabel", p->flowlabel);
-    if (p->server_affinity >= 0)
-        jw_int(&w, "server_affinity", p->server_affinity);
-    if (p->title[0])
-        jw_str(&w, "title", p->title);
-    if (p->extra_data[0])
-        jw_str(&w, "extra_data", p->extra_data);
-    if (p->congestion[0])
-        jw_str(&w, "congestion", p->congestion);
-    if (p->get_server_output)
-        jw_int(&w, "get_server_output", 1);
-    if (p->udp_counters_64bit)
-        jw_int(&w, "udp_counters_64bit", 1);
-    if (p->repeating_payload)
-        jw_int(&w, "repeating_payload", 1);
-    if (p->zerocopy)
-        jw_int(&w, "zerocopy", 1);
-    if (p->dont_fragment)
-        jw_int(&w, "dont_fragment", 1);
-    if (p->skip_rx_copy)
-        jw_int(&w, "skip_rx_copy", 1);
-    if (p->mptcp)
-        jw_bool(&w, "mptcp", 1);
-    if (p->udp && (p->gso || p->gro)) {     /* 3.22 --gsro: what its client sends */
-        jw_int(&w, "gso", p->gso);
-        jw_int(&w, "gso_dg_size", p->gso_dg_size);
-        jw_int(&w, "gso_bf_size", p->gso_bf_size);
-        jw_int(&w, "gro", p->gro);
-        jw_int(&w, "gro_bf_size", p->gro_bf_size);
+    for (size_t i = 0; i < PARAMS_NROWS; i++) {
+        const struct param_row *k = &params_rows[i];
+        if (!param_sent(p, k))
+            continue;
+        if (k->send == PARAM_PROTO)
+            jw_bool(&w, *flag_at(p, k) ? k->key : "tcp", 1);
+        else if (k->kind == PARAM_FLAG_BOOL)
+            jw_bool(&w, k->key, 1);
+        else if (k->kind == PARAM_FLAG_INT)
+            jw_int(&w, k->key, *flag_at(p, k) != 0);
+        else if (k->kind == PARAM_NUM)
+            jw_int(&w, k->key, *num_at(p, k));
+        else
+            jw_str(&w, k->key, str_at(p, k));
     }
-    if (p->authtoken[0])
-        jw_str(&w, "authtoken", p->authtoken);
-    jw_str(&w, "client_version", p->client_version[0] ? p->client_version : "3.12");
     jw_end(&w);
     return jw_take(&w, PARAMS_MAX, len);
 }
 
-/* The bounds of each number key. iperf3 3.22's get_parameters refuses, per key,
- * what is outside its own limits (MAX_TIME, MAX_OMIT_TIME, MAX_MSS, ...); esxperf
- * takes every value it takes, sometimes more (docs/esxperf.md, "Parameters `esxperf -s` takes
- * from a client", lists both). Where iperf3 has no bound, ours only keeps the arithmetic
- * sane. `why` names the key and the range for the log line. */
-struct num_key { const char *key; size_t off; int64_t min, max; const char *why, *type; };
-#define PK(k, field, lo, hi, range) { k, offsetof(struct test_params, field), lo, hi, \
-                                      "parameter " k " is out of range (" range ")", \
-                                      "parameter " k " is no whole number" }
-static const struct num_key num_keys[] = {
-    PK("omit", omit, 0, 86400, "0..86400 s"),                /* 3.22: 0..600 */
-    PK("time", time, 0, 86400 * 7, "0..604800 s"),           /* 3.22: 0..86400 */
-    PK("num", num, 0, INT64_MAX, "0 or more bytes"),         /* 3.22: >= 0 */
-    PK("blockcount", blockcount, 0, INT64_MAX, "0 or more blocks"),
-    PK("parallel", parallel, 1, MAX_STREAMS, "1..128 streams"), /* 3.22: 0..128 */
-    PK("len", len, 0, TCP_LEN_MAX, "0..16 MiB"),             /* 3.22: TCP 1..1 MiB */
-    PK("window", window, 0, 1 << 30, "0..1 GiB"),            /* 3.22: 0..512 MiB */
-    PK("MSS", mss, 0, 65535, "0..65535"),                    /* 3.22: 0..32767 */
-    PK("bandwidth", bandwidth, 0, INT64_MAX, "0 or more bit/s"),
-    PK("fqrate", fqrate, 0, INT64_MAX, "0 or more bit/s"),
-    PK("pacing_timer", pacing_timer, 0, INT64_MAX, "0 or more us"),  /* 3.22: >= 0 */
-    PK("burst", burst, 0, 1000, "0..1000"),                  /* 3.22: 1..1000 */
-    PK("TOS", tos, 0, 255, "0..255"),
-    PK("flowlabel", flowlabel, 0, 0xfffff, "0..0xfffff"),    /* 3.22: 1..0xfffff */
-    PK("server_affinity", server_affinity, -1, 1024, "0..1024"), /* 3.22: 0..1024 */
-    PK("gso_dg_size", gso_dg_size, 0, 65535, "0..65535"),   /* 3.22: >= 0 */
-    PK("gso_bf_size", gso_bf_size, 0, 65535, "0..65535"),
-    PK("gro_bf_size", gro_bf_size, 0, 65535, "0..65535"),
-};
 /* iperf3 keeps pacing_timer in an int: beyond that no pacing step is longer */
 #define PACING_TIMER_MAX INT32_MAX
-
-/* Flags. iperf3 3.22 counts tcp, udp, reverse, bidirectional and nodelay only when
- * true (esxperf: true/false or 0/1), and reads the others as numbers, any number
- * but 0 on (esxperf: the same, or true/false). Any other type is refused. */
-struct flag_key { const char *key; size_t off; int is_bool; const char *why; };
-#define FB(k, field) { k, offsetof(struct test_params, field), 1, \
-                       "parameter " k " is no flag (true, false, 0 or 1)" }
-#define FN(k, field) { k, offsetof(struct test_params, field), 0, \
-                       "parameter " k " is no flag (a whole number, true or false)" }
-static const struct flag_key flag_keys[] = {
-    FB("udp", udp), FB("reverse", reverse), FB("bidirectional", bidir),
-    FB("nodelay", nodelay), FN("get_server_output", get_server_output),
-    FN("udp_counters_64bit", udp_counters_64bit), FN("repeating_payload", repeating_payload),
-    FN("zerocopy", zerocopy), FN("dont_fragment", dont_fragment),
-    FN("skip_rx_copy", skip_rx_copy),
-    FB("mptcp", mptcp), FN("gso", gso), FN("gro", gro),
-};
-/* Strings: the field holds any string the 8 KiB message can carry (title,
- * extra_data: iperf3 has no other bound), or is cut to its size (client_version,
- * only shown), or a longer one is refused (congestion: longer than any algorithm
- * name, which iperf3's setsockopt would refuse too; authtoken: longer than any RSA
- * key makes). */
-struct str_key { const char *key; size_t off, cap; int cut; const char *why; };
-#define SK(k, field, cut) { k, offsetof(struct test_params, field), \
-                            sizeof(((struct test_params *)0)->field), cut, \
-                            "parameter " k " is no string, or longer than esxperf takes" }
-static const struct str_key str_keys[] = {
-    SK("title", title, 0), SK("extra_data", extra_data, 0), SK("congestion", congestion, 0),
-    SK("client_version", client_version, 1), SK("authtoken", authtoken, 0),
-};
 
 /* a flag: true or false, or a whole number (0 off; is_bool: only 0 or 1) */
 static int get_flag(const struct jsonr *r, int v, int is_bool, int *out)
@@ -165,14 +115,17 @@ static int get_flag(const struct jsonr *r, int v, int is_bool, int *out)
     return -1;
 }
 
+/* the flags, then the numbers, then the strings, each in the rows' order: the
+ * first bad value refuses the message */
 static int decode_flags(const struct jsonr *r, struct test_params *p, const char **why)
 {
     int v;
-    for (size_t i = 0; i < ARRAY_SIZE(flag_keys); i++) {
-        if ((v = jr_find(r, 0, flag_keys[i].key)) < 0)
+    for (size_t i = 0; i < PARAMS_NROWS; i++) {
+        const struct param_row *k = &params_rows[i];
+        if (k->kind == PARAM_NUM || k->kind == PARAM_STR || (v = jr_find(r, 0, k->key)) < 0)
             continue;
-        if (get_flag(r, v, flag_keys[i].is_bool, (int *)((char *)p + flag_keys[i].off)) < 0) {
-            *why = flag_keys[i].why;
+        if (get_flag(r, v, k->kind == PARAM_FLAG_BOOL, flag_at(p, k)) < 0) {
+            *why = k->why;
             return -1;
         }
     }
@@ -182,19 +135,20 @@ static int decode_flags(const struct jsonr *r, struct test_params *p, const char
 static int decode_numbers(const struct jsonr *r, struct test_params *p, const char **why)
 {
     int v;
-    for (size_t i = 0; i < ARRAY_SIZE(num_keys); i++) {
-        if ((v = jr_find(r, 0, num_keys[i].key)) < 0)
+    for (size_t i = 0; i < PARAMS_NROWS; i++) {
+        const struct param_row *k = &params_rows[i];
+        if (k->kind != PARAM_NUM || (v = jr_find(r, 0, k->key)) < 0)
             continue;
         int64_t n;
         if (jr_int(r, v, &n) < 0) {
-            *why = num_keys[i].type;
+            *why = k->type_why;
             return -1;
         }
-        if (n < num_keys[i].min || n > num_keys[i].max) {
-            *why = num_keys[i].why;
+        if (n < k->min || n > k->max) {
+            *why = k->why;
             return -1;
         }
-        *(int64_t *)((char *)p + num_keys[i].off) = n;
+        *num_at(p, k) = n;
     }
     if (p->pacing_timer > PACING_TIMER_MAX)
         p->pacing_timer = PACING_TIMER_MAX;
@@ -206,18 +160,18 @@ static int decode_strings(const struct jsonr *r, char *scratch, size_t cap,
                           struct test_params *p, const char **why)
 {
     int v;
-    for (size_t i = 0; i < ARRAY_SIZE(str_keys); i++) {
-        const struct str_key *k = &str_keys[i];
-        if ((v = jr_find(r, 0, k->key)) < 0)
+    for (size_t i = 0; i < PARAMS_NROWS; i++) {
+        const struct param_row *k = &params_rows[i];
+        if (k->kind != PARAM_STR || (v = jr_find(r, 0, k->key)) < 0)
             continue;
-        char *field = (char *)p + k->off;
-        int rc = k->cut ? jr_str(r, v, scratch, cap) : jr_str(r, v, field, k->cap);
+        char *field = str_at(p, k);
+        int rc = k->cut ? jr_str(r, v, scratch, cap) : jr_str(r, v, field, k->size);
         if (rc < 0) {
             *why = k->why;
             return -1;
         }
         if (k->cut)
-            snprintf(field, k->cap, "%s", scratch);
+            snprintf(field, k->size, "%s", scratch);
     }
     return 0;
 }
