@@ -105,7 +105,7 @@ int client_interrupted(struct client *c)
 
 int client_fail_line(struct client *c, int code, const char *msg)
 {
-    c->rep.sink->fail(&c->rep, msg);
+    c->rep.sink->failure(&c->rep, msg);
     warnmsg("%s", msg);
     if (c->err)
         snprintf(c->err, c->errlen, "%s", msg);

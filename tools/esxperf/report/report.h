@@ -122,7 +122,7 @@ struct report_sink {
     /* a test that completed: text's last line (NULL: none), the JSON document */
     void (*done)(struct report *r, const char *last_line);
     /* a test that failed with msg: the JSON document so far, with "error" */
-    void (*fail)(struct report *r, const char *msg);
+    void (*failure)(struct report *r, const char *msg);
     /* outside a test: the server's "Server listening" banner, an authenticated
      * user, -V's netstack line */
     void (*banner)(FILE *out, const char *timestamps, unsigned port, int test);

@@ -395,7 +395,7 @@ static void finish(struct server *sv, int rc, const char *why)
         if (rc == 0)
             sv->rep.sink->done(&sv->rep, NULL);
         else if (why)
-            sv->rep.sink->fail(&sv->rep, why);
+            sv->rep.sink->failure(&sv->rep, why);
         session_free(&sv->s);
         sv->have_session = 0;
         rep_free(&sv->rep);
