@@ -12,7 +12,7 @@
  * its text form in report.c and its JSON form in report_json.c, called where the
  * part happens; a part of a test's end (say its verdict: a "bottleneck:" line after
  * the summary and an "end.diagnosis" object) is simplest as a field of struct
- * totals that report_text_summary and the JSON "end" both write. */
+ * totals that report.c's text_summary and report_json.c's json_end_obj both write. */
 #ifndef ESXPERF_REPORT_H
 #define ESXPERF_REPORT_H
 #include <stddef.h>
