@@ -59,7 +59,7 @@ static void render(unsigned shape, const struct test_results *remote)
     p.parallel = 1 + ((shape >> 4) & 3);
     p.len = 1024;
     p.time = 1;
-    rep_init(&rep, NULL, o.json, 'a', 0);
+    rep_init(&rep, NULL, report_sink_for(&o), 'a', 0);
     session_init(&s, &o, &p, 1, &rep);
     int n = (int)p.parallel * (p.bidir ? 2 : 1);
     for (int i = 0; i < n; i++)
@@ -72,12 +72,9 @@ static void render(unsigned shape, const struct test_results *remote)
     if (o.json)
         session_report_start(&s, "127.0.0.1", 5201, "127.0.0.1", "cookie");
     session_summary(&s);
+    rep.sink->peer_output(&rep, &s.remote);
+    rep.sink->close(&rep);
     if (o.json) {
-        if (s.remote.server_output_json)
-            jw_raw(&rep.jw, "server_output_json", s.remote.server_output_json);
-        else if (s.remote.server_output_text)
-            jw_str(&rep.jw, "server_output_text", s.remote.server_output_text);
-        report_json_finish(&rep, NULL);
         size_t len = jw_len(&rep.jw);
         jsmntok_t *tok = calloc(len / 2 + 8, sizeof *tok);
         struct jsonr r;

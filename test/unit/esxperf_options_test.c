@@ -136,13 +136,17 @@ static void sweep_table_layouts(void **state)
     rows[1].rc = 1;
     char buf[2048];
     FILE *f = fmemopen(buf, sizeof buf, "w");
-    sweep_print(f, rows, 2, 1, 0);
+    struct perf_opts o;
+    opts_defaults(&o);
+    o.csv = 1;
+    report_sink_for(&o)->sweep_table(f, rows, 2);
     fclose(f);
     assert_non_null(strstr(buf, "streams,window,"));
     assert_non_null(strstr(buf, "1,262144,9.500,50.0,,,19.00\n"));
     assert_non_null(strstr(buf, "2,,,,,,\n"));     /* the kernel's default window: empty */
     f = fmemopen(buf, sizeof buf, "w");
-    sweep_print(f, rows, 2, 0, 0);
+    o.csv = 0;
+    report_sink_for(&o)->sweep_table(f, rows, 2);
     fclose(f);
     assert_non_null(strstr(buf, "256K"));
     assert_non_null(strstr(buf, "n/a"));

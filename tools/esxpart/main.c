@@ -61,41 +61,50 @@ static void partedutil_damaged(const char *shown, const struct ptable *t)
             shown, first, more, pt_read_whole(t) ? "; its intact copy is printed" : "; nothing printed");
 }
 
-/* inspect and print one disk (of n); a disk that cannot be read or answered is
- * counted and named on stderr, and in the JSON */
-static void one_disk(const struct part_opts *o, const char *path, size_t n,
-                     struct ptable *t, struct jsonw *w, struct tally *k)
+/* The output, text or JSON: chosen once (sink_for), then each disk's report, an
+ * unreadable disk and the end go to it, and it prints its form of each. One more
+ * part of the output is one more member here, with a text and a JSON form. */
+struct out;
+struct sink {
+    /* --showguids without disks: the GUID table alone */
+    void (*guids_only)(struct out *u);
+    /* before the first disk */
+    void (*begin)(struct out *u);
+    /* a disk that cannot be read (named on stderr already) */
+    void (*unreadable)(struct out *u, const char *path, const char *why);
+    /* a disk read (of n), counted in k; what cannot be answered for it is counted
+     * in k->no_answer */
+    void (*disk)(struct out *u, const char *path, const char *shown, size_t n,
+                 const struct ptable *t, struct tally *k);
+    /* after the last disk, with the exit code the tallies give */
+    void (*end)(struct out *u, const struct tally *k, int rc);
+};
+struct out {
+    const struct sink *sink;
+    const struct part_opts *o;
+    struct jsonw w;             /* JSON: the document */
+};
+
+static void text_guids_only(struct out *u)
 {
-    struct disk d;
-    char why[160], shown[1024];
-    esc_text(path, shown, sizeof shown);
-    if (!path[0]) {
-        snprintf(shown, sizeof shown, "'' (an empty argument)");
-        snprintf(why, sizeof why, "not a path (name a disk or an image file)");
-    }
-    if (!path[0] || disk_open(&d, path, why, sizeof why) < 0) {
-        warnmsg("%s: %s", shown, why);
-        if (o->json)
-            report_json_error(w, path, why);
-        k->unreadable++;
-        return;
-    }
-    pt_parse(&d, t, o->sector);
-    disk_close(&d);
-    if (t->unreadable[0]) {
-        warnmsg("%s: %s", shown, t->unreadable);
-        if (o->json)
-            report_json_error(w, path, t->unreadable);
-        k->unreadable++;
-        return;
-    }
-    k->readable++;
-    if (pt_worst(t) == SEV_ERROR)
-        k->with_errors++;
-    if (o->json) {
-        report_json_disk(w, path, t);
-        return;
-    }
+    (void)u;
+    report_showguids(stdout);
+}
+
+static void text_begin(struct out *u)
+{
+    (void)u;
+}
+
+static void text_unreadable(struct out *u, const char *path, const char *why)
+{
+    (void)u; (void)path; (void)why;
+}
+
+static void text_disk(struct out *u, const char *path, const char *shown, size_t n,
+                      const struct ptable *t, struct tally *k)
+{
+    const struct part_opts *o = u->o;
     int first = k->readable == 1;   /* a blank line only between printed reports */
     if (n > 1 && (o->partedutil || o->usable))
         printf("%s# %s\n", first ? "" : "\n", shown);
@@ -122,6 +131,18 @@ static void one_disk(const struct part_opts *o, const char *path, size_t n,
     }
 }
 
+/* --showguids' table after the disks; -V's count of damaged disks */
+static void text_end(struct out *u, const struct tally *k, int rc)
+{
+    (void)rc;
+    if (u->o->showguids) {
+        putchar('\n');
+        report_showguids(stdout);
+    }
+    if (u->o->verify && k->with_errors)
+        warnmsg("verify: %zu disk(s) with error-level findings", k->with_errors);
+}
+
 static void json_open(struct jsonw *w)
 {
     jw_init(w, 1);
@@ -130,19 +151,92 @@ static void json_open(struct jsonw *w)
     jw_str(w, "version", version_string());
 }
 
-static void json_close(struct jsonw *w, const struct part_opts *o, const struct tally *k, int rc)
+static void json_guids_only(struct out *u)
 {
+    json_open(&u->w);
+    report_showguids_json(&u->w);
+    jw_end(&u->w);
+    fputs(jw_text(&u->w), stdout);
+    jw_free(&u->w);
+}
+
+static void json_begin(struct out *u)
+{
+    json_open(&u->w);
+    jw_arr(&u->w, "disks");
+}
+
+static void json_unreadable(struct out *u, const char *path, const char *why)
+{
+    report_json_error(&u->w, path, why);
+}
+
+static void json_disk(struct out *u, const char *path, const char *shown, size_t n,
+                      const struct ptable *t, struct tally *k)
+{
+    (void)shown; (void)n; (void)k;
+    report_json_disk(&u->w, path, t);
+}
+
+static void json_end(struct out *u, const struct tally *k, int rc)
+{
+    struct jsonw *w = &u->w;
     jw_end(w);   /* disks */
-    if (o->showguids)
+    if (u->o->showguids)
         report_showguids_json(w);
     jw_uint(w, "disks_read", k->readable);
     jw_uint(w, "disks_unreadable", k->unreadable);
     jw_uint(w, "disks_with_errors", k->with_errors);
-    jw_bool(w, "verify", o->verify);
+    jw_bool(w, "verify", u->o->verify);
     jw_int(w, "exit_code", rc);
     jw_end(w);
     fputs(jw_text(w), stdout);
     jw_free(w);
+}
+
+static const struct sink text_sink = {
+    text_guids_only, text_begin, text_unreadable, text_disk, text_end,
+};
+static const struct sink json_sink = {
+    json_guids_only, json_begin, json_unreadable, json_disk, json_end,
+};
+
+/* the one place text or JSON is chosen */
+static const struct sink *sink_for(const struct part_opts *o)
+{
+    return o->json ? &json_sink : &text_sink;
+}
+
+/* inspect and print one disk (of n); a disk that cannot be read or answered is
+ * counted and named on stderr, and in the JSON */
+static void one_disk(struct out *u, const char *path, size_t n, struct ptable *t,
+                     struct tally *k)
+{
+    struct disk d;
+    char why[160], shown[1024];
+    esc_text(path, shown, sizeof shown);
+    if (!path[0]) {
+        snprintf(shown, sizeof shown, "'' (an empty argument)");
+        snprintf(why, sizeof why, "not a path (name a disk or an image file)");
+    }
+    if (!path[0] || disk_open(&d, path, why, sizeof why) < 0) {
+        warnmsg("%s: %s", shown, why);
+        u->sink->unreadable(u, path, why);
+        k->unreadable++;
+        return;
+    }
+    pt_parse(&d, t, u->o->sector);
+    disk_close(&d);
+    if (t->unreadable[0]) {
+        warnmsg("%s: %s", shown, t->unreadable);
+        u->sink->unreadable(u, path, t->unreadable);
+        k->unreadable++;
+        return;
+    }
+    k->readable++;
+    if (pt_worst(t) == SEV_ERROR)
+        k->with_errors++;
+    u->sink->disk(u, path, shown, n, t, k);
 }
 
 int main(int argc, char **argv)
@@ -154,18 +248,9 @@ int main(int argc, char **argv)
     char **paths = argv + optind;
     size_t npaths = (size_t)(argc - optind);
 
-    struct jsonw w;
-    if (o.json)
-        json_open(&w);
+    struct out u = { .sink = sink_for(&o), .o = &o };
     if (o.showguids && npaths == 0) {
-        if (o.json) {
-            report_showguids_json(&w);
-            jw_end(&w);
-            fputs(jw_text(&w), stdout);
-            jw_free(&w);
-        } else {
-            report_showguids(stdout);
-        }
+        u.sink->guids_only(&u);
         return output_done(stdout, "stdout", STDERR_FILENO, EXIT_OKAY);
     }
 
@@ -180,21 +265,13 @@ int main(int argc, char **argv)
 
     struct ptable *t = xcalloc(1, sizeof *t);
     struct tally k = { 0 };
-    if (o.json)
-        jw_arr(&w, "disks");
+    u.sink->begin(&u);
     for (size_t i = 0; i < npaths; i++)
-        one_disk(&o, paths[i], npaths, t, &w, &k);
+        one_disk(&u, paths[i], npaths, t, &k);
     int rc = k.readable == 0 ? EXIT_USAGE
            : k.unreadable || k.no_answer || (o.verify && k.with_errors) ? EXIT_CHECK
            : EXIT_OKAY;
-    if (o.json) {
-        json_close(&w, &o, &k, rc);
-    } else if (o.showguids) {
-        putchar('\n');
-        report_showguids(stdout);
-    }
-    if (o.verify && k.with_errors && !o.json)
-        warnmsg("verify: %zu disk(s) with error-level findings", k.with_errors);
+    u.sink->end(&u, &k, rc);
     if (k.readable == 0 && npaths > 1)
         warnmsg("none of the %zu disks could be read", npaths);
     free(t);

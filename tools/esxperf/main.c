@@ -103,8 +103,8 @@ int main(int argc, char **argv)
     o.argv_started = argv0;
     perf_netstack_settle(&o, argc0, argv0);
     int errfd = open_log(&o);
-    if (o.verbose && !o.json)
-        perf_netstack_print(stdout);
+    if (o.verbose)
+        report_sink_for(&o)->netstack(stdout);
     int rc;
     char why[400];
     /* -A covers every thread: the set is taken before the first one starts */

@@ -338,8 +338,8 @@ static int run(struct client *c)
         session_no_threads(&c->s, errno, line, sizeof line);
         return cfail(c, EXIT_USAGE, "%s", line);
     }
-    if (!c->o->json && c->o->interval > 0)
-        rep_header(&c->rep, p->udp, !p->reverse || p->bidir, 0, p->bidir);
+    if (c->o->interval > 0)
+        c->rep.sink->interval_header(&c->rep, p->udp, !p->reverse || p->bidir, p->bidir);
     int rc = run_test(c);
     if (rc)
         return rc;
@@ -377,7 +377,6 @@ static int exchange(struct client *c)
 /* DISPLAY_RESULTS, the report (with the server's when asked), IPERF_DONE */
 static int display(struct client *c, struct run_result *rr)
 {
-    const struct perf_opts *o = c->o;
     const struct test_results *rem = &c->s.remote;
     int rc = wait_state(c, ST_DISPLAY_RESULTS, mono_ns() + CTL_WAIT_NS);
     if (rc)
@@ -385,22 +384,9 @@ static int display(struct client *c, struct run_result *rr)
     session_summary(&c->s);
     c->summarized = 1;
     rc = moved_nothing(c);
-    int asked = c->s.p.get_server_output;
-    if (asked && !o->json) {
-        if (rem->server_output_text)
-            rep_printf(&c->rep, "\nServer output:\n%s", rem->server_output_text);
-        else if (rem->server_output_json)
-            rep_printf(&c->rep, "\nServer JSON output:\n%s\n", rem->server_output_json);
-    }
+    c->rep.sink->peer_output(&c->rep, c->s.p.get_server_output ? rem : NULL);
     ctl_send_state(c->ctl, ST_IPERF_DONE, mono_ns() + 2 * NS_PER_SEC);
-    if (o->json) {
-        report_json_server_output(&c->rep, asked ? rem : NULL);
-        report_json_finish(&c->rep, NULL);
-        if (!o->quiet)
-            report_json_print(&c->rep, stdout);
-    } else {
-        rep_printf(&c->rep, "\niperf Done.\n");
-    }
+    c->rep.sink->done(&c->rep, "\niperf Done.\n");
     if (rr)
         *rr = c->s.fig;
     return rc;

@@ -105,11 +105,7 @@ int client_interrupted(struct client *c)
 
 int client_fail_line(struct client *c, int code, const char *msg)
 {
-    if (c->o->json && !c->o->quiet) {
-        report_json_error(&c->rep, msg);
-        report_json_print(&c->rep, stdout);
-        fflush(stdout);
-    }
+    c->rep.sink->failure(&c->rep, msg);
     warnmsg("%s", msg);
     if (c->err)
         snprintf(c->err, c->errlen, "%s", msg);

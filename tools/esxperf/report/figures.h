@@ -56,6 +56,15 @@ struct run_result {
     uint64_t bytes_sent, bytes_received;
 };
 
+/* one run of a sweep: what it was, how it ended, its headline (the report's sweep
+ * table prints these) */
+struct sweep_row {
+    int64_t streams, window;
+    int rc;
+    struct run_result r;
+    char error[400];            /* a failed run's line ("" when it passed) */
+};
+
 /* one stream at the end: its sender and receiver rows (this side's and, when the
  * peer's results name the stream, the peer's) */
 struct stream_totals {

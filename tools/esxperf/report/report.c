@@ -1,11 +1,14 @@
 /* iperf3-layout text: the start lines, interval rows, SUM rows and the end
  * summary. Column layout follows iperf3 3.12's output so people and scripts that
- * read it find the same columns. -J goes to report_json.c instead. */
+ * read it find the same columns. -J goes to report_json.c instead; which of the
+ * two a run gets is decided here, once (report_sink_for). */
 #include "report.h"
 #include "fallback.h"
 #include "fail.h"
 #include "udp.h"
 #include "iperf_units.h"
+#include "options.h"
+#include "perf_netstack.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,11 +16,12 @@
 #include <sys/socket.h>
 #include <time.h>
 
-void rep_init(struct report *r, FILE *out, int json, char format, int capture)
+void rep_init(struct report *r, FILE *out, const struct report_sink *sink, char format,
+              int capture)
 {
     memset(r, 0, sizeof *r);
+    r->sink = sink;
     r->out = out;
-    r->json = json;
     r->format = format ? format : 'a';
     r->capture = capture;
     jw_init(&r->jw, 1);
@@ -65,7 +69,14 @@ void rep_printf(struct report *r, const char *fmt, ...)
         return;
     size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     r->last_sep = 0;
-    if (r->out && !r->json) {
+    r->sink->line(r, line, len);
+}
+
+/* a text line on the output (with its --timestamps and -T prefixes) and into the
+ * capture */
+static void text_line(struct report *r, const char *line, size_t len)
+{
+    if (r->out) {
         if (r->title || r->timestamps) {
             /* as iperf3 --timestamps and -T: every line starts with the time, then
              * the title */
@@ -198,7 +209,7 @@ void rep_ends(int fd, struct rep_ends *e)
 
 /* ---- the parts of a test, as text */
 
-void report_text_start(struct report *r, const struct start_info *si)
+static void text_start(struct report *r, const struct start_info *si)
 {
     const struct test_params *p = si->p;
     if (!si->is_client)
@@ -233,7 +244,7 @@ static int sum_shows(int n, int bidir, int64_t parallel)
     return n > 1 || (bidir && n && parallel > 1);
 }
 
-void report_text_interval(struct report *r, const struct interval *iv)
+static void text_interval(struct report *r, const struct interval *iv)
 {
     for (int i = 0; i < iv->n; i++)
         rep_row(r, &iv->rows[i], ROW_INTERVAL);
@@ -263,7 +274,7 @@ static void text_cpu(struct report *r, const struct totals *t)
                    t->gbit_per_cpu_local, t->io_calls_per_second);
 }
 
-void report_text_summary(struct report *r, const struct totals *t)
+static void text_summary(struct report *r, const struct totals *t)
 {
     rep_separator(r);
     rep_header(r, t->udp, 1, 1, t->bidir);
@@ -295,4 +306,183 @@ void report_text_summary(struct report *r, const struct totals *t)
     char line[256];
     for (int i = 0; r->verbose && i < nf; i++)
         rep_printf(r, "fallback: %s\n", fallback_text(i, line, sizeof line));
+}
+
+static void text_interval_header(struct report *r, int udp, int sender, int bidir)
+{
+    rep_header(r, udp, sender, 0, bidir);
+}
+
+static void text_peer_output(struct report *r, const struct test_results *rem)
+{
+    if (!rem)
+        return;
+    if (rem->server_output_text)
+        rep_printf(r, "\nServer output:\n%s", rem->server_output_text);
+    else if (rem->server_output_json)
+        rep_printf(r, "\nServer JSON output:\n%s\n", rem->server_output_json);
+}
+
+static void text_own_output(struct report *r, const char **text, const char **json)
+{
+    *text = r->cap ? r->cap : "";
+    *json = NULL;
+}
+
+static void text_done(struct report *r, const char *last_line)
+{
+    if (last_line)
+        rep_printf(r, "%s", last_line);
+}
+
+/* "Server listening on PORT (test #N)" between rules, each line with its
+ * --timestamps prefix */
+static void text_banner(FILE *out, const char *timestamps, unsigned port, int test)
+{
+    static const char rule[] = "-----------------------------------------------------------\n";
+    rep_line_prefix(out, timestamps, NULL);
+    fputs(rule, out);
+    rep_line_prefix(out, timestamps, NULL);
+    fprintf(out, "Server listening on %u (test #%d)\n", port, test);
+    rep_line_prefix(out, timestamps, NULL);
+    fputs(rule, out);
+    fflush(out);
+}
+
+static void text_authenticated(FILE *out, const char *user, const char *peer)
+{
+    fprintf(out, "Authenticated user '%s' from %s\n", user, peer);
+    fflush(out);
+}
+
+/* ---- a sweep's table: text (the default), CSV (--csv) */
+
+static void window_text(char *buf, size_t len, int64_t w)
+{
+    if (w <= 0)
+        snprintf(buf, len, "default");
+    else if (w % (1 << 20) == 0)
+        snprintf(buf, len, "%lldM", (long long)(w >> 20));
+    else if (w % 1024 == 0)
+        snprintf(buf, len, "%lldK", (long long)(w >> 10));
+    else
+        snprintf(buf, len, "%lld", (long long)w);
+}
+
+/* the stderr line after each run: "run 2/4 done (...)" or "run 2/4 failed (exit 2; ...)" */
+static void text_sweep_progress(FILE *f, int done, int total, const struct perf_opts *one, int rc)
+{
+    char win[32];
+    window_text(win, sizeof win, one->window);
+    if (rc)
+        fprintf(f, "%s: run %d/%d failed (exit %d; -P %lld, window %s)\n", tool_name, done,
+                total, rc, (long long)one->parallel, win);
+    else
+        fprintf(f, "%s: run %d/%d done (-P %lld, window %s)\n", tool_name, done, total,
+                (long long)one->parallel, win);
+}
+
+/* a run's retransmits and the server's CPU as the table shows them ("n/a") */
+static void sweep_cells(const struct sweep_row *r, char *retr, size_t rlen, char *scpu,
+                        size_t slen)
+{
+    if (r->r.retrans < 0)
+        snprintf(retr, rlen, "n/a");
+    else
+        snprintf(retr, rlen, "%lld", (long long)r->r.retrans);
+    if (r->r.cpu_remote < 0)
+        snprintf(scpu, slen, "n/a");
+    else
+        snprintf(scpu, slen, "%.1f", r->r.cpu_remote);
+}
+
+static void text_sweep_table(FILE *f, const struct sweep_row *rows, int n)
+{
+    fprintf(f, "%7s %8s %8s %11s %11s %11s %10s\n", "streams", "window", "Gbit/s",
+            "client CPU%", "server CPU%", "retransmits", "Gbit/CPU-s");
+    for (int i = 0; i < n; i++) {
+        const struct sweep_row *r = &rows[i];
+        char win[32], retr[32], scpu[32];
+        window_text(win, sizeof win, r->window);
+        sweep_cells(r, retr, sizeof retr, scpu, sizeof scpu);
+        if (r->rc)
+            fprintf(f, "%7lld %8s   failed (exit %d)\n", (long long)r->streams, win, r->rc);
+        else
+            fprintf(f, "%7lld %8s %8.2f %11.1f %11s %11s %10.2f\n", (long long)r->streams, win,
+                    r->r.gbps, r->r.cpu_local, scpu, retr, r->r.gbit_per_cpu_s);
+    }
+}
+
+static void csv_sweep_table(FILE *f, const struct sweep_row *rows, int n)
+{
+    fprintf(f, "streams,window,gbit_per_second,client_cpu_percent,server_cpu_percent,"
+               "retransmits,gbit_per_cpu_second\n");
+    for (int i = 0; i < n; i++) {
+        const struct sweep_row *r = &rows[i];
+        char retr[32], scpu[32];
+        sweep_cells(r, retr, sizeof retr, scpu, sizeof scpu);
+        /* the kernel's default window is an empty field, as the table's "default" */
+        char cwin[24] = "";
+        if (r->window > 0)
+            snprintf(cwin, sizeof cwin, "%lld", (long long)r->window);
+        if (r->rc)
+            fprintf(f, "%lld,%s,,,,,\n", (long long)r->streams, cwin);
+        else
+            fprintf(f, "%lld,%s,%.3f,%.1f,%s,%s,%.2f\n", (long long)r->streams, cwin,
+                    r->r.gbps, r->r.cpu_local, r->r.cpu_remote < 0 ? "" : scpu,
+                    r->r.retrans < 0 ? "" : retr, r->r.gbit_per_cpu_s);
+    }
+}
+
+/* what text has no form for */
+static void no_close(struct report *r) { (void)r; }
+static void no_fail(struct report *r, const char *msg) { (void)r; (void)msg; }
+static void no_progress(FILE *f, int done, int total, const struct perf_opts *one, int rc)
+{
+    (void)f; (void)done; (void)total; (void)one; (void)rc;
+}
+
+static const struct report_sink text_sink = {
+    .line = text_line,
+    .start = text_start,
+    .interval_header = text_interval_header,
+    .interval = text_interval,
+    .summary = text_summary,
+    .peer_output = text_peer_output,
+    .own_output = text_own_output,
+    .close = no_close,
+    .done = text_done,
+    .failure = no_fail,
+    .banner = text_banner,
+    .authenticated = text_authenticated,
+    .netstack = perf_netstack_print,
+    .sweep_progress = text_sweep_progress,
+    .sweep_table = text_sweep_table,
+};
+
+/* --csv shapes only a sweep's table (its runs are quiet); no progress lines, as the
+ * output is for a program */
+static const struct report_sink csv_sink = {
+    .line = text_line,
+    .start = text_start,
+    .interval_header = text_interval_header,
+    .interval = text_interval,
+    .summary = text_summary,
+    .peer_output = text_peer_output,
+    .own_output = text_own_output,
+    .close = no_close,
+    .done = text_done,
+    .failure = no_fail,
+    .banner = text_banner,
+    .authenticated = text_authenticated,
+    .netstack = perf_netstack_print,
+    .sweep_progress = no_progress,
+    .sweep_table = csv_sweep_table,
+};
+
+const struct report_sink *report_sink_for(const struct perf_opts *o)
+{
+    if (o->json)
+        return &report_json_sink;
+    return o->csv ? &csv_sink : &text_sink;
 }

@@ -2,7 +2,17 @@
  * summary rows with sender/receiver tags, CPU and efficiency lines, -f units) in
  * report.c, and the -J document in iperf3's structure in report_json.c. Both read
  * only what the session measured (figures.h) and what the start of a test shows
- * (struct start_info); text can be captured for --get-server-output. */
+ * (struct start_info); text can be captured for --get-server-output.
+ *
+ * Text or JSON is decided once, by report_sink_for(), from the options: the sink it
+ * returns is what every part of the output goes through (the figures, the lines
+ * around them, the end of a test and its failure, the server's banner), and each
+ * sink prints its form of that part or nothing. No other code asks which form is
+ * wanted. One more part of the output is one more member of struct report_sink,
+ * its text form in report.c and its JSON form in report_json.c, called where the
+ * part happens; a part of a test's end (say its verdict: a "bottleneck:" line after
+ * the summary and an "end.diagnosis" object) is simplest as a field of struct
+ * totals that report.c's text_summary and report_json.c's json_end_obj both write. */
 #ifndef ESXPERF_REPORT_H
 #define ESXPERF_REPORT_H
 #include <stddef.h>
@@ -14,9 +24,10 @@
 #include "net.h"
 #include "proto.h"
 
+struct report_sink;
 struct report {
+    const struct report_sink *sink;   /* text or JSON (report_sink_for) */
     FILE *out;           /* NULL = print nothing (sweep runs) */
-    int json;            /* text lines are not printed; the JSON is built instead */
     int forceflush;
     char format;         /* -f */
     int capture;         /* keep a copy of the text (server output for the client) */
@@ -29,16 +40,14 @@ struct report {
     int json_stream;     /* --json-stream: each part also as one event line (report_json.c) */
     int json_full;       /* --json-stream-full-output: the whole document at the end too */
     const char *extra_data;  /* --extra-data: top-level "extra_data" of the document */
-    int extras_done;     /* JSON: extra_data is written */
     char *stream_end;    /* --json-stream: the "end" event's data, kept for the last line */
     int mid_line;        /* the last text written did not end with a newline */
     int verbose;         /* -V: the engine line of each stream */
-    int intervals_open;  /* JSON: the "intervals" array is open */
-    int json_done;       /* JSON: the document is complete */
-    int end_done;        /* JSON: "end" is written (a summary came before an error) */
+    int doc_pos;         /* JSON: how far the document is written (report_json.c) */
     char *json_title;    /* JSON: the test's title (-T, or the client's), until written */
 };
-void rep_init(struct report *r, FILE *out, int json, char format, int capture);
+void rep_init(struct report *r, FILE *out, const struct report_sink *sink, char format,
+              int capture);
 void rep_free(struct report *r);
 void rep_printf(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* what starts a text line: the local time in the --timestamps format (if any), then
@@ -73,13 +82,6 @@ struct start_info {
     int gso, gro;                /* UDP GSO sends / GRO receives on this side (3.22) */
 };
 
-/* report.c, the text: start of a test (the "connected" lines, the server's
- * "Accepted connection", the client's reverse and -V lines); one interval's rows
- * and sums; the end (summary rows, CPU, efficiency). The JSON twins are
- * report_json_start, _interval and _summary; the session calls one or the other. */
-void report_text_start(struct report *r, const struct start_info *si);
-void report_text_interval(struct report *r, const struct interval *iv);
-void report_text_summary(struct report *r, const struct totals *t);
 /* column header of the interval rows */
 void rep_header(struct report *r, int udp, int sender, int summary, int bidir);
 
@@ -90,27 +92,49 @@ enum row_kind {
 void rep_row(struct report *r, const struct row *row, enum row_kind kind);
 void rep_separator(struct report *r);
 
-/* report_json.c: the parts of the -J document ("start" with "intervals" opened,
- * one element of "intervals", the "end" object) */
-void report_json_start(struct report *r, const struct start_info *si);
-void report_json_interval(struct report *r, const struct interval *iv);
-void report_json_summary(struct report *r, const struct totals *t);
 /* opens the row's object (key NULL inside an array) with socket, start, end,
  * seconds, bytes and bits_per_second; the caller adds fields and jw_end()s it */
 void rep_row_json_open(struct jsonw *w, const char *key, const struct row *row);
 /* JSON object for a row (key NULL inside arrays) */
 void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval);
-/* closes the document (and "intervals" if open), with "error" when given */
-void report_json_finish(struct report *r, const char *error);
-/* the one place a failure becomes JSON: the document so far closed with "error",
- * or, when no test had started, iperf3's empty start/intervals/end with "error";
- * a document already complete stays as it is (the error is the log's) */
-void report_json_error(struct report *r, const char *msg);
-/* the -J document on out, unless --json-stream without --json-stream-full-output
- * (the events were the output then) */
-void report_json_print(struct report *r, FILE *out);
-/* --get-server-output: the server's report under server_output_json (its JSON) or
- * server_output_text; nothing when rem is NULL or has neither */
-void report_json_server_output(struct report *r, const struct test_results *rem);
+
+struct perf_opts;
+
+/* Every part of the output, in the order a run makes them. A member a sink has no
+ * form for does nothing there (the JSON has no "Connecting to" line; text has no
+ * document to close). */
+struct report_sink {
+    /* a line that is not a figure ("Connecting to host ..."); rep_printf's output */
+    void (*line)(struct report *r, const char *text, size_t len);
+    /* the start of a test, the interval rows' column header, an interval, the end */
+    void (*start)(struct report *r, const struct start_info *si);
+    void (*interval_header)(struct report *r, int udp, int sender, int bidir);
+    void (*interval)(struct report *r, const struct interval *iv);
+    void (*summary)(struct report *r, const struct totals *t);
+    /* the client's copy of the server's report (--get-server-output; rem NULL when
+     * it was not asked for) */
+    void (*peer_output)(struct report *r, const struct test_results *rem);
+    /* this side's report as the server sends it to the client: *text or *json */
+    void (*own_output)(struct report *r, const char **text, const char **json);
+    /* the figures are all in: the JSON document is complete (a later failure is
+     * the log's, not the document's) */
+    void (*close)(struct report *r);
+    /* a test that completed: text's last line (NULL: none), the JSON document */
+    void (*done)(struct report *r, const char *last_line);
+    /* a test that failed with msg: the JSON document so far, with "error" */
+    void (*failure)(struct report *r, const char *msg);
+    /* outside a test: the server's "Server listening" banner, an authenticated
+     * user, -V's netstack line */
+    void (*banner)(FILE *out, const char *timestamps, unsigned port, int test);
+    void (*authenticated)(FILE *out, const char *user, const char *peer);
+    void (*netstack)(FILE *out);
+    /* a sweep: the line on stderr after each run (f), the table of the runs */
+    void (*sweep_progress)(FILE *f, int done, int total, const struct perf_opts *one, int rc);
+    void (*sweep_table)(FILE *f, const struct sweep_row *rows, int n);
+};
+/* the sink the options ask for: -J (and --json-stream) JSON, --csv a sweep's table
+ * as CSV, else text. The one place the choice is made. */
+const struct report_sink *report_sink_for(const struct perf_opts *o);
+extern const struct report_sink report_json_sink;   /* report_json.c */
 
 #endif

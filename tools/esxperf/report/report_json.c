@@ -3,7 +3,8 @@
  * "end" (per-stream sender/receiver objects, the sums, CPU, congestion, and our
  * additions under "esxperf"). Every key of the document is written here; with
  * --json-stream each part is also one event line as iperf3 3.17+ writes it
- * ("start", "interval", "server_output_json"/"_text", "error", "end"). */
+ * ("start", "interval", "server_output_json"/"_text", "error", "end"). This is
+ * the JSON sink (report_json_sink): report.c's report_sink_for picks it for -J. */
 #include "report.h"
 #include "fallback.h"
 #include "perf_netstack.h"
@@ -159,7 +160,56 @@ static void start_body(struct jsonw *w, const char *key, const void *si)
     json_start_obj(w, key, si);
 }
 
-void report_json_start(struct report *r, const struct start_info *si)
+/* How far the document is written. It only moves forward, and doc_move writes
+ * what lies between where it is and where a part needs it, so every way to the
+ * end (a complete test, a failure at any point) closes it the same way. */
+enum doc_pos {
+    DOC_EMPTY,          /* nothing yet */
+    DOC_INTERVALS,      /* "start" written, inside "intervals" */
+    DOC_BODY,           /* top level, after "intervals" (and "end", if the test got there) */
+    DOC_TAIL,           /* the title and --extra-data written */
+    DOC_CLOSED,         /* the document is complete */
+};
+
+static void doc_move(struct report *r, enum doc_pos to)
+{
+    struct jsonw *w = &r->jw;
+    while (r->doc_pos < (int)to) {
+        switch (r->doc_pos) {
+        case DOC_EMPTY:
+            /* no test started: iperf3's empty start, intervals and end */
+            jw_obj(w, NULL);
+            jw_obj(w, "start");
+            jw_end(w);
+            jw_arr(w, "intervals");
+            jw_end(w);
+            jw_obj(w, "end");
+            jw_end(w);
+            r->doc_pos = DOC_BODY;
+            break;
+        case DOC_INTERVALS:
+            jw_end(w);
+            r->doc_pos = DOC_BODY;
+            break;
+        case DOC_BODY:
+            /* the title (-T, or the client's on the server) and --extra-data as
+             * iperf3 writes them: top-level, after "end" (and "error"), before the
+             * server's output */
+            if (r->json_title)
+                jw_str(w, "title", r->json_title);
+            if (r->extra_data)
+                jw_str(w, "extra_data", r->extra_data);
+            r->doc_pos = DOC_TAIL;
+            break;
+        default:
+            jw_end(w);
+            r->doc_pos = DOC_CLOSED;
+            break;
+        }
+    }
+}
+
+static void json_start(struct report *r, const struct start_info *si)
 {
     struct jsonw *w = &r->jw;
     free(r->json_title);
@@ -167,7 +217,7 @@ void report_json_start(struct report *r, const struct start_info *si)
     jw_obj(w, NULL);
     json_start_obj(w, "start", si);
     jw_arr(w, "intervals");
-    r->intervals_open = 1;
+    r->doc_pos = DOC_INTERVALS;
     stream_event(r, "start", start_body, si, NULL);
 }
 
@@ -187,7 +237,7 @@ static void json_interval_obj(struct jsonw *w, const char *key, const void *arg)
     jw_end(w);
 }
 
-void report_json_interval(struct report *r, const struct interval *iv)
+static void json_interval(struct report *r, const struct interval *iv)
 {
     json_interval_obj(&r->jw, NULL, iv);
     stream_event(r, "interval", json_interval_obj, iv, NULL);
@@ -310,15 +360,10 @@ static void json_end_obj(struct jsonw *w, const char *key, const void *arg)
     jw_end(w);
 }
 
-void report_json_summary(struct report *r, const struct totals *t)
+static void json_summary(struct report *r, const struct totals *t)
 {
-    struct jsonw *w = &r->jw;
-    if (r->intervals_open) {
-        jw_end(w);
-        r->intervals_open = 0;
-    }
-    json_end_obj(w, "end", t);
-    r->end_done = 1;
+    doc_move(r, DOC_BODY);
+    json_end_obj(&r->jw, "end", t);
     if (r->json_stream) {
         /* iperf3 writes the "end" event last, after any error and server output */
         struct jsonw e;
@@ -327,17 +372,6 @@ void report_json_summary(struct report *r, const struct totals *t)
         free(r->stream_end);
         r->stream_end = jw_take(&e, SIZE_MAX, NULL);
     }
-}
-
-/* the title (-T, or the client's on the server) and --extra-data as iperf3 writes
- * them: top-level, after "end" (and "error"), before the server's output */
-static void json_top_extras(struct report *r)
-{
-    if (r->json_title && !r->extras_done)
-        jw_str(&r->jw, "title", r->json_title);
-    if (r->extra_data && !r->extras_done)
-        jw_str(&r->jw, "extra_data", r->extra_data);
-    r->extras_done = 1;
 }
 
 /* the stream's last events: the error (if any), then "end" ({} when the test
@@ -354,50 +388,49 @@ static void stream_close(struct report *r, const char *error)
     stream_event(r, "end", NULL, NULL, r->stream_end ? r->stream_end : "{}");
 }
 
-void report_json_print(struct report *r, FILE *out)
+/* the document ends: "error" when given (after "end", before the title), the
+ * rest, then the stream's last events */
+static void doc_close(struct report *r, const char *error)
 {
-    if (!r->json_stream || r->json_full)
-        fprintf(out, "%s\n", jw_text(&r->jw));
-}
-
-void report_json_finish(struct report *r, const char *error)
-{
-    struct jsonw *w = &r->jw;
-    if (r->intervals_open) {
-        jw_end(w);
-        r->intervals_open = 0;
-    }
+    doc_move(r, DOC_BODY);
     if (error)
-        jw_str(w, "error", error);
-    json_top_extras(r);
-    jw_end(w);
-    r->json_done = 1;
+        jw_str(&r->jw, "error", error);
+    doc_move(r, DOC_CLOSED);
     stream_close(r, error);
 }
 
-void report_json_error(struct report *r, const char *msg)
+/* the document on the output, unless --json-stream without
+ * --json-stream-full-output (the events were the output then) */
+static void doc_print(struct report *r)
 {
-    struct jsonw *w = &r->jw;
-    if (r->json_done)
+    if (r->out && (!r->json_stream || r->json_full))
+        fprintf(r->out, "%s\n", jw_text(&r->jw));
+}
+
+static void json_close(struct report *r)
+{
+    if (r->doc_pos != DOC_CLOSED)
+        doc_close(r, NULL);
+}
+
+static void json_done(struct report *r, const char *last_line)
+{
+    (void)last_line;
+    json_close(r);
+    doc_print(r);
+}
+
+/* the document so far closed with "error" (or, when no test had started, iperf3's
+ * empty parts with "error"); a document already complete stays as it is (the
+ * error is the log's) */
+static void json_fail(struct report *r, const char *msg)
+{
+    if (!r->out)
         return;
-    if (r->intervals_open || r->end_done) {
-        report_json_finish(r, msg);
-        return;
-    }
-    jw_free(w);
-    jw_init(w, 1);
-    jw_obj(w, NULL);
-    jw_obj(w, "start");
-    jw_end(w);
-    jw_arr(w, "intervals");
-    jw_end(w);
-    jw_obj(w, "end");
-    jw_end(w);
-    jw_str(w, "error", msg);
-    json_top_extras(r);
-    jw_end(w);
-    r->json_done = 1;
-    stream_close(r, msg);
+    if (r->doc_pos != DOC_CLOSED)
+        doc_close(r, msg);
+    doc_print(r);
+    fflush(r->out);
 }
 
 static void str_body(struct jsonw *w, const char *key, const void *text)
@@ -405,9 +438,11 @@ static void str_body(struct jsonw *w, const char *key, const void *text)
     jw_str(w, key, text);
 }
 
-void report_json_server_output(struct report *r, const struct test_results *rem)
+/* --get-server-output: the server's report under server_output_json (its JSON) or
+ * server_output_text; nothing when rem is NULL or has neither */
+static void json_peer_output(struct report *r, const struct test_results *rem)
 {
-    json_top_extras(r);
+    doc_move(r, DOC_TAIL);
     if (rem && rem->server_output_json) {
         jw_raw(&r->jw, "server_output_json", rem->server_output_json);
         stream_event(r, "server_output_json", NULL, NULL, rem->server_output_json);
@@ -416,3 +451,98 @@ void report_json_server_output(struct report *r, const struct test_results *rem)
         stream_event(r, "server_output_text", str_body, rem->server_output_text, NULL);
     }
 }
+
+/* a sweep's table: a run's figures, or (failed) null for each and the run's error,
+ * as CSV leaves them empty: a failed run measured nothing */
+static void sweep_json_figures(struct jsonw *w, const struct sweep_row *r)
+{
+    static const char *const keys[] = {
+        "seconds", "gbit_per_second", "client_cpu_percent", "server_cpu_percent",
+        "retransmits", "gbit_per_cpu_second",
+    };
+    if (r->rc) {
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            jw_null(w, keys[i]);
+        jw_str(w, "error", r->error[0] ? r->error : "the run failed");
+        return;
+    }
+    jw_double(w, keys[0], r->r.seconds);
+    jw_double(w, keys[1], r->r.gbps);
+    jw_double(w, keys[2], r->r.cpu_local);
+    jw_double(w, keys[3], r->r.cpu_remote);
+    jw_int(w, keys[4], r->r.retrans);
+    jw_double(w, keys[5], r->r.gbit_per_cpu_s);
+    jw_null(w, "error");
+}
+
+static void json_sweep_table(FILE *f, const struct sweep_row *rows, int n)
+{
+    struct jsonw w;
+    jw_init(&w, 1);
+    jw_obj(&w, NULL);
+    jw_arr(&w, "sweep");
+    for (int i = 0; i < n; i++) {
+        const struct sweep_row *r = &rows[i];
+        jw_obj(&w, NULL);
+        jw_int(&w, "streams", r->streams);
+        if (r->window > 0)
+            jw_int(&w, "window", r->window);
+        else
+            jw_null(&w, "window");          /* the kernel's default */
+        jw_bool(&w, "ok", r->rc == 0);
+        sweep_json_figures(&w, r);
+        jw_end(&w);
+    }
+    jw_end(&w);
+    jw_end(&w);
+    fprintf(f, "%s\n", jw_text(&w));
+    jw_free(&w);
+}
+
+static void json_own_output(struct report *r, const char **text, const char **json)
+{
+    *text = NULL;
+    *json = jw_text(&r->jw);
+}
+
+/* what JSON has no form for: the text lines, the interval rows' header, the lines
+ * outside a test, a sweep's progress */
+static void no_line(struct report *r, const char *text, size_t len)
+{
+    (void)r; (void)text; (void)len;
+}
+static void no_header(struct report *r, int udp, int sender, int bidir)
+{
+    (void)r; (void)udp; (void)sender; (void)bidir;
+}
+static void no_banner(FILE *out, const char *timestamps, unsigned port, int test)
+{
+    (void)out; (void)timestamps; (void)port; (void)test;
+}
+static void no_user(FILE *out, const char *user, const char *peer)
+{
+    (void)out; (void)user; (void)peer;
+}
+static void no_netstack(FILE *out) { (void)out; }
+static void no_progress(FILE *f, int done, int total, const struct perf_opts *one, int rc)
+{
+    (void)f; (void)done; (void)total; (void)one; (void)rc;
+}
+
+const struct report_sink report_json_sink = {
+    .line = no_line,
+    .start = json_start,
+    .interval_header = no_header,
+    .interval = json_interval,
+    .summary = json_summary,
+    .peer_output = json_peer_output,
+    .own_output = json_own_output,
+    .close = json_close,
+    .done = json_done,
+    .failure = json_fail,
+    .banner = no_banner,
+    .authenticated = no_user,
+    .netstack = no_netstack,
+    .sweep_progress = no_progress,
+    .sweep_table = json_sweep_table,
+};

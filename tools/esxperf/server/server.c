@@ -243,7 +243,7 @@ static int take_params(struct server *sv, const union sockaddr_any *peer,
 static void begin_session(struct server *sv, const struct test_params *p)
 {
     const struct perf_opts *o = sv->o;
-    session_report_init(&sv->rep, stdout, o, p->get_server_output && !o->json);
+    session_report_init(&sv->rep, stdout, o, p->get_server_output);
     sv->rep.extra_data = p->extra_data[0] ? p->extra_data : NULL;
     session_init(&sv->s, o, p, 0, &sv->rep);
     sv->have_session = 1;
@@ -328,21 +328,19 @@ static int run(struct server *sv, const char **why)
         proto_send_error(sv->ctl, IE_INITSTREAM, e, mono_ns() + NS_PER_SEC);
         return -1;
     }
-    if (!sv->o->json && sv->o->interval > 0)
-        rep_header(&sv->rep, p->udp, p->reverse, 0, p->bidir);
+    if (sv->o->interval > 0)
+        sv->rep.sink->interval_header(&sv->rep, p->udp, p->reverse, p->bidir);
     return run_until_end(sv, why);
 }
 
 /* our results (with our report when the client asked for it) to the client */
 static int send_results(struct server *sv, const char **why)
 {
-    const struct perf_opts *o = sv->o;
-    int gso = sv->s.p.get_server_output;
-    const char *out_json = o->json ? jw_text(&sv->rep.jw) : NULL;
+    const char *out_text = NULL, *out_json = NULL;
+    if (sv->s.p.get_server_output)
+        sv->rep.sink->own_output(&sv->rep, &out_text, &out_json);
     struct test_results mine;
-    session_local_results(&sv->s, &mine,
-                          gso && !o->json ? (sv->rep.cap ? sv->rep.cap : "") : NULL,
-                          gso && o->json ? out_json : NULL);
+    session_local_results(&sv->s, &mine, out_text, out_json);
     size_t rlen;
     char *rjs = results_encode(&mine, &rlen);
     results_free(&mine);
@@ -373,8 +371,7 @@ static int exchange(struct server *sv, const char **why)
         return -1;
     sv->s.have_remote = 1;
     session_summary(&sv->s);
-    if (sv->o->json)
-        report_json_finish(&sv->rep, NULL);
+    sv->rep.sink->close(&sv->rep);
     return send_results(sv, why);
 }
 
@@ -396,12 +393,10 @@ static int display(struct server *sv, const char **why)
 static void finish(struct server *sv, int rc, const char *why)
 {
     if (sv->have_session) {
-        if (sv->o->json && rc == 0)
-            report_json_print(&sv->rep, stdout);
-        else if (sv->o->json && why) {
-            report_json_error(&sv->rep, why);
-            report_json_print(&sv->rep, stdout);
-        }
+        if (rc == 0)
+            sv->rep.sink->done(&sv->rep, NULL);
+        else if (why)
+            sv->rep.sink->failure(&sv->rep, why);
         session_free(&sv->s);
         sv->have_session = 0;
         rep_free(&sv->rep);
@@ -510,25 +505,12 @@ static void leave_running(struct server *sv, const struct perf_opts *o)
     }
 }
 
-/* "Server listening on PORT (test #N)" between rules, each line with its
- * --timestamps prefix */
-static void banner(const struct perf_opts *o, int test)
-{
-    static const char rule[] = "-----------------------------------------------------------\n";
-    rep_line_prefix(stdout, o->timestamps, NULL);
-    fputs(rule, stdout);
-    rep_line_prefix(stdout, o->timestamps, NULL);
-    printf("Server listening on %u (test #%d)\n", o->port, test);
-    rep_line_prefix(stdout, o->timestamps, NULL);
-    fputs(rule, stdout);
-    fflush(stdout);
-}
-
 int server_run(const struct perf_opts *o)
 {
     struct server sv;
     memset(&sv, 0, sizeof sv);
     sv.o = o;
+    sv.sink = report_sink_for(o);
     sv.ufd = sv.ctl = -1;
     char why[400];
     if (o->file && file_opt_check(o->file, 0, why, sizeof why) < 0)
@@ -537,8 +519,7 @@ int server_run(const struct perf_opts *o)
     leave_running(&sv, o);
     int last = 0;
     for (int test = 1; !sv.stop.sig; test++) {
-        if (!o->json)
-            banner(o, test);
+        sv.sink->banner(stdout, o->timestamps, o->port, test);
         union sockaddr_any peer;
         if (server_next_client(&sv, &peer) < 0)
             break;

@@ -43,6 +43,7 @@ struct server {
     int ctl;
     char cookie[COOKIE_SIZE];       /* the test's (after it: the last test's) */
     int have_cookie;                /* cookie holds a valid one */
+    const struct report_sink *sink; /* text or JSON, for the whole run (report.h) */
     struct report rep;
     struct session s;
     int have_session;

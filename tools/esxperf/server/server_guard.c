@@ -122,10 +122,7 @@ int server_check_authtoken(struct server *sv, const struct test_params *p,
                               (int64_t)time(NULL), o->time_skew, &sv->replay, &res);
     auth_users_free(&users);
     if (rc == 0) {
-        if (!o->json) {
-            printf("Authenticated user '%s' from %s\n", res.user, ph);
-            fflush(stdout);
-        }
+        sv->sink->authenticated(stdout, res.user, ph);
         return 0;
     }
     if (res.status == AUTH_EXPIRED)

@@ -422,7 +422,7 @@ static void session_interval(struct session *s, uint64_t now, struct interval *i
 static void interval_rows(struct session *s, uint64_t now)
 {
     session_interval(s, now, s->iv);
-    (s->rep->json ? report_json_interval : report_text_interval)(s->rep, s->iv);
+    s->rep->sink->interval(s->rep, s->iv);
     s->t_last_tick = now;
 }
 
@@ -470,7 +470,7 @@ uint64_t session_bytes(const struct session *s, int which, int since_omit)
 
 void session_report_init(struct report *r, FILE *out, const struct perf_opts *o, int capture)
 {
-    rep_init(r, out, o->json, o->format, capture);
+    rep_init(r, out, report_sink_for(o), o->format, capture);
     r->forceflush = o->forceflush;
     r->verbose = o->verbose;
     r->timestamps = o->timestamps;
@@ -695,6 +695,6 @@ void session_report_start(const struct session *s, const char *host, unsigned po
     }
     si->interval = s->o->interval;
     udp_offloads(s, si);
-    (s->rep->json ? report_json_start : report_text_start)(s->rep, si);
+    s->rep->sink->start(s->rep, si);
     free(si);
 }

@@ -239,7 +239,7 @@ void session_summary(struct session *s)
 {
     struct totals *t = xmalloc(sizeof *t);
     session_totals(s, t);
-    (s->rep->json ? report_json_summary : report_text_summary)(s->rep, t);
+    s->rep->sink->summary(s->rep, t);
     s->fig = t->fig;
     free(t);
 }
