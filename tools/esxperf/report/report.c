@@ -285,6 +285,11 @@ void report_text_summary(struct report *r, const struct totals *t)
             rep_row(r, &gt->rcv, ROW_SUMMARY);
     }
     text_cpu(r, t);
+    if (t->have_diag) {
+        char line[900];
+        diag_line(&t->diag, line, sizeof line);
+        rep_printf(r, "%s\n", line);
+    }
     if (!t->udp && !t->tcp_info && t->local_sender)
         rep_printf(r, "Retransmits: n/a (getsockopt TCP_INFO failed on this host)\n");
     if (r->verbose)

@@ -239,6 +239,8 @@ void session_summary(struct session *s)
 {
     struct totals *t = xmalloc(sizeof *t);
     session_totals(s, t);
+    if (s->is_client)
+        session_diagnose(s, t);
     (s->rep->json ? report_json_summary : report_text_summary)(s->rep, t);
     s->fig = t->fig;
     free(t);

@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "proto.h"
+#include "stream_evidence.h"
 #include "tcp_io.h"
 #include "udp.h"
 #include "udp_io.h"
@@ -86,6 +87,9 @@ struct stream {
     atomic_int done;             /* loop left */
     atomic_int eof;              /* peer closed (TCP) */
     atomic_int err;              /* errno that ended the loop, 0 if none */
+
+    struct stream_evidence ev;   /* for the verdict: written by the stream's thread
+                                  * when its loop starts and leaves, read after the join */
 
     pthread_mutex_t lock;        /* guards rx */
     struct udp_rx rx;
