@@ -22,6 +22,7 @@ static void plain(struct diag_evidence *e)
     e->snd_thread_demand_pct = 62;
     e->snd_proc_pct = 61;
     e->rcv_proc_pct = 40;
+    e->wall_us = 2.1e6;
     e->busy_us = 2e6;
     e->rwnd_limited_us = 0;
     e->sndbuf_limited_us = 1e4;
@@ -60,26 +61,41 @@ static void each_class_from_its_scenario(void **state)
     e.segs_out = 180000;
     assert_int_equal(decide(&e, &d), DIAG_NETWORK_LOSS);
 
-    plain(&e);                         /* netem delay 30ms, -w 64K */
-    e.rate_bps = 16e6;
-    e.rtt_us = 31000;
-    e.rwnd_limited_us = 1.7e6;
-    e.window_bytes = 65536;
-    e.peer_wnd_bytes = 64000;
+    plain(&e);                         /* -w 8K on the veth */
+    e.rate_bps = 1146e6;
+    e.rtt_us = 22;
+    e.busy_us = 1.628e6;
+    e.rwnd_limited_us = 1.364e6;
+    e.sndbuf_limited_us = 0;
+    e.window_bytes = 8192;
+    e.peer_wnd_bytes = 14336;
+    e.autotune_cap_bytes = 33554432;
     assert_int_equal(decide(&e, &d), DIAG_RECEIVE_WINDOW);
 
-    plain(&e);                         /* the same with the sender's buffer full */
+    plain(&e);                         /* 30 ms, autotuning at its 16 MiB cap (ESXi) */
+    e.rate_bps = 4.4e9;
+    e.rtt_us = 30000;
+    e.rwnd_limited_us = 1.5e6;
+    e.peer_wnd_bytes = 16e6;
+    e.autotune_cap_bytes = 16777216;
+    assert_int_equal(decide(&e, &d), DIAG_RECEIVE_WINDOW);
+
+    plain(&e);                         /* the sender's buffer full instead */
     e.rate_bps = 16e6;
     e.rtt_us = 31000;
     e.rwnd_limited_us = 2e5;
     e.sndbuf_limited_us = 1.6e6;
     assert_int_equal(decide(&e, &d), DIAG_SEND_BUFFER);
 
-    plain(&e);                         /* the sender in a cgroup at cpu.max 20000 100000 */
-    e.rate_bps = 900e6;
-    e.snd_thread_pct = 19;
-    e.snd_thread_demand_pct = 99;
+    plain(&e);                         /* the sender in a cgroup at 5 % of a core */
+    e.rate_bps = 1697e6;
+    e.snd_thread_pct = 5;
+    e.snd_thread_demand_pct = 91;
     assert_int_equal(decide(&e, &d), DIAG_SENDER_CPU);
+    e.snd_thread_demand_pct = 86;      /* the same, TCP idle for want of data */
+    e.busy_us = 0.412e6;
+    assert_int_equal(decide(&e, &d), DIAG_SENDER_CPU);
+    assert_non_null(strstr(d.because, "TCP had data to send 20 %"));
 
     plain(&e);                         /* the receiver capped: its window closes */
     e.rate_bps = 900e6;

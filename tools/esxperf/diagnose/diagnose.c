@@ -14,7 +14,7 @@ void diag_evidence_init(struct diag_evidence *e)
     e->snd_thread_pct = e->snd_thread_demand_pct = -1;
     e->rcv_thread_pct = e->rcv_thread_demand_pct = -1;
     e->snd_proc_pct = e->rcv_proc_pct = -1;
-    e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
+    e->wall_us = e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
     e->app_limited = -1;
     e->rtt_us = e->segs_out = e->retrans = e->udp_loss_pct = -1;
     e->peer_wnd_bytes = e->autotune_cap_bytes = -1;
@@ -84,9 +84,19 @@ static int r_line_rate(const struct diag_evidence *e, char *w, size_t n)
 /* Sender CPU: a stream thread that ran, or was runnable and waited for a CPU, 90 %
  * of the time never waited for the network: one core is the limit, whatever the
  * process total on a many-core host. The process figure stands in only where no
- * thread figure was measured, and then per stream (each stream is one thread). */
+ * thread figure was measured, and then per stream (each stream is one thread).
+ * Also a TCP sender whose connection had data to send less than half the time its
+ * loop ran, unpaced: nothing but the sending thread itself kept the socket unfed. */
 static int r_sender_cpu(const struct diag_evidence *e, char *w, size_t n)
 {
+    if (!(e->target_bps > 0) && known(e->busy_us) && e->wall_us > 0 &&
+        100.0 * e->busy_us / e->wall_us < DIAG_FED_PCT) {
+        snprintf(w, n, "TCP had data to send %.0f %% of the time the sender ran; its thread %s %.0f %% "
+                 "of a core", 100.0 * e->busy_us / e->wall_us,
+                 known(e->snd_thread_demand_pct) ? "ran or waited to run" : "at",
+                 thread_load(e->snd_thread_pct, e->snd_thread_demand_pct));
+        return 1;
+    }
     double t = thread_load(e->snd_thread_pct, e->snd_thread_demand_pct);
     if (known(t)) {
         snprintf(w, n, "one stream thread %s %.0f %% of a core; receiver %s",
@@ -103,11 +113,25 @@ static int r_sender_cpu(const struct diag_evidence *e, char *w, size_t n)
     return per >= DIAG_CPU_BOUND_PCT;
 }
 
+/* the receiver's window was at its bound: -w set it, or the bandwidth-delay product
+ * (what the path needed in flight) reached half the autotuning cap. The window the
+ * receiver advertised is no sign: a receiver that reads in bursts makes autotuning
+ * grow it, though the buffer stays full. */
+static int window_bounded(const struct diag_evidence *e)
+{
+    double bdp = bdp_bytes(e), cap = e->autotune_cap_bytes;
+    return e->window_bytes > 0 || (known(cap) && known(bdp) && bdp >= cap * DIAG_AUTOTUNE_FRAC);
+}
+
 /* Receiver CPU: the receiving thread at 90 % of a core (measured where this side
  * receives); else the receiving process at 90 % of a core per stream; else the
- * sender held back by the receiver's window more than half its busy time while
- * that window was over twice the bandwidth-delay product: the window was open
- * enough for the path, so it was the reading application that fell behind. */
+ * sender held back by the receiver's window a quarter of its busy time or more while
+ * that window was free to grow (no -w, autotuning below half its cap): the receive
+ * buffer was full of unread data, so the reading application fell behind. A quarter,
+ * not half: a receiver starved of CPU reads in bursts, and between them the sender
+ * also waits on the congestion window its delayed ACKs hold back; autotuning's own
+ * ramp costs a few RTTs, far less. The receiver's process CPU is no help under a
+ * cap (it shows the cap), hence the sender's view. */
 static int r_receiver_cpu(const struct diag_evidence *e, char *w, size_t n)
 {
     double t = thread_load(e->rcv_thread_pct, e->rcv_thread_demand_pct);
@@ -122,12 +146,14 @@ static int r_receiver_cpu(const struct diag_evidence *e, char *w, size_t n)
         if (per >= DIAG_CPU_BOUND_PCT)
             return 1;
     }
-    double rw = pct_of_busy(e->rwnd_limited_us, e->busy_us), bdp = bdp_bytes(e), win = rcv_window(e);
-    if (!known(rw) || !known(bdp) || !known(win) || bdp <= 0)
+    double rw = pct_of_busy(e->rwnd_limited_us, e->busy_us);
+    if (!known(rw) || !known(e->autotune_cap_bytes))
         return 0;
-    snprintf(w, n, "sender held by the receiver's window %.0f %% of its busy time, window %.1f x the "
-             "bandwidth-delay product", rw, win / bdp);
-    return rw >= DIAG_LIMITED_PCT && win > DIAG_WINDOW_BDP * bdp;
+    size_t l = strlen(w);
+    snprintf(w + l, n - l, "%ssender held by the receiver's window %.0f %% of its busy time with no -w "
+             "and the window below half the %.0f MiB autotuning cap", l ? "; " : "", rw,
+             e->autotune_cap_bytes / 1048576);
+    return rw >= DIAG_STARVED_PCT && !window_bounded(e);
 }
 
 /* Network loss: 1 % of the segments retransmitted (or 1 % of the datagrams lost) is
@@ -147,21 +173,22 @@ static int r_loss(const struct diag_evidence *e, char *w, size_t n)
 }
 
 /* Receive window: the sender held back by the receiver's window more than half its
- * busy time, and that window at most twice the bandwidth-delay product: the window
- * (-w, or the autotuning cap) is what is in flight, so the rate is window / RTT. */
+ * busy time, and that window at its bound (-w, or autotuning at half its cap): the
+ * rate is the window / RTT; the bandwidth-delay product (rate x RTT) shows how
+ * little the window holds. */
 static int r_receive_window(const struct diag_evidence *e, char *w, size_t n)
 {
     double rw = pct_of_busy(e->rwnd_limited_us, e->busy_us), sb = pct_of_busy(e->sndbuf_limited_us, e->busy_us);
     double bdp = bdp_bytes(e), win = rcv_window(e);
     if (!known(rw) || rw < DIAG_LIMITED_PCT || (known(sb) && sb > rw))
         return 0;
-    if (known(bdp) && known(win) && bdp > 0)
-        snprintf(w, n, "sender held by the receiver's window %.0f %% of its busy time; window %.0f KiB, "
-                 "bandwidth-delay product %.0f KiB (RTT %.1f ms)", rw, win / 1024, bdp / 1024,
-                 e->rtt_us / 1000);
+    if (known(bdp) && known(win))
+        snprintf(w, n, "sender held by the receiver's window %.0f %% of its busy time; window %.0f KiB%s, "
+                 "bandwidth-delay product %.0f KiB (RTT %.2f ms)", rw, win / 1024,
+                 e->window_bytes > 0 ? " (-w)" : "", bdp / 1024, e->rtt_us / 1000);
     else
         snprintf(w, n, "sender held by the receiver's window %.0f %% of its busy time", rw);
-    return !known(bdp) || !known(win) || win <= DIAG_WINDOW_BDP * bdp;
+    return window_bounded(e) || !known(e->autotune_cap_bytes);
 }
 
 /* Send buffer: the sender's own socket buffer full more than half its busy time:
@@ -172,7 +199,7 @@ static int r_send_buffer(const struct diag_evidence *e, char *w, size_t n)
     double bdp = bdp_bytes(e);
     if (known(bdp))
         snprintf(w, n, "send buffer full %.0f %% of the busy time; bandwidth-delay product %.0f KiB "
-                 "(RTT %.1f ms)", sb, bdp / 1024, e->rtt_us / 1000);
+                 "(RTT %.2f ms)", sb, bdp / 1024, e->rtt_us / 1000);
     else
         snprintf(w, n, "send buffer full %.0f %% of the busy time", sb);
     return known(sb) && sb >= DIAG_LIMITED_PCT;

@@ -21,7 +21,9 @@ enum diag_class {
 #define DIAG_CPU_BOUND_PCT 90.0   /* of one core: ran, or waited to run */
 #define DIAG_LOSS_PCT 1.0         /* of the segments sent: retransmitted */
 #define DIAG_LIMITED_PCT 50.0     /* of the time with data to send: limited by it */
-#define DIAG_WINDOW_BDP 2.0       /* window at most this many bandwidth-delay products */
+#define DIAG_FED_PCT 50.0         /* of the sender's run: TCP had data to send */
+#define DIAG_STARVED_PCT 25.0     /* of that time: held by a window free to grow */
+#define DIAG_AUTOTUNE_FRAC 0.5    /* of the autotuning cap: the window is at its bound */
 
 /* What a run measured. Every figure is negative when it is not known. CPU figures
  * are percent of one core (a process over several cores may pass 100). */
@@ -36,6 +38,7 @@ struct diag_evidence {
     double snd_thread_demand_pct; /* ... and CPU it used or waited for (runnable) */
     double rcv_thread_pct, rcv_thread_demand_pct;   /* the busiest receiving thread */
     double snd_proc_pct, rcv_proc_pct;              /* the sending and receiving processes */
+    double wall_us;               /* the TCP senders' loops ran, summed over the streams */
     double busy_us;               /* tcpi_busy_time summed over the streams */
     double rwnd_limited_us;       /* tcpi_rwnd_limited summed */
     double sndbuf_limited_us;     /* tcpi_sndbuf_limited summed */

@@ -50,6 +50,8 @@ static void streams_evidence(const struct session *s, const struct totals *t, st
         max_into(st->sender ? &e->snd_thread_demand_pct : &e->rcv_thread_demand_pct, v->demand_pct);
         if (!st->sender || st->udp || !v->tcpi_len)
             continue;
+        if (v->busy_us >= 0)
+            sum_into(&e->wall_us, (int64_t)v->wall_us);
         sum_into(&e->busy_us, v->busy_us);
         sum_into(&e->rwnd_limited_us, v->rwnd_limited_us);
         sum_into(&e->sndbuf_limited_us, v->sndbuf_limited_us);
@@ -84,6 +86,10 @@ void session_diagnose(const struct session *s, struct totals *t)
     e.snd_proc_pct = local_sends ? here : there;
     e.rcv_proc_pct = local_sends ? there : here;
     streams_evidence(s, t, &e);
+    /* the peer's busiest thread, where the peer is esxperf (the results' addition) */
+    if (s->have_remote && s->remote.thread_cpu_demand >= 0)
+        max_into(local_sends ? &e.rcv_thread_demand_pct : &e.snd_thread_demand_pct,
+                 s->remote.thread_cpu_demand);
     if (e.udp && g0->nrcv)
         e.udp_loss_pct = g0->rcv.packets > 0 ? 100.0 * (double)g0->rcv.lost / (double)g0->rcv.packets : 0;
     e.window_bytes = (double)s->p.window;

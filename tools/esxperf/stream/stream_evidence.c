@@ -103,6 +103,7 @@ void stream_evidence_end(struct stream *s)
     int64_t cpu = thread_cpu_ns(), run, wait;
     sched_times(&run, &wait);
     e->thread_pct = e->demand_pct = -1;
+    e->wall_us = wall / 1e3;
     if (wall > 0 && cpu >= 0 && e->cpu_begin_ns >= 0)
         e->thread_pct = 100.0 * (double)(cpu - e->cpu_begin_ns) / wall;
     if (wall > 0 && run >= 0 && e->run_begin_ns >= 0)

@@ -13,6 +13,7 @@
 struct stream_evidence {
     uint64_t begin_ns;                    /* mono, at the loop's start */
     int64_t cpu_begin_ns, run_begin_ns, wait_begin_ns;
+    double wall_us;                       /* the loop's run, start to leave */
     double thread_pct;                    /* CPU used, % of one core */
     double demand_pct;                    /* used or waited for (runnable), % of one core */
     int tcpi_len;                         /* bytes of TCP_INFO given; 0 refused or not read */
