@@ -31,6 +31,7 @@ static void sweep_json_figures(struct jsonw *w, const struct sweep_row *r)
     if (r->rc) {
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
             jw_null(w, keys[i]);
+        jw_null(w, "bottleneck");
         jw_str(w, "error", r->error[0] ? r->error : "the run failed");
         return;
     }
@@ -40,6 +41,7 @@ static void sweep_json_figures(struct jsonw *w, const struct sweep_row *r)
     jw_double(w, keys[3], r->r.cpu_remote);
     jw_int(w, keys[4], r->r.retrans);
     jw_double(w, keys[5], r->r.gbit_per_cpu_s);
+    jw_str(w, "bottleneck", r->r.bottleneck);     /* the run's verdict (diagnose.h) */
     jw_null(w, "error");
 }
 
@@ -70,10 +72,10 @@ void sweep_print(FILE *f, const struct sweep_row *rows, int n, int csv, int json
     }
     if (csv)
         fprintf(f, "streams,window,gbit_per_second,client_cpu_percent,server_cpu_percent,"
-                   "retransmits,gbit_per_cpu_second\n");
+                   "retransmits,gbit_per_cpu_second,bottleneck\n");
     else
-        fprintf(f, "%7s %8s %8s %11s %11s %11s %10s\n", "streams", "window", "Gbit/s",
-                "client CPU%", "server CPU%", "retransmits", "Gbit/CPU-s");
+        fprintf(f, "%7s %8s %8s %11s %11s %11s %10s  %s\n", "streams", "window", "Gbit/s",
+                "client CPU%", "server CPU%", "retransmits", "Gbit/CPU-s", "bottleneck");
     for (int i = 0; i < n; i++) {
         const struct sweep_row *r = &rows[i];
         char win[32], retr[32], scpu[32];
@@ -92,17 +94,18 @@ void sweep_print(FILE *f, const struct sweep_row *rows, int n, int csv, int json
             if (r->window > 0)
                 snprintf(cwin, sizeof cwin, "%lld", (long long)r->window);
             if (r->rc)
-                fprintf(f, "%lld,%s,,,,,\n", (long long)r->streams, cwin);
+                fprintf(f, "%lld,%s,,,,,,\n", (long long)r->streams, cwin);
             else
-                fprintf(f, "%lld,%s,%.3f,%.1f,%s,%s,%.2f\n", (long long)r->streams,
+                fprintf(f, "%lld,%s,%.3f,%.1f,%s,%s,%.2f,%s\n", (long long)r->streams,
                         cwin, r->r.gbps, r->r.cpu_local,
                         r->r.cpu_remote < 0 ? "" : scpu, r->r.retrans < 0 ? "" : retr,
-                        r->r.gbit_per_cpu_s);
+                        r->r.gbit_per_cpu_s, r->r.bottleneck ? r->r.bottleneck : "");
         } else if (r->rc) {
             fprintf(f, "%7lld %8s   failed (exit %d)\n", (long long)r->streams, win, r->rc);
         } else {
-            fprintf(f, "%7lld %8s %8.2f %11.1f %11s %11s %10.2f\n", (long long)r->streams, win,
-                    r->r.gbps, r->r.cpu_local, scpu, retr, r->r.gbit_per_cpu_s);
+            fprintf(f, "%7lld %8s %8.2f %11.1f %11s %11s %10.2f  %s\n", (long long)r->streams, win,
+                    r->r.gbps, r->r.cpu_local, scpu, retr, r->r.gbit_per_cpu_s,
+                    r->r.bottleneck ? r->r.bottleneck : "unknown");
         }
     }
 }
