@@ -133,8 +133,15 @@ NFT
     assert_contains "bandwidth-delay product"
 }
 
-@test "pacing: -b 50M reached" {
+@test "pacing: -b 50M reached; --json-stream's end event has the verdict" {
     LABEL=pacing verdict_is pacing -t 2 -b 50M
+    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" --json-stream -t 1 -b 50M > "$BATS_TEST_TMPDIR/ev"
+    python3 - "$BATS_TEST_TMPDIR/ev" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+end = [e for e in ev if e["event"] == "end"][-1]["data"]
+assert end["diagnosis"]["bottleneck"] == "pacing", end["diagnosis"]
+PY
 }
 
 @test "line-rate: the stand-in's vmnic1 at 80 Mb/s behind a 100mbit tbf; and ESXPERF_LINK_MBPS" {
@@ -215,4 +222,33 @@ NFT
     FAKE_BIN=/nonexistent LABEL=pacing verdict_is pacing -t 1 -b 20M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = None ]
     assert_contains "not measured: link speed"
+}
+
+@test "fleet report: a real run's verdict in pairs[].diagnosis, % of link from vCenter's uplink speed, in the details" {
+    JSON="$BATS_TEST_TMPDIR/run.json"
+    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 1 -b 20M > "$JSON"
+    /usr/bin/python3 - "$JSON" "$ESXDIAG_ROOT/esxi/fleet/collections/ansible_collections/esxdiag/fleet/plugins/filter" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import fleet_matrix as fm
+import fleet_pairs as fp
+rec = {'name': 'esx01', 'config': {'uplinks': [{'device': 'vmnic0', 'speed_mb': 1000},
+                                               {'device': 'vmnic1', 'speed_mb': None}]}}
+run = {'to': 'esx02', 'round': 1, 'direction': 'forward', 'port': 5301, 'receiver_started': True,
+       'rc': 0, 'stdout': open(sys.argv[1]).read(), 'stderr': ''}
+pair = fp._perf_pair(rec, run, 0.0)
+d = pair['diagnosis']
+assert d['bottleneck'] == 'pacing', d
+assert d['link_source'] == 'vcenter' and d['link_speed_mbps'] == 1000, d
+assert 1.8 <= d['percent_of_link'] <= 2.1, d
+assert 'bottleneck: pacing, 2.0% of link' in fm.pair_details(pair) or 'bottleneck: pacing, 1.9% of link' in fm.pair_details(pair), fm.pair_details(pair)
+# without vCenter's configuration: esxperf's own speed (the stand-in's vmnic1)
+pair = fp._perf_pair({'name': 'esx01'}, run, 0.0)
+assert pair['diagnosis']['link_source'] == 'esxperf' and pair['diagnosis']['link_speed_mbps'] == 10000, pair
+# an older esxperf without the verdict: no diagnosis, nothing added to the details
+import json
+doc = json.loads(run['stdout']); del doc['end']['diagnosis']
+pair = fp._perf_pair(rec, dict(run, stdout=json.dumps(doc)), 0.0)
+assert pair['diagnosis'] is None and 'bottleneck' not in fm.pair_details(pair)
+PY
 }
