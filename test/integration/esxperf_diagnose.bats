@@ -44,7 +44,7 @@ teardown_file() {
 setup() {
     [ -n "${DA:-}" ] || skip "no test bench (needs root)"
     tc -n "$DA" qdisc del dev vmk1 root 2>/dev/null || true
-    rm -f "$FAKE_ESXI/nics"
+    rm -f "$FAKE_ESXI/nics" "$FAKE_ESXI/net_tso" "$FAKE_ESXI/net_lro"
 }
 
 teardown() {
@@ -145,26 +145,32 @@ PY
 }
 
 @test "line-rate: the stand-in's vmnic1 at 80 Mb/s behind a 100mbit tbf; and ESXPERF_LINK_MBPS" {
-    # the uplink's speed as esxcli gives it, a little under the shaper's rate: the
-    # shaper's payload rate after headers and TCP's backing off at its queue, on a
-    # loaded test machine, stay above 90 % of it
+    # the uplink's speed as esxcli gives it, a little under the shaper's rate (whose
+    # payload rate is about 95 Mbit/s after headers). The shaper's bucket (256 KB, 20
+    # ms) rides over a loaded machine's late timers, its queue (4 MB) holds more than
+    # -w 1M lets out: no drop to back off from, the link busy all the time
     echo "vmnic1 80 Up off" > "$FAKE_ESXI/nics"
-    tc -n "$DA" qdisc add dev vmk1 root tbf rate 100mbit burst 32kb latency 20ms
-    LABEL="line rate" verdict_is line-rate -t 2 -O 1
+    tc -n "$DA" qdisc add dev vmk1 root tbf rate 100mbit burst 256kb limit 4mb
+    LABEL="line rate" verdict_is line-rate -t 2 -O 1 -w 1M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["tso"]')" = off ]
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["use_hw_tso"]')" = 1 ]
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["tcpip_lro"]')" = 1 ]
     rm -f "$FAKE_ESXI/nics"
-    LABEL="line rate" ESXPERF_LINK_MBPS=80 verdict_is line-rate -t 2 -O 1
+    LABEL="line rate" ESXPERF_LINK_MBPS=80 verdict_is line-rate -t 2 -O 1 -w 1M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["source"]')" = ESXPERF_LINK_MBPS ]
 }
 
-@test "sender-cpu: the client capped at 5% of a core" {
+@test "sender-cpu: the client capped at 5% of a core; the host's /Net/UseHwTSO 0 in the advice" {
     cg_make 5
+    echo 0 > "$FAKE_ESXI/net_tso"
     JSON="$BATS_TEST_TMPDIR/run.json"
     sh -c "$IN_CG" "$CG" ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 2 > "$JSON"
     got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
     [ "$got" = sender-cpu ] || flunk "bottleneck $got: $(jget "$JSON" 'd["end"]["diagnosis"]')"
     run sh -c "$IN_CG" "$CG" ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -t 2
     assert_contains "bottleneck: sender CPU ("
+    assert_contains "TSO is off here on vmnic1"
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["use_hw_tso"]')" = 0 ]
 }
 
 @test "receiver-cpu: the server capped at 1% of a core" {

@@ -96,6 +96,10 @@ static void each_class_from_its_scenario(void **state)
     e.busy_us = 0.412e6;
     assert_int_equal(decide(&e, &d), DIAG_SENDER_CPU);
     assert_non_null(strstr(d.because, "TCP had data to send 20 %"));
+    e.tso_off = 1;                     /* esxcli: vmnic1's TSO off */
+    e.link_name = "vmnic1";
+    assert_int_equal(decide(&e, &d), DIAG_SENDER_CPU);
+    assert_non_null(strstr(d.advice, "TSO is off here on vmnic1"));
 
     plain(&e);                         /* the receiver capped: its window closes */
     e.rate_bps = 900e6;

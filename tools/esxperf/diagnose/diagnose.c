@@ -15,7 +15,8 @@ void diag_evidence_init(struct diag_evidence *e)
     e->rcv_thread_pct = e->rcv_thread_demand_pct = -1;
     e->snd_proc_pct = e->rcv_proc_pct = -1;
     e->wall_us = e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
-    e->app_limited = -1;
+    e->app_limited = e->tso_off = e->lro_off = -1;
+    e->local_sender = 1;
     e->rtt_us = e->segs_out = e->retrans = e->udp_loss_pct = -1;
     e->peer_wnd_bytes = e->autotune_cap_bytes = -1;
 }
@@ -299,6 +300,8 @@ static void list_evidence(const struct diag_evidence *e, struct diagnosis *d)
     if (e->window_bytes > 0)
         add(d, "socket_buffer", e->window_bytes, "bytes");
     add(d, "autotune_cap", e->autotune_cap_bytes, "bytes");
+    add(d, "tso_off", e->tso_off, "bool");
+    add(d, "lro_off", e->lro_off, "bool");
     miss(d, !known(e->link_mbps), "link speed");
     miss(d, !known(e->snd_thread_pct) && !known(e->snd_proc_pct), "sender CPU");
     miss(d, !known(e->rcv_thread_pct) && !known(e->rcv_proc_pct), "receiver CPU");
@@ -324,6 +327,13 @@ void diag_decide(const struct diag_evidence *e, struct diagnosis *d)
     d->key = rules[c].key;
     d->label = rules[c].label;
     snprintf(d->advice, sizeof d->advice, "%s", rules[c].advice);
+    /* an offload found off on this host, where it is the side the class names */
+    size_t l = strlen(d->advice);
+    if (d->cls == DIAG_SENDER_CPU && e->local_sender && e->tso_off == 1)
+        snprintf(d->advice + l, sizeof d->advice - l, "; TSO is off here%s%s", e->link_name ? " on " : "",
+                 e->link_name ? e->link_name : "");
+    else if (d->cls == DIAG_RECEIVER_CPU && !e->local_sender && e->lro_off == 1)
+        snprintf(d->advice + l, sizeof d->advice - l, "; LRO is off here (/Net/TcpipDefLROEnabled 0)");
     d->link_mbps = known(e->link_mbps) && e->link_mbps > 0 ? e->link_mbps : -1;
     d->percent_of_link = link_pct(e);
     list_evidence(e, d);

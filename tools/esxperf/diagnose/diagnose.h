@@ -34,6 +34,9 @@ struct diag_evidence {
     double target_bps;            /* -b or --fq-rate times the streams; 0 = unpaced */
     double link_mbps;             /* the egress link's speed */
     const char *link_name;        /* its name ("eth0", "vmnic1"), or NULL */
+    int local_sender;             /* this side sends (its offloads are the sender's) */
+    int tso_off, lro_off;         /* this host's TSO (uplink or /Net/UseHwTSO), LRO
+                                   * (/Net/TcpipDefLROEnabled): 1 off, 0 on, -1 unknown */
     double snd_thread_pct;        /* the busiest sending thread: CPU it used */
     double snd_thread_demand_pct; /* ... and CPU it used or waited for (runnable) */
     double rcv_thread_pct, rcv_thread_demand_pct;   /* the busiest receiving thread */

@@ -164,6 +164,24 @@ static char *esxcli(const char *prog, const char *const *args, struct link_info 
     return c.out;
 }
 
+/* an advanced option's Int Value, -1 when esxcli does not give it */
+static int advanced_int(const char *prog, const char *option, struct link_info *li)
+{
+    const char *const args[] = { "system", "settings", "advanced", "list", "-o", option, NULL };
+    char *out = esxcli(prog, args, li), val[32] = "";
+    if (!out)
+        return -1;
+    for (const char *p = out; p && *p && !val[0];) {
+        kv(p, "Int Value", val, sizeof val);
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    free(out);
+    char *end;
+    long v = strtol(val, &end, 10);
+    return val[0] && *end == '\0' && v >= 0 ? (int)v : -1;
+}
+
 static void esxcli_speed(struct link_info *li)
 {
     char prog[256], portset[64] = "", uplinks[256] = "";
@@ -208,14 +226,17 @@ static void esxcli_speed(struct link_info *li)
     li->via = "esxcli";
     if ((out = esxcli(prog, tso, li)) != NULL)
         esxcli_nic_tso(out, li->uplink, li->tso, sizeof li->tso);
-    li->note[0] = '\0';
     free(out);
+    li->hw_tso = advanced_int(prog, "/Net/UseHwTSO", li);
+    li->lro = advanced_int(prog, "/Net/TcpipDefLROEnabled", li);
+    li->note[0] = '\0';
 }
 
 void link_speed_of(int fd, struct link_info *li)
 {
     memset(li, 0, sizeof *li);
     li->mbps = -1;
+    li->hw_tso = li->lro = -1;
     li->via = "none";
     iface_of(fd, li->iface, sizeof li->iface);
     const char *env = getenv("ESXPERF_LINK_MBPS");

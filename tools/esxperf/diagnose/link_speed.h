@@ -3,8 +3,9 @@
  * host cannot tell); an interface named vmkN (a VMkernel NIC: it has no speed of its
  * own) through esxcli: its portset in `network ip interface list`, that standard
  * vSwitch's uplinks in `network vswitch standard list`, their Speed (Mb/s) in
- * `network nic list` (the fastest uplink that is up) and its TSO in `network nic tso
- * get`; any other interface from /sys/class/net/IF/speed. esxcli runs through
+ * `network nic list` (the fastest uplink that is up), its TSO in `network nic tso
+ * get` and the host's /Net/UseHwTSO and /Net/TcpipDefLROEnabled (`system settings
+ * advanced list -o`); any other interface from /sys/class/net/IF/speed. esxcli runs through
  * common/runcmd.c, each call bounded by LINK_ESXCLI_S. Where none answers (loopback,
  * a virtual link without a speed, no esxcli, a sick esxcli) the speed is unknown
  * (-1), never guessed. */
@@ -18,6 +19,7 @@ struct link_info {
     char iface[32];           /* the interface the socket's address is on, "" unknown */
     char uplink[32];          /* vmkN: the uplink whose speed it is */
     char tso[16];             /* vmkN: that uplink's TSO ("on", "off"), "" unknown */
+    int hw_tso, lro;          /* vmkN: /Net/UseHwTSO, /Net/TcpipDefLROEnabled; -1 unknown */
     double mbps;              /* -1 unknown */
     const char *via;          /* "ESXPERF_LINK_MBPS", "sysfs", "esxcli", "none" */
     char note[160];           /* why unknown, when it is */

@@ -318,6 +318,14 @@ static void json_diagnosis(struct jsonw *w, const struct totals *t)
     jw_str(w, "interface", t->link.iface[0] ? t->link.iface : NULL);
     jw_str(w, "uplink", t->link.uplink[0] ? t->link.uplink : NULL);
     jw_str(w, "tso", t->link.tso[0] ? t->link.tso : NULL);
+    if (t->link.hw_tso >= 0)
+        jw_int(w, "use_hw_tso", t->link.hw_tso);      /* /Net/UseHwTSO */
+    else
+        jw_null(w, "use_hw_tso");
+    if (t->link.lro >= 0)
+        jw_int(w, "tcpip_lro", t->link.lro);          /* /Net/TcpipDefLROEnabled */
+    else
+        jw_null(w, "tcpip_lro");
     jw_str(w, "source", t->link.via);
     jw_str(w, "note", t->link.note[0] ? t->link.note : NULL);
     jw_end(w);

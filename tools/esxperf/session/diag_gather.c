@@ -77,9 +77,14 @@ void session_diagnose(const struct session *s, struct totals *t)
     if (s->nstreams > 0)
         link_speed_of(s->st[0].fd, &t->link);
     else
-        memset(&t->link, 0, sizeof t->link), t->link.mbps = -1;
+        memset(&t->link, 0, sizeof t->link), t->link.mbps = t->link.hw_tso = t->link.lro = -1;
     e.link_mbps = t->link.mbps;
     e.link_name = t->link.uplink[0] ? t->link.uplink : t->link.iface[0] ? t->link.iface : NULL;
+    /* this host's offloads (ESXi, read through esxcli): TSO where it sends, LRO where
+     * it receives */
+    e.tso_off = !strcmp(t->link.tso, "off") || t->link.hw_tso == 0 ? 1 : t->link.tso[0] ? 0 : -1;
+    e.lro_off = t->link.lro < 0 ? -1 : t->link.lro == 0;
+    e.local_sender = !s->p.reverse;
     /* the process figures: this side's, the peer's from the results exchange */
     int local_sends = !s->p.reverse;
     double here = t->cpu_total, there = t->have_remote ? t->remote_total : -1;
