@@ -27,11 +27,13 @@ static void pin_thread(struct stream *s)
 }
 
 /* the stream's first moments on the thread that runs it: its -A pin, and the
- * verdict's evidence from here (stream_evidence.h) */
+ * verdict's evidence from here (stream_evidence.h) unless ESXPERF_ENGINE_OFF names
+ * evidence (the benchmark of its cost) */
 static void thread_begin(struct stream *s)
 {
     pin_thread(s);
-    stream_evidence_begin(s);
+    if (!(s->eng_off & ENG_EVIDENCE))
+        stream_evidence_begin(s);
 }
 
 /* the step of the stream's kind */
@@ -61,7 +63,8 @@ void drive_enter(struct stream *s)
 
 void drive_leave(struct stream *s)
 {
-    stream_evidence_end(s);
+    if (!(s->eng_off & ENG_EVIDENCE))
+        stream_evidence_end(s);
     if (s->sender)
         atomic_fetch_sub(&s->sh->senders_running, 1);
     atomic_store(&s->done, 1);

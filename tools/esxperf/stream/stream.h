@@ -32,6 +32,8 @@
 #define ENG_PKTINFO  0x80u    /* UDP server: answer from the hello's destination */
 #define ENG_SNDBUF   0x100u   /* TCP send buffer held at several streams (tcp_sndbuf.h) */
 #define ENG_THREADS  0x200u   /* a thread per stream: a lone stream runs on the session's */
+#define ENG_EVIDENCE 0x400u   /* the verdict's per-stream evidence (stream_evidence.h), for
+                               * the benchmark of its cost; by name only, like threads */
 /* comma-separated names -> ENG_* bits; unknown names are ignored */
 unsigned stream_engine_off(const char *list);
 
