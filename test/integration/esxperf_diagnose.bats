@@ -219,13 +219,17 @@ NFT
 }
 
 @test "link speed: a slow esxcli still answers within the bound; none, or a sick one, gives null" {
-    FAKE_ESXCLI_SICK=slow FAKE_ESXCLI_SLOW_S=1 LABEL=pacing verdict_is pacing -t 1 -b 20M
+    FAKE_ESXCLI_SICK=slow FAKE_ESXCLI_SLOW_S=1 LABEL=pacing verdict_is pacing -t 2 -b 20M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = 10000 ]
-    FAKE_ESXCLI_SICK=error LABEL=pacing verdict_is pacing -t 1 -b 20M
+    FAKE_ESXCLI_SICK=error LABEL=pacing verdict_is pacing -t 2 -b 20M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = None ]
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["percent_of_link"]')" = None ]
     jget "$JSON" 'd["end"]["diagnosis"]["link"]["note"]' | grep -q "esxcli network ip interface"
-    FAKE_BIN=/nonexistent LABEL=pacing verdict_is pacing -t 1 -b 20M
+    # a hung esxcli: killed at the 5 s bound, with what it left behind; no more calls
+    FAKE_ESXCLI_SICK=hang FAKE_ESXCLI_HANG_S=8 LABEL=pacing verdict_is pacing -t 2 -b 20M
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = None ]
+    [ "$(fake_esxcli_strays)" = 0 ] || flunk "esxcli children left running: $(fake_esxcli_strays)"
+    FAKE_BIN=/nonexistent LABEL=pacing verdict_is pacing -t 2 -b 20M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = None ]
     assert_contains "not measured: link speed"
 }

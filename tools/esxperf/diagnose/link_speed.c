@@ -149,6 +149,8 @@ static char *esxcli(const char *prog, const char *const *args, struct link_info 
 {
     const char *argv[12] = { prog };
     size_t n = 1;
+    if (li->esxcli_late)
+        return NULL;
     for (; args[n - 1] && n < 11; n++)
         argv[n] = args[n - 1];
     argv[n] = NULL;
@@ -156,6 +158,7 @@ static char *esxcli(const char *prog, const char *const *args, struct link_info 
     memset(&c, 0, sizeof c);
     c.argv = argv;
     if (runcmd_one(&c, LINK_ESXCLI_S, 1 << 16, NULL) != 0 || c.code != 0) {
+        li->esxcli_late = c.code == -1;
         snprintf(li->note, sizeof li->note, "esxcli %s %s %s: %.100s", args[0], args[1], args[2],
                  c.why[0] ? c.why : "failed");
         free(c.out);

@@ -6,7 +6,8 @@
  * `network nic list` (the fastest uplink that is up), its TSO in `network nic tso
  * get` and the host's /Net/UseHwTSO and /Net/TcpipDefLROEnabled (`system settings
  * advanced list -o`); any other interface from /sys/class/net/IF/speed. esxcli runs through
- * common/runcmd.c, each call bounded by LINK_ESXCLI_S. Where none answers (loopback,
+ * common/runcmd.c, each call bounded by LINK_ESXCLI_S; once one is late (killed at
+ * its bound) no other is made, so a wedged hostd costs LINK_ESXCLI_S once. Where none answers (loopback,
  * a virtual link without a speed, no esxcli, a sick esxcli) the speed is unknown
  * (-1), never guessed. */
 #ifndef ESXPERF_LINK_SPEED_H
@@ -23,6 +24,7 @@ struct link_info {
     double mbps;              /* -1 unknown */
     const char *via;          /* "ESXPERF_LINK_MBPS", "sysfs", "esxcli", "none" */
     char note[160];           /* why unknown, when it is */
+    int esxcli_late;          /* an esxcli call was killed at its bound: no more calls */
 };
 
 void link_speed_of(int fd, struct link_info *li);
