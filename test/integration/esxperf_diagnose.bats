@@ -123,13 +123,13 @@ NFT
     ip netns exec "$DB" nft delete table inet esxperf_diag
 }
 
-@test "receive-window or send-buffer: -w 8K, the window far below what the veth carries" {
+@test "receive-window or send-buffer: -w 2K, the window far below what the veth carries" {
     JSON="$BATS_TEST_TMPDIR/run.json"
-    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 2 -w 8K > "$JSON"
+    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 2 -w 2K > "$JSON"
     got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
     case $got in receive-window) LABEL="receive window" ;; send-buffer) LABEL="send buffer" ;;
         *) flunk "bottleneck $got: $(jget "$JSON" 'd["end"]["diagnosis"]')" ;; esac
-    verdict_is "$got" -t 2 -w 8K
+    verdict_is "$got" -t 2 -w 2K
     assert_contains "bandwidth-delay product"
 }
 

@@ -162,6 +162,13 @@ static void rules_in_order(void **state)
     e.target_bps = 2e9;
     e.link_mbps = 2000;
     assert_int_equal(decide(&e, &d), DIAG_PACING);
+    plain(&e);                         /* -w 4K: the receiver busy with its wake-ups */
+    e.window_bytes = 4096;
+    e.rwnd_limited_us = 1.5e6;
+    e.rcv_thread_demand_pct = 97;
+    assert_int_equal(decide(&e, &d), DIAG_RECEIVE_WINDOW);
+    e.window_bytes = 0;                /* no -w: the receiver's CPU it is */
+    assert_int_equal(decide(&e, &d), DIAG_RECEIVER_CPU);
 }
 
 /* TCP_INFO refused (ESXi, strace): the verdict from the rest, naming what is missing */

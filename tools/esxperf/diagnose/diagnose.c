@@ -1,4 +1,7 @@
-/* The decision table of diagnose.h: one row per class, in the order they are tried;
+/* The decision table of diagnose.h: one row per class, in the order they are tried
+ * (a bound the user or the host set, -b, the link, a window, comes before the
+ * receiver's CPU: a receiver busy with a small window's many wake-ups is fixed by
+ * the window);
  * each row's test reads only known figures (an unknown one makes it not fire) and
  * writes the words that show why it fired; the advice is the row's. */
 #include "diagnose.h"
@@ -240,14 +243,14 @@ static const struct diag_rule rules[DIAG_CLASSES] = {
       "the link is full; a faster link, or more uplinks for more flows, is the next step" },
     { DIAG_SENDER_CPU, "sender-cpu", "sender CPU", r_sender_cpu,
       "try -P 4 (a core per stream), or check TSO on the sender's uplink" },
-    { DIAG_RECEIVER_CPU, "receiver-cpu", "receiver CPU", r_receiver_cpu,
-      "try -P 4 (a core per stream), or check LRO (/Net/TcpipDefLROEnabled) on the receiver" },
     { DIAG_NETWORK_LOSS, "network-loss", "network loss", r_loss,
       "the path drops packets: check the uplinks' error counters, cabling and the switch ports" },
     { DIAG_RECEIVE_WINDOW, "receive-window", "receive window", r_receive_window,
       "a larger window: -w at least rate x RTT (ESXi's autotuning stops at 16 MiB)" },
     { DIAG_SEND_BUFFER, "send-buffer", "send buffer", r_send_buffer,
       "a larger send buffer: -w at least rate x RTT (ESXi's autotuning stops at 16 MiB)" },
+    { DIAG_RECEIVER_CPU, "receiver-cpu", "receiver CPU", r_receiver_cpu,
+      "try -P 4 (a core per stream), or check LRO (/Net/TcpipDefLROEnabled) on the receiver" },
     { DIAG_NETWORK, "network", "network", r_network,
       "the path below the link's speed: a shaper, a slower hop or other traffic; try -P 4 for "
       "more flows" },
