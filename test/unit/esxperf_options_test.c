@@ -132,6 +132,7 @@ static void sweep_table_layouts(void **state)
     rows[0].r.cpu_remote = -1;
     rows[0].r.retrans = -1;
     rows[0].r.gbit_per_cpu_s = 19;
+    rows[0].r.bottleneck = "network";
     rows[1].streams = 2;
     rows[1].rc = 1;
     char buf[2048];
@@ -142,8 +143,8 @@ static void sweep_table_layouts(void **state)
     report_sink_for(&o)->sweep_table(f, rows, 2);
     fclose(f);
     assert_non_null(strstr(buf, "streams,window,"));
-    assert_non_null(strstr(buf, "1,262144,9.500,50.0,,,19.00\n"));
-    assert_non_null(strstr(buf, "2,,,,,,\n"));     /* the kernel's default window: empty */
+    assert_non_null(strstr(buf, "1,262144,9.500,50.0,,,19.00,network\n"));
+    assert_non_null(strstr(buf, "2,,,,,,,\n"));    /* the kernel's default window: empty */
     f = fmemopen(buf, sizeof buf, "w");
     o.csv = 0;
     report_sink_for(&o)->sweep_table(f, rows, 2);

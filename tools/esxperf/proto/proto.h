@@ -135,6 +135,9 @@ struct test_results {
     double cpu_total, cpu_user, cpu_system;
     int sender_has_retransmits;          /* 1, 0, or -1 (this side only received) */
     char congestion_used[32];
+    /* esxperf's own addition, which iperf3 ignores: the busiest stream thread's CPU
+     * used or waited for (runnable), % of one core; -1 unknown (an iperf3 peer) */
+    double thread_cpu_demand;
     int nstreams;
     struct stream_result streams[2 * MAX_STREAMS];
     char *server_output_text;            /* malloc'd or NULL */

@@ -25,6 +25,8 @@ char *results_encode(const struct test_results *r, size_t *len)
     jw_int(&w, "sender_has_retransmits", r->sender_has_retransmits);
     if (r->congestion_used[0])
         jw_str(&w, "congestion_used", r->congestion_used);
+    if (r->thread_cpu_demand >= 0)
+        jw_double_prec(&w, "esxperf_thread_cpu_demand", r->thread_cpu_demand, 1);
     jw_arr(&w, "streams");
     for (int i = 0; i < r->nstreams; i++) {
         const struct stream_result *s = &r->streams[i];
@@ -183,6 +185,12 @@ int results_decode(const char *js, size_t len, struct test_results *res, const c
         goto bad;
     }
     res->sender_has_retransmits = (int)shr;
+    /* optional, ours: out of range or of the wrong type it is unknown, not an error */
+    res->thread_cpu_demand = -1;
+    double dem;
+    if (jr_find(&r, 0, "esxperf_thread_cpu_demand") >= 0 &&
+        get_num(&r, 0, "esxperf_thread_cpu_demand", 1, &dem) == 0 && dem >= 0 && dem <= RESULTS_CPU_MAX)
+        res->thread_cpu_demand = dem;
     int v = jr_find(&r, 0, "congestion_used");
     if (v >= 0 && jr_str(&r, v, res->congestion_used, sizeof res->congestion_used) < 0) {
         *why = "results congestion_used has the wrong type";

@@ -7,6 +7,8 @@
 #define ESXPERF_FIGURES_H
 #include <stdint.h>
 
+#include "diagnose.h"
+#include "link_speed.h"
 #include "proto.h"
 
 /* one row of a table */
@@ -54,6 +56,7 @@ struct run_result {
     int64_t retrans;           /* -1 = n/a */
     double gbit_per_cpu_s;     /* bits moved / (local + remote CPU seconds) */
     uint64_t bytes_sent, bytes_received;
+    const char *bottleneck;    /* the verdict's class key, NULL when none */
 };
 
 /* one run of a sweep: what it was, how it ended, its headline (the report's sweep
@@ -103,6 +106,9 @@ struct totals {
     double io_calls_per_second;
     char congestion_local[32], congestion_remote[32];
     struct run_result fig;
+    int have_diag;               /* the client's verdict (session_diagnose) */
+    struct diagnosis diag;
+    struct link_info link;
 };
 
 #endif

@@ -296,6 +296,11 @@ static void text_summary(struct report *r, const struct totals *t)
             rep_row(r, &gt->rcv, ROW_SUMMARY);
     }
     text_cpu(r, t);
+    if (t->have_diag) {
+        char line[900];
+        diag_line(&t->diag, line, sizeof line);
+        rep_printf(r, "%s\n", line);
+    }
     if (!t->udp && !t->tcp_info && t->local_sender)
         rep_printf(r, "Retransmits: n/a (getsockopt TCP_INFO failed on this host)\n");
     if (r->verbose)
@@ -398,8 +403,8 @@ static void sweep_cells(const struct sweep_row *r, char *retr, size_t rlen, char
 
 static void text_sweep_table(FILE *f, const struct sweep_row *rows, int n)
 {
-    fprintf(f, "%7s %8s %8s %11s %11s %11s %10s\n", "streams", "window", "Gbit/s",
-            "client CPU%", "server CPU%", "retransmits", "Gbit/CPU-s");
+    fprintf(f, "%7s %8s %8s %11s %11s %11s %10s  %s\n", "streams", "window", "Gbit/s",
+            "client CPU%", "server CPU%", "retransmits", "Gbit/CPU-s", "bottleneck");
     for (int i = 0; i < n; i++) {
         const struct sweep_row *r = &rows[i];
         char win[32], retr[32], scpu[32];
@@ -408,15 +413,16 @@ static void text_sweep_table(FILE *f, const struct sweep_row *rows, int n)
         if (r->rc)
             fprintf(f, "%7lld %8s   failed (exit %d)\n", (long long)r->streams, win, r->rc);
         else
-            fprintf(f, "%7lld %8s %8.2f %11.1f %11s %11s %10.2f\n", (long long)r->streams, win,
-                    r->r.gbps, r->r.cpu_local, scpu, retr, r->r.gbit_per_cpu_s);
+            fprintf(f, "%7lld %8s %8.2f %11.1f %11s %11s %10.2f  %s\n", (long long)r->streams, win,
+                    r->r.gbps, r->r.cpu_local, scpu, retr, r->r.gbit_per_cpu_s,
+                    r->r.bottleneck ? r->r.bottleneck : "unknown");
     }
 }
 
 static void csv_sweep_table(FILE *f, const struct sweep_row *rows, int n)
 {
     fprintf(f, "streams,window,gbit_per_second,client_cpu_percent,server_cpu_percent,"
-               "retransmits,gbit_per_cpu_second\n");
+               "retransmits,gbit_per_cpu_second,bottleneck\n");
     for (int i = 0; i < n; i++) {
         const struct sweep_row *r = &rows[i];
         char retr[32], scpu[32];
@@ -426,11 +432,12 @@ static void csv_sweep_table(FILE *f, const struct sweep_row *rows, int n)
         if (r->window > 0)
             snprintf(cwin, sizeof cwin, "%lld", (long long)r->window);
         if (r->rc)
-            fprintf(f, "%lld,%s,,,,,\n", (long long)r->streams, cwin);
+            fprintf(f, "%lld,%s,,,,,,\n", (long long)r->streams, cwin);
         else
-            fprintf(f, "%lld,%s,%.3f,%.1f,%s,%s,%.2f\n", (long long)r->streams, cwin,
+            fprintf(f, "%lld,%s,%.3f,%.1f,%s,%s,%.2f,%s\n", (long long)r->streams, cwin,
                     r->r.gbps, r->r.cpu_local, r->r.cpu_remote < 0 ? "" : scpu,
-                    r->r.retrans < 0 ? "" : retr, r->r.gbit_per_cpu_s);
+                    r->r.retrans < 0 ? "" : retr, r->r.gbit_per_cpu_s,
+                    r->r.bottleneck ? r->r.bottleneck : "");
     }
 }
 

@@ -333,6 +333,55 @@ static void json_esxperf(struct jsonw *w, const struct totals *t)
     jw_end(w);
 }
 
+/* end.diagnosis: the verdict (diagnose.h), its evidence and the link it measured */
+static void json_diagnosis(struct jsonw *w, const struct totals *t)
+{
+    const struct diagnosis *d = &t->diag;
+    jw_obj(w, "diagnosis");
+    jw_str(w, "bottleneck", d->key);
+    jw_str(w, "because", d->because);
+    jw_arr(w, "evidence");
+    for (int i = 0; i < d->n; i++) {
+        jw_obj(w, NULL);
+        jw_str(w, "name", d->ev[i].name);
+        jw_double_prec(w, "value", d->ev[i].value, 3);
+        jw_str(w, "unit", d->ev[i].unit);
+        jw_end(w);
+    }
+    jw_end(w);
+    if (d->link_mbps > 0)
+        jw_double_prec(w, "link_speed_mbps", d->link_mbps, 0);
+    else
+        jw_null(w, "link_speed_mbps");
+    if (d->percent_of_link >= 0)
+        jw_double_prec(w, "percent_of_link", d->percent_of_link, 1);
+    else
+        jw_null(w, "percent_of_link");
+    jw_str(w, "advice", d->advice);
+    jw_arr(w, "missing");           /* the evidence the host did not give */
+    char miss[sizeof d->missing];
+    snprintf(miss, sizeof miss, "%s", d->missing);
+    for (char *save = NULL, *m = strtok_r(miss, ",", &save); m; m = strtok_r(NULL, ",", &save))
+        jw_str(w, NULL, m + (*m == ' '));
+    jw_end(w);
+    jw_obj(w, "link");
+    jw_str(w, "interface", t->link.iface[0] ? t->link.iface : NULL);
+    jw_str(w, "uplink", t->link.uplink[0] ? t->link.uplink : NULL);
+    jw_str(w, "tso", t->link.tso[0] ? t->link.tso : NULL);
+    if (t->link.hw_tso >= 0)
+        jw_int(w, "use_hw_tso", t->link.hw_tso);      /* /Net/UseHwTSO */
+    else
+        jw_null(w, "use_hw_tso");
+    if (t->link.lro >= 0)
+        jw_int(w, "tcpip_lro", t->link.lro);          /* /Net/TcpipDefLROEnabled */
+    else
+        jw_null(w, "tcpip_lro");
+    jw_str(w, "source", t->link.via);
+    jw_str(w, "note", t->link.note[0] ? t->link.note : NULL);
+    jw_end(w);
+    jw_end(w);
+}
+
 /* the "end" object under key */
 static void json_end_obj(struct jsonw *w, const char *key, const void *arg)
 {
@@ -356,6 +405,8 @@ static void json_end_obj(struct jsonw *w, const char *key, const void *arg)
         jw_str(w, "sender_tcp_congestion", t->local_sender ? lc : rc);
         jw_str(w, "receiver_tcp_congestion", t->local_sender ? rc : lc);
     }
+    if (t->have_diag)
+        json_diagnosis(w, t);
     json_esxperf(w, t);
     jw_end(w);
 }
@@ -463,6 +514,7 @@ static void sweep_json_figures(struct jsonw *w, const struct sweep_row *r)
     if (r->rc) {
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
             jw_null(w, keys[i]);
+        jw_null(w, "bottleneck");
         jw_str(w, "error", r->error[0] ? r->error : "the run failed");
         return;
     }
@@ -472,6 +524,7 @@ static void sweep_json_figures(struct jsonw *w, const struct sweep_row *r)
     jw_double(w, keys[3], r->r.cpu_remote);
     jw_int(w, keys[4], r->r.retrans);
     jw_double(w, keys[5], r->r.gbit_per_cpu_s);
+    jw_str(w, "bottleneck", r->r.bottleneck);     /* the run's verdict (diagnose.h) */
     jw_null(w, "error");
 }
 

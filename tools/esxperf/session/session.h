@@ -115,6 +115,9 @@ void session_local_results(struct session *s, struct test_results *r, const char
 /* the end figures of the test (after session_stop_all; with the peer's results
  * when have_remote), without printing */
 void session_totals(const struct session *s, struct totals *t);
+/* the client's bottleneck verdict into t (diag_gather.c): the streams' evidence,
+ * the peer's CPU, the egress link's speed (may ask esxcli, bounded) */
+void session_diagnose(const struct session *s, struct totals *t);
 /* session_totals on the report (text rows, or the JSON "end"); keeps the run's
  * headline in fig */
 void session_summary(struct session *s);

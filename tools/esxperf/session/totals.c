@@ -16,8 +16,11 @@ void session_local_results(struct session *s, struct test_results *r, const char
     cpu_util(&s->cpu_a, &s->cpu_b, &r->cpu_user, &r->cpu_system, &r->cpu_total);
     int any_sender = 0, any_receiver = 0;
     double secs = session_seconds(s);
+    r->thread_cpu_demand = -1;
     for (int i = 0; i < s->nstreams; i++) {
         struct stream *st = &s->st[i];
+        if (st->ev.begin_ns && st->ev.demand_pct > r->thread_cpu_demand)
+            r->thread_cpu_demand = st->ev.demand_pct;
         struct stream_book *b = &s->bk[i];
         struct stream_result *x = &r->streams[r->nstreams++];
         x->id = st->id;
@@ -239,6 +242,8 @@ void session_summary(struct session *s)
 {
     struct totals *t = xmalloc(sizeof *t);
     session_totals(s, t);
+    if (s->is_client)
+        session_diagnose(s, t);
     s->rep->sink->summary(s->rep, t);
     s->fig = t->fig;
     free(t);

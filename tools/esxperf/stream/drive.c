@@ -26,6 +26,16 @@ static void pin_thread(struct stream *s)
         stream_path_add(s, "not pinned (CPU %d: %s); ", s->cpu, errtext(errno));
 }
 
+/* the stream's first moments on the thread that runs it: its -A pin, and the
+ * verdict's evidence from here (stream_evidence.h) unless ESXPERF_ENGINE_OFF names
+ * evidence (the benchmark of its cost) */
+static void thread_begin(struct stream *s)
+{
+    pin_thread(s);
+    if (!(s->eng_off & ENG_EVIDENCE))
+        stream_evidence_begin(s);
+}
+
 /* the step of the stream's kind */
 static int (*step_of(const struct stream *s))(struct stream *)
 {
@@ -48,11 +58,13 @@ void drive_enter(struct stream *s)
 {
     if (s->sender)
         atomic_fetch_add(&s->sh->senders_running, 1);
-    pin_thread(s);
+    thread_begin(s);
 }
 
 void drive_leave(struct stream *s)
 {
+    if (!(s->eng_off & ENG_EVIDENCE))
+        stream_evidence_end(s);
     if (s->sender)
         atomic_fetch_sub(&s->sh->senders_running, 1);
     atomic_store(&s->done, 1);
@@ -94,7 +106,7 @@ static void thread_steps(struct stream *s)
 static void *thread_main(void *arg)
 {
     struct stream *s = arg;
-    pin_thread(s);
+    thread_begin(s);
     thread_steps(s);
     drive_leave(s);
     return NULL;

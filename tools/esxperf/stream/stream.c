@@ -30,6 +30,7 @@ unsigned stream_engine_off(const char *list)
         { "mmsg", ENG_MMSG }, { "gso", ENG_GSO }, { "gro", ENG_GRO }, { "lowat", ENG_LOWAT },
         { "trunc", ENG_TRUNC }, { "sendfile", ENG_SENDFILE }, { "rcvbuf", ENG_RCVBUF },
         { "pktinfo", ENG_PKTINFO }, { "sndbuf", ENG_SNDBUF }, { "threads", ENG_THREADS },
+        { "evidence", ENG_EVIDENCE },
     };
     unsigned off = 0;
     if (!list)
@@ -40,7 +41,8 @@ unsigned stream_engine_off(const char *list)
             if (strlen(names[i].name) == n && !strncmp(list, names[i].name, n))
                 off |= names[i].bit;
         if (!strncmp(list, "all", n) && n == 3)
-            off |= ~ENG_THREADS;    /* every I/O technique; threads only by name */
+            off |= ~(ENG_THREADS | ENG_EVIDENCE);   /* every I/O technique; threads and
+                                                      * evidence only by name */
         list += n;
         if (*list == ',')
             list++;

@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "proto.h"
+#include "stream_evidence.h"
 #include "tcp_io.h"
 #include "udp.h"
 #include "udp_io.h"
@@ -31,6 +32,8 @@
 #define ENG_PKTINFO  0x80u    /* UDP server: answer from the hello's destination */
 #define ENG_SNDBUF   0x100u   /* TCP send buffer held at several streams (tcp_sndbuf.h) */
 #define ENG_THREADS  0x200u   /* a thread per stream: a lone stream runs on the session's */
+#define ENG_EVIDENCE 0x400u   /* the verdict's per-stream evidence (stream_evidence.h), for
+                               * the benchmark of its cost; by name only, like threads */
 /* comma-separated names -> ENG_* bits; unknown names are ignored */
 unsigned stream_engine_off(const char *list);
 
@@ -86,6 +89,9 @@ struct stream {
     atomic_int done;             /* loop left */
     atomic_int eof;              /* peer closed (TCP) */
     atomic_int err;              /* errno that ended the loop, 0 if none */
+
+    struct stream_evidence ev;   /* for the verdict: written by the stream's thread
+                                  * when its loop starts and leaves, read after the join */
 
     pthread_mutex_t lock;        /* guards rx */
     struct udp_rx rx;

@@ -59,6 +59,15 @@ def netstack_label(pair):
     return name if name != 'defaultTcpipStack' else 'default'
 
 
+def bottleneck_label(pair):
+    """'network, 42.0% of link' from the pair's diagnosis; '' without one."""
+    d = pair.get('diagnosis') or {}
+    if not d.get('bottleneck'):
+        return ''
+    pct = d.get('percent_of_link')
+    return d['bottleneck'] + (', %.1f%% of link' % pct if isinstance(pct, (int, float)) else '')
+
+
 def pair_details(pair):
     """One line of evidence, as a person reads it."""
     if pair['check'] == 'perf':
@@ -69,6 +78,9 @@ def pair_details(pair):
             parts.append('%d retransmits' % pair['retransmits'])
         if pair.get('cpu_sender') is not None:
             parts.append('CPU sender %.0f%%, receiver %.0f%%' % (pair['cpu_sender'], pair['cpu_receiver'] or 0))
+        label = bottleneck_label(pair)
+        if label:
+            parts.append('bottleneck: ' + label)
         parts.append('round %s, port %s' % (pair.get('round'), pair.get('port')))
         return ', '.join(parts)
     ev = pair.get('evidence') or {}
@@ -126,6 +138,7 @@ def matrices(report):
                     cells.append({'label': cell_label(p), 'from': a, 'to': b, 'asym': p.get('asymmetric', False),
                                   'cls': 'pass' if ok else 'fail v-%s' % p['verdict'].lower(),
                                   'title': '%s -> %s: %s' % (a, b, pair_details(p)), 'verdict': p['verdict'],
+                                  'bottleneck': bottleneck_label(p),
                                   'netstack': netstack_label(p)})
             rows.append({'host': a, 'cells': cells})
         grids.append({'title': title, 'key': check + ('-' + family if family else ''), 'check': check,

@@ -120,6 +120,24 @@ def _receiver_said(run):
     return text or 'no message'
 
 
+def _diagnosis(rec, end, gbps):
+    """The sender's verdict (esxperf's end.diagnosis), its % of link from the speed of the
+    fastest uplink the vCenter inventory read for the sender, else esxperf's own."""
+    diag = end.get('diagnosis')
+    if not isinstance(diag, dict):
+        return None
+    out = dict((k, diag.get(k)) for k in ('bottleneck', 'evidence', 'link_speed_mbps', 'percent_of_link',
+                                          'advice', 'missing'))
+    out['link_source'] = 'esxperf' if out['link_speed_mbps'] else None
+    speeds = [u.get('speed_mb') for u in ((rec.get('config') or {}).get('uplinks') or [])
+              if isinstance(u, dict) and isinstance(u.get('speed_mb'), (int, float)) and u['speed_mb'] > 0]
+    if speeds and gbps is not None:
+        out['link_speed_mbps'] = max(speeds)
+        out['percent_of_link'] = round(gbps * 1000.0 / max(speeds) * 100.0, 1)
+        out['link_source'] = 'vcenter'
+    return out
+
+
 def _perf_pair(rec, run, min_gbps):
     pair = {'from': rec['name'], 'to': run.get('to'), 'check': 'perf', 'round': _num(run.get('round'), int),
             'direction': run.get('direction'), 'port': _num(run.get('port'), int),
@@ -139,6 +157,7 @@ def _perf_pair(rec, run, min_gbps):
         pair['retransmits'] = r if isinstance(r, int) and r >= 0 else None
     pair['cpu_sender'] = cpu.get('host_total')
     pair['cpu_receiver'] = cpu.get('remote_total')
+    pair['diagnosis'] = _diagnosis(rec, end, pair['gbps'])
     if not run.get('receiver_started') in (True, 'True', 'true'):
         pair['error'] = 'the receiver (esxperf -s) could not be started on %s' % run.get('to')
     elif 'Connection refused' in (run.get('stderr') or ''):

@@ -1,0 +1,270 @@
+#!/usr/bin/env bats
+# esxperf names each run's bottleneck (docs/esxperf.md#the-bottleneck-verdict), each
+# class provoked for real between two network namespaces joined by a veth pair:
+#   A (vmk1, 198.18.7.1, the client) <-> B (198.18.7.2, the servers)
+# netem delay and loss and tbf rates on A's egress, -b, -w, a CPU cap (cgroup) on
+# the sender or the receiver, TCP_INFO refused with strace; the speed of A's link
+# from the stand-in esxcli (A's interface is a vmknic there: vmk1 -> vSwitch1 ->
+# vmnic1) or ESXPERF_LINK_MBPS. Each class in the text line and in -J. Namespaces
+# are named esxperf-diag-<pid>-A/B and deleted with all they run in teardown_file.
+load ../lib/common
+
+setup_file() {
+    [ "$(id -u)" = 0 ] || skip "needs root (namespaces, qdiscs, cgroups)"
+    export DA="esxperf-diag-$$-A" DB="esxperf-diag-$$-B"
+    ip netns add "$DA" && ip netns add "$DB" || return 1
+    ip link add vmk1 netns "$DA" type veth peer name veth-b netns "$DB"
+    ip -n "$DA" addr add 198.18.7.1/24 dev vmk1
+    ip -n "$DB" addr add 198.18.7.2/24 dev veth-b
+    for ns in "$DA" "$DB"; do ip -n "$ns" link set lo up; done
+    ip -n "$DA" link set vmk1 up
+    ip -n "$DB" link set veth-b up
+    # the stand-in esxcli on PATH, its host state in FAKE_ESXI
+    export FAKE_ESXI="$BATS_FILE_TMPDIR/esxi" FAKE_BIN="$BATS_FILE_TMPDIR/bin"
+    mkdir -p "$FAKE_ESXI" "$FAKE_BIN"
+    ln -s "$ESXDIAG_ROOT/test/lib/fake-esxcli" "$FAKE_BIN/esxcli"
+    export PORT=5301
+    ip netns exec "$DB" "$BIN/esxperf" -s -p "$PORT" -D -I "$BATS_FILE_TMPDIR/server.pid" ||
+        return 1
+    wait_port_in "$DB" "$PORT"
+}
+
+teardown_file() {
+    for ns in "${DA:-}" "${DB:-}"; do
+        [ -n "$ns" ] || continue
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+        ip netns del "$ns" 2>/dev/null || true
+    done
+    for cg in "${BATS_FILE_TMPDIR:-/nonexistent}"/cg.*; do
+        [ -e "$cg" ] && rmdir "$(cat "$cg")" 2>/dev/null
+    done
+    true
+}
+
+setup() {
+    [ -n "${DA:-}" ] || skip "no test bench (needs root)"
+    tc -n "$DA" qdisc del dev vmk1 root 2>/dev/null || true
+    rm -f "$FAKE_ESXI/nics" "$FAKE_ESXI/net_tso" "$FAKE_ESXI/net_lro"
+}
+
+teardown() {
+    [ -z "${DA:-}" ] || fake_esxcli_reap
+    for p in "${EXTRA_PIDS[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
+    true
+}
+
+wait_port_in() {
+    local i
+    for i in $(seq 1 50); do
+        ip netns exec "$1" ss -ltn "sport = :$2" | grep -q LISTEN && return 0
+        sleep 0.1
+    done
+    flunk "nothing listens on $2 in $1"
+}
+
+wait_file() {
+    local i
+    for i in $(seq 1 50); do [ -s "$1" ] && return 0; sleep 0.1; done
+    flunk "no $1"
+}
+
+# a cgroup that caps its processes at $1 percent of one core (cgroup v2 cpu.max where
+# the unified hierarchy has the cpu controller, else v1's cpu.cfs_quota_us); its path
+# in CG. A process joins it with in_cg: in_cg PATH COMMAND...
+cg_make() {
+    local pct=$1 n=$BATS_TEST_NUMBER
+    if grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+        CG=/sys/fs/cgroup/esxperf-diag-$$-$n
+        mkdir "$CG" && echo "$((pct * 1000)) 100000" > "$CG/cpu.max"
+    elif [ -d /sys/fs/cgroup/cpu ]; then
+        CG=/sys/fs/cgroup/cpu/esxperf-diag-$$-$n
+        mkdir "$CG" && echo 100000 > "$CG/cpu.cfs_period_us" && echo "$((pct * 1000))" > "$CG/cpu.cfs_quota_us"
+    else
+        skip "no cgroup cpu controller"
+    fi
+    echo "$CG" > "$BATS_FILE_TMPDIR/cg.$n"
+}
+# (before ip netns exec, which mounts a sysfs of the namespace's own over /sys)
+IN_CG='echo $$ > "$0/cgroup.procs" && exec "$@"'
+
+# esxperf as the client in A (the stand-in esxcli on its PATH); -J into $JSON, the
+# text run after it: both must name class $1
+client() { ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$@"; }
+verdict_is() {
+    local want=$1; shift
+    JSON="$BATS_TEST_TMPDIR/run.json"
+    client "$BIN/esxperf" -c 198.18.7.2 -p "${SPORT:-$PORT}" -J "$@" > "$JSON" ||
+        flunk "esxperf -J failed: $(cat "$JSON")"
+    got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
+    [ "$got" = "$want" ] || flunk "-J: bottleneck $got, expected $want: $(jget "$JSON" 'd["end"]["diagnosis"]')"
+    run client "$BIN/esxperf" -c 198.18.7.2 -p "${SPORT:-$PORT}" "$@"
+    assert_status 0
+    line=$(grep '^bottleneck: ' <<<"$output") || flunk "no bottleneck line: $output"
+    [[ "$line" == "bottleneck: $LABEL ("* ]] || flunk "text: '$line', expected $LABEL"
+}
+
+@test "network: a tbf rate below the link's speed, as a share of vmnic1's 10000 Mb/s from esxcli" {
+    tc -n "$DA" qdisc add dev vmk1 root tbf rate 200mbit burst 64kb latency 20ms
+    LABEL=network verdict_is network -t 2
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = 10000 ]
+    pct=$(jget "$JSON" 'd["end"]["diagnosis"]["percent_of_link"]')
+    python3 -c "import sys; sys.exit(not 1.0 <= $pct <= 2.2)" || flunk "percent_of_link $pct"
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["uplink"]')" = vmnic1 ]
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["tso"]')" = on ]
+}
+
+@test "network-loss: B drops 4% of what arrives (nft numgen)" {
+    ip netns exec "$DB" nft -f - <<'NFT'
+table inet esxperf_diag {
+    chain in { type filter hook input priority 0; tcp dport 5301 numgen random mod 100 < 4 drop; }
+}
+NFT
+    LABEL="network loss" verdict_is network-loss -t 2
+    ip netns exec "$DB" nft delete table inet esxperf_diag
+}
+
+@test "receive-window or send-buffer: -w 2K, the window far below what the veth carries" {
+    JSON="$BATS_TEST_TMPDIR/run.json"
+    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 2 -w 2K > "$JSON"
+    got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
+    case $got in receive-window) LABEL="receive window" ;; send-buffer) LABEL="send buffer" ;;
+        *) flunk "bottleneck $got: $(jget "$JSON" 'd["end"]["diagnosis"]')" ;; esac
+    verdict_is "$got" -t 2 -w 2K
+    assert_contains "bandwidth-delay product"
+}
+
+@test "pacing: -b 50M reached; --json-stream's end event has the verdict" {
+    LABEL=pacing verdict_is pacing -t 2 -b 50M
+    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" --json-stream -t 1 -b 50M > "$BATS_TEST_TMPDIR/ev"
+    python3 - "$BATS_TEST_TMPDIR/ev" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+end = [e for e in ev if e["event"] == "end"][-1]["data"]
+assert end["diagnosis"]["bottleneck"] == "pacing", end["diagnosis"]
+PY
+}
+
+@test "line-rate: the stand-in's vmnic1 at 80 Mb/s behind a 100mbit tbf; and ESXPERF_LINK_MBPS" {
+    # the uplink's speed as esxcli gives it, a little under the shaper's rate (whose
+    # payload rate is about 95 Mbit/s after headers). The shaper's bucket (256 KB, 20
+    # ms) rides over a loaded machine's late timers, its queue (4 MB) holds more than
+    # -w 1M lets out: no drop to back off from, the link busy all the time
+    echo "vmnic1 80 Up off" > "$FAKE_ESXI/nics"
+    tc -n "$DA" qdisc add dev vmk1 root tbf rate 100mbit burst 256kb limit 4mb
+    LABEL="line rate" verdict_is line-rate -t 2 -O 1 -w 1M
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["tso"]')" = off ]
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["use_hw_tso"]')" = 1 ]
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["tcpip_lro"]')" = 1 ]
+    rm -f "$FAKE_ESXI/nics"
+    LABEL="line rate" ESXPERF_LINK_MBPS=80 verdict_is line-rate -t 2 -O 1 -w 1M
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["source"]')" = ESXPERF_LINK_MBPS ]
+}
+
+@test "sender-cpu: the client capped at 5% of a core; the host's /Net/UseHwTSO 0 in the advice" {
+    cg_make 5
+    echo 0 > "$FAKE_ESXI/net_tso"
+    JSON="$BATS_TEST_TMPDIR/run.json"
+    sh -c "$IN_CG" "$CG" ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 2 > "$JSON"
+    got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
+    [ "$got" = sender-cpu ] || flunk "bottleneck $got: $(jget "$JSON" 'd["end"]["diagnosis"]')"
+    run sh -c "$IN_CG" "$CG" ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -t 2
+    assert_contains "bottleneck: sender CPU ("
+    assert_contains "TSO is off here on vmnic1"
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["use_hw_tso"]')" = 0 ]
+}
+
+@test "receiver-cpu: the server capped at 1% of a core" {
+    cg_make 1
+    sh -c "$IN_CG" "$CG" ip netns exec "$DB" "$BIN/esxperf" -s -p 5302 -D -I "$BATS_TEST_TMPDIR/s.pid"
+    wait_port_in "$DB" 5302
+    wait_file "$BATS_TEST_TMPDIR/s.pid"
+    EXTRA_PIDS=("$(cat "$BATS_TEST_TMPDIR/s.pid")")
+    SPORT=5302 LABEL="receiver CPU" verdict_is receiver-cpu -t 2
+}
+
+@test "TCP_INFO refused (strace): the verdict still comes, naming the missing evidence" {
+    command -v strace >/dev/null || skip "no strace"
+    JSON="$BATS_TEST_TMPDIR/run.json"
+    client strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=ENOPROTOOPT \
+        "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 2 -b 20M > "$JSON"
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')" = pacing ]
+    jget "$JSON" 'd["end"]["diagnosis"]["missing"]' | grep -q "TCP_INFO" ||
+        flunk "missing: $(jget "$JSON" 'd["end"]["diagnosis"]')"
+    run client strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=ENOPROTOOPT \
+        "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -t 2
+    assert_status 0
+    assert_contains "bottleneck: "
+    assert_contains "not measured: "
+    assert_contains "TCP_INFO"
+}
+
+@test "against iperf3 3.22 as the server: network-loss from this side's TCP_INFO, its CPU from its results" {
+    source "$ESXDIAG_ROOT/test/lib/iperf3-peers.sh"
+    iperf3_peers_fetch >/dev/null 2>&1 || skip "$IPERF3_PEERS_ERROR"
+    local i3
+    i3=$(iperf3_peer 3.22)
+    ip netns exec "$DB" "$i3" -s -p 5303 -D -I "$BATS_TEST_TMPDIR/i3.pid"
+    wait_port_in "$DB" 5303
+    wait_file "$BATS_TEST_TMPDIR/i3.pid"
+    EXTRA_PIDS=("$(cat "$BATS_TEST_TMPDIR/i3.pid")")
+    ip netns exec "$DB" nft -f - <<'NFT'
+table inet esxperf_diag {
+    chain in { type filter hook input priority 0; tcp dport 5303 numgen random mod 100 < 4 drop; }
+}
+NFT
+    SPORT=5303 LABEL="network loss" verdict_is network-loss -t 2
+    ip netns exec "$DB" nft delete table inet esxperf_diag
+    jget "$JSON" '[x for x in d["end"]["diagnosis"]["evidence"] if x["name"] == "receiver_process_cpu"][0]["value"]' ||
+        flunk "no receiver CPU from iperf3's results"
+}
+
+@test "link speed: a slow esxcli still answers within the bound; none, or a sick one, gives null" {
+    FAKE_ESXCLI_SICK=slow FAKE_ESXCLI_SLOW_S=1 LABEL=pacing verdict_is pacing -t 2 -b 20M
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = 10000 ]
+    FAKE_ESXCLI_SICK=error LABEL=pacing verdict_is pacing -t 2 -b 20M
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = None ]
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["percent_of_link"]')" = None ]
+    jget "$JSON" 'd["end"]["diagnosis"]["link"]["note"]' | grep -q "esxcli network ip interface"
+    # the advanced options hang: the first is killed at the 5 s bound with what it
+    # left behind, the second never asked; the speed, read before, stays
+    : > "$FAKE_ESXI/log"
+    FAKE_ESXCLI_SICK=hang FAKE_ESXCLI_SICK_ON="system settings advanced list" FAKE_ESXCLI_HANG_S=7 \
+        LABEL=pacing verdict_is pacing -t 2 -b 20M
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = 10000 ]
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["tcpip_lro"]')" = None ]
+    [ "$(grep -c 'advanced list' "$FAKE_ESXI/log")" = 2 ] ||
+        flunk "one advanced list per run (-J and text): $(cat "$FAKE_ESXI/log")"
+    [ "$(fake_esxcli_strays)" = 0 ] || flunk "esxcli children left running: $(fake_esxcli_strays)"
+    FAKE_BIN=/nonexistent LABEL=pacing verdict_is pacing -t 2 -b 20M
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = None ]
+    assert_contains "not measured: link speed"
+}
+
+@test "fleet report: a real run's verdict in pairs[].diagnosis, % of link from vCenter's uplink speed, in the details" {
+    JSON="$BATS_TEST_TMPDIR/run.json"
+    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 1 -b 20M > "$JSON"
+    /usr/bin/python3 - "$JSON" "$ESXDIAG_ROOT/esxi/fleet/collections/ansible_collections/esxdiag/fleet/plugins/filter" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import fleet_matrix as fm
+import fleet_pairs as fp
+rec = {'name': 'esx01', 'config': {'uplinks': [{'device': 'vmnic0', 'speed_mb': 1000},
+                                               {'device': 'vmnic1', 'speed_mb': None}]}}
+run = {'to': 'esx02', 'round': 1, 'direction': 'forward', 'port': 5301, 'receiver_started': True,
+       'rc': 0, 'stdout': open(sys.argv[1]).read(), 'stderr': ''}
+pair = fp._perf_pair(rec, run, 0.0)
+d = pair['diagnosis']
+assert d['bottleneck'] == 'pacing', d
+assert d['link_source'] == 'vcenter' and d['link_speed_mbps'] == 1000, d
+assert 1.8 <= d['percent_of_link'] <= 2.1, d
+assert 'bottleneck: pacing, 2.0% of link' in fm.pair_details(pair) or 'bottleneck: pacing, 1.9% of link' in fm.pair_details(pair), fm.pair_details(pair)
+# without vCenter's configuration: esxperf's own speed (the stand-in's vmnic1)
+pair = fp._perf_pair({'name': 'esx01'}, run, 0.0)
+assert pair['diagnosis']['link_source'] == 'esxperf' and pair['diagnosis']['link_speed_mbps'] == 10000, pair
+# an older esxperf without the verdict: no diagnosis, nothing added to the details
+import json
+doc = json.loads(run['stdout']); del doc['end']['diagnosis']
+pair = fp._perf_pair(rec, dict(run, stdout=json.dumps(doc)), 0.0)
+assert pair['diagnosis'] is None and 'bottleneck' not in fm.pair_details(pair)
+PY
+}

@@ -1,0 +1,86 @@
+/* The bottleneck of a run, decided from measured evidence alone: a table of rules
+ * (diagnose.c), each naming one class, the figures it reads, its threshold and the
+ * reason for it; the first rule whose figures are all known and whose test holds
+ * names the run's class. Pure: evidence in, class, advice and the evidence list out;
+ * gathering the evidence is the session's (diag_gather.c) and the streams'
+ * (stream_evidence.c). Unknown figures are negative and named in `missing`: a rule
+ * that needs one does not fire, so a host that refuses TCP_INFO still gets a verdict
+ * from the rest, or `unknown` with what was missing. */
+#ifndef ESXPERF_DIAGNOSE_H
+#define ESXPERF_DIAGNOSE_H
+#include <stddef.h>
+
+enum diag_class {
+    DIAG_PACING, DIAG_LINE_RATE, DIAG_SENDER_CPU, DIAG_NETWORK_LOSS, DIAG_RECEIVE_WINDOW,
+    DIAG_SEND_BUFFER, DIAG_RECEIVER_CPU, DIAG_NETWORK, DIAG_UNKNOWN, DIAG_CLASSES
+};
+
+/* thresholds (the reasons are beside each rule in diagnose.c and in docs/esxperf.md) */
+#define DIAG_PACING_PCT 90.0      /* the asked -b/--fq-rate reached */
+#define DIAG_LINE_RATE_PCT 90.0   /* of the link's speed */
+#define DIAG_CPU_BOUND_PCT 90.0   /* of one core: ran, or waited to run */
+#define DIAG_LOSS_PCT 1.0         /* of the segments sent: retransmitted */
+#define DIAG_LIMITED_PCT 50.0     /* of the time with data to send: limited by it */
+#define DIAG_FED_PCT 50.0         /* of the sender's run: TCP had data to send */
+#define DIAG_STARVED_PCT 25.0     /* of that time: held by a window free to grow */
+#define DIAG_AUTOTUNE_FRAC 0.5    /* of the autotuning cap: the window is at its bound */
+
+/* What a run measured. Every figure is negative when it is not known. CPU figures
+ * are percent of one core (a process over several cores may pass 100). */
+struct diag_evidence {
+    int udp;
+    int streams;
+    double rate_bps;              /* the test's direction, as the receiver counted it */
+    double target_bps;            /* -b or --fq-rate times the streams; 0 = unpaced */
+    double link_mbps;             /* the egress link's speed */
+    const char *link_name;        /* its name ("eth0", "vmnic1"), or NULL */
+    int local_sender;             /* this side sends (its offloads are the sender's) */
+    int tso_off, lro_off;         /* this host's TSO (uplink or /Net/UseHwTSO), LRO
+                                   * (/Net/TcpipDefLROEnabled): 1 off, 0 on, -1 unknown */
+    double snd_thread_pct;        /* the busiest sending thread: CPU it used */
+    double snd_thread_demand_pct; /* ... and CPU it used or waited for (runnable) */
+    double rcv_thread_pct, rcv_thread_demand_pct;   /* the busiest receiving thread */
+    double snd_proc_pct, rcv_proc_pct;              /* the sending and receiving processes */
+    double wall_us;               /* the TCP senders' loops ran, summed over the streams */
+    double busy_us;               /* tcpi_busy_time summed over the streams */
+    double rwnd_limited_us;       /* tcpi_rwnd_limited summed */
+    double sndbuf_limited_us;     /* tcpi_sndbuf_limited summed */
+    int app_limited;              /* tcpi_delivery_rate_app_limited of any stream (-1) */
+    double rtt_us;                /* smoothed RTT (the largest stream's) */
+    double segs_out, retrans;     /* data segments sent, retransmitted (TCP) */
+    double udp_loss_pct;          /* datagrams lost (UDP) */
+    double peer_wnd_bytes;        /* the largest window the receiver advertised */
+    double window_bytes;          /* -w (0 = autotuning) */
+    double autotune_cap_bytes;    /* the receive buffer autotuning may reach */
+};
+
+/* evidence with every figure unknown */
+void diag_evidence_init(struct diag_evidence *e);
+
+struct diag_item {
+    const char *name;
+    double value;
+    const char *unit;
+};
+
+#define DIAG_ITEMS 24
+struct diagnosis {
+    enum diag_class cls;
+    const char *key;              /* "sender-cpu" ... (stable: the JSON value) */
+    const char *label;            /* "sender CPU" ... (the text line) */
+    double link_mbps;             /* < 0: unknown (JSON null) */
+    double percent_of_link;       /* < 0: unknown (JSON null) */
+    char because[200];            /* the figures that decided, in words */
+    char advice[200];
+    char missing[200];            /* the evidence not measured, comma-separated, "" all */
+    int n;
+    struct diag_item ev[DIAG_ITEMS];
+};
+
+void diag_decide(const struct diag_evidence *e, struct diagnosis *d);
+/* the class's key and label; NULL past the table */
+const char *diag_class_key(enum diag_class c);
+/* "bottleneck: sender CPU (...): advice [missing: ...]" without a newline */
+void diag_line(const struct diagnosis *d, char *buf, size_t len);
+
+#endif

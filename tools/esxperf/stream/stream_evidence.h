@@ -1,0 +1,29 @@
+/* What a data stream measures about itself for the bottleneck verdict (diagnose.h),
+ * read once when its loop starts and once when it leaves, never per interval: the
+ * CPU its thread used and, where the host's /proc tells, the time it waited to run
+ * (a thread throttled by a CPU cap or crowded off its core waits runnable); and for
+ * a TCP sender TCP_INFO's busy, receive-window-limited and send-buffer-limited times
+ * (Linux 4.10+), RTT, segments sent and retransmitted, the peer's window. Every
+ * figure the host refuses stays -1 (ESXi: TCP_INFO ENOSYS, no /proc). Written by the
+ * stream's thread, read after its join. */
+#ifndef ESXPERF_STREAM_EVIDENCE_H
+#define ESXPERF_STREAM_EVIDENCE_H
+#include <stdint.h>
+
+struct stream_evidence {
+    uint64_t begin_ns;                    /* mono, at the loop's start */
+    int64_t cpu_begin_ns, run_begin_ns, wait_begin_ns;
+    double wall_us;                       /* the loop's run, start to leave */
+    double thread_pct;                    /* CPU used, % of one core */
+    double demand_pct;                    /* used or waited for (runnable), % of one core */
+    int tcpi_len;                         /* bytes of TCP_INFO given; 0 refused or not read */
+    int64_t busy_us, rwnd_limited_us, sndbuf_limited_us;
+    int app_limited;
+    int64_t rtt_us, segs_out, retrans, snd_wnd;
+};
+
+struct stream;
+void stream_evidence_begin(struct stream *s);
+void stream_evidence_end(struct stream *s);
+
+#endif
