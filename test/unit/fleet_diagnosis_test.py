@@ -129,6 +129,8 @@ class LinkShare(unittest.TestCase):
     def test_speeds_as_text_from_ansible(self):
         r = build({'h1': (vcenter('10000'), [run('h2', DIAG)]), 'h2': (vcenter('10000'), [])})
         self.assertEqual(link(perf(r, 'h1', 'h2'))[:3], (85.7, 10000, 'vcenter'))
+        # a whole number in report.json, as vCenter gave it
+        self.assertEqual(json.dumps(perf(r, 'h1', 'h2')['link_speed_mbps']), '10000')
 
     def test_a_missing_speed_gives_no_percentage(self):
         r = build({'h1': (vcenter(10000), [run('h2', DIAG)]), 'h2': (vcenter(None), [])})
@@ -147,6 +149,7 @@ class LinkShare(unittest.TestCase):
         typed = dict(vcenter(10000), source='inventory')
         r = build({'h1': (typed, [run('h2', DIAG_LINK), run('h3', DIAG)]), 'h2': (typed, []), 'h3': (None, [])})
         self.assertEqual(link(perf(r, 'h1', 'h2')), (78.8, 25000, 'esxperf', '25000 Mb/s: the link esxperf read on h1'))
+        self.assertEqual(json.dumps(perf(r, 'h1', 'h2')['link_speed_mbps']), '25000')
         self.assertEqual(link(perf(r, 'h1', 'h3')), (None, None, None, None))
 
     def test_a_rate_over_vcenters_speed_is_not_a_percentage(self):

@@ -123,6 +123,15 @@ def _diagnosis(end):
     return d if isinstance(d, dict) else None
 
 
+def _mbps(value):
+    """A link speed in Mb/s (a whole number, as vCenter and esxperf give it, even when
+    Ansible hands it back as text), or None when unknown or not above 0."""
+    speed = _num(value)
+    if speed is None or speed <= 0:
+        return None
+    return int(speed) if speed == int(speed) else speed
+
+
 def vcenter_uplink_speed(cfg):
     """(Mb/s, uplinks) of a host's vmk path as the vCenter inventory read it: the
     slowest uplink with a speed (vCenter gives none for a link that is down, which
@@ -131,9 +140,11 @@ def vcenter_uplink_speed(cfg):
     cfg = cfg or {}
     if not str(cfg.get('source') or '').startswith('vCenter'):
         return None, []
-    known = [(s, u.get('device') or '?') for s, u in
-             ((_num(u.get('speed_mb')), u) for u in cfg.get('uplinks') or [] if isinstance(u, dict))
-             if s is not None and s > 0]
+    known = []
+    for u in cfg.get('uplinks') or []:
+        speed = _mbps(u.get('speed_mb')) if isinstance(u, dict) else None
+        if speed:
+            known.append((speed, u.get('device') or '?'))
     if not known:
         return None, []
     slowest = min(s for s, _ in known)
@@ -172,7 +183,7 @@ def link_share(pair, bps, cfg_from, cfg_to):
     elif any(s is not None for _, s, _ in speeds):
         notes.append('no uplink speed of %s in vCenter' % ' or '.join(n for n, s, _ in speeds if s is None))
     diag = pair.get('diagnosis') or {}
-    pct, mbps = _num(diag.get('percent_of_link')), _num(diag.get('link_speed_mbps'))
+    pct, mbps = _num(diag.get('percent_of_link')), _mbps(diag.get('link_speed_mbps'))
     if pct is not None and mbps and 0 <= pct <= 100:
         out.update(percent_of_link=round(pct, 1), link_speed_mbps=mbps, link_speed_source='esxperf')
         notes.append('%d Mb/s: the link esxperf read on %s' % (mbps, pair['from']))
