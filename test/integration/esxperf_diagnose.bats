@@ -240,31 +240,29 @@ NFT
     assert_contains "not measured: link speed"
 }
 
-@test "fleet report: a real run's verdict in pairs[].diagnosis, % of link from vCenter's uplink speed, in the details" {
+@test "fleet report: a real run's verdict in pairs[].diagnosis, % of link from both hosts' uplink speeds in vCenter, in the details" {
     JSON="$BATS_TEST_TMPDIR/run.json"
     client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 1 -b 20M > "$JSON"
     /usr/bin/python3 - "$JSON" "$ESXDIAG_ROOT/esxi/fleet/collections/ansible_collections/esxdiag/fleet/plugins/filter" <<'PY'
-import sys
+import json, sys
 sys.path.insert(0, sys.argv[2])
 import fleet_matrix as fm
 import fleet_pairs as fp
-rec = {'name': 'esx01', 'config': {'uplinks': [{'device': 'vmnic0', 'speed_mb': 1000},
-                                               {'device': 'vmnic1', 'speed_mb': None}]}}
+vc = lambda *speeds: {'source': 'vCenter', 'uplinks': [{'device': 'vmnic%d' % i, 'speed_mb': s} for i, s in enumerate(speeds)]}
 run = {'to': 'esx02', 'round': 1, 'direction': 'forward', 'port': 5301, 'receiver_started': True,
        'rc': 0, 'stdout': open(sys.argv[1]).read(), 'stderr': ''}
-pair = fp._perf_pair(rec, run, 0.0)
-d = pair['diagnosis']
-assert d['bottleneck'] == 'pacing', d
-assert d['link_source'] == 'vcenter' and d['link_speed_mbps'] == 1000, d
-assert 1.8 <= d['percent_of_link'] <= 2.1, d
-assert 'bottleneck: pacing, 2.0% of link' in fm.pair_details(pair) or 'bottleneck: pacing, 1.9% of link' in fm.pair_details(pair), fm.pair_details(pair)
-# without vCenter's configuration: esxperf's own speed (the stand-in's vmnic1)
+# the path's speed is the slower host's slowest uplink with a speed: esx02's 1000
+pair = fp._perf_pair({'name': 'esx01', 'config': vc(10000, None)}, run, 0.0, vc(1000))
+assert pair['diagnosis']['bottleneck'] == 'pacing', pair
+assert pair['link_speed_source'] == 'vcenter' and pair['link_speed_mbps'] == 1000, pair
+assert 1.8 <= pair['percent_of_link'] <= 2.1, pair
+assert 'bottleneck pacing' in fm.pair_details(pair), fm.pair_details(pair)
+# without vCenter's configuration: the speed esxperf read (the stand-in's vmnic1)
 pair = fp._perf_pair({'name': 'esx01'}, run, 0.0)
-assert pair['diagnosis']['link_source'] == 'esxperf' and pair['diagnosis']['link_speed_mbps'] == 10000, pair
+assert pair['link_speed_source'] == 'esxperf' and pair['link_speed_mbps'] == 10000, pair
 # an older esxperf without the verdict: no diagnosis, nothing added to the details
-import json
 doc = json.loads(run['stdout']); del doc['end']['diagnosis']
-pair = fp._perf_pair(rec, dict(run, stdout=json.dumps(doc)), 0.0)
-assert pair['diagnosis'] is None and 'bottleneck' not in fm.pair_details(pair)
+pair = fp._perf_pair({'name': 'esx01'}, dict(run, stdout=json.dumps(doc)), 0.0)
+assert pair['diagnosis'] is None and pair['percent_of_link'] is None and 'bottleneck' not in fm.pair_details(pair), pair
 PY
 }

@@ -189,6 +189,9 @@ mtu_pairs() {
     [ "${#lines[@]}" = 6 ] || flunk "ok pairs without gbps/retransmits/cpu: $(jq -c '.pairs[] | select(.check == "perf")' "$R1")"
     run jq -r '[.pairs[] | select(.check == "perf" and .verdict == "failed") | .error | sub("in [0-9.]+ s.*"; "")] | unique | .[]' "$R1"
     [ "$output" = "no data reached the receiver " ] || flunk "failed pairs' errors: $output"
+    # esxperf's diagnosis and the share of the link: the keys on every pair, null allowed
+    run jq '[.pairs[] | select(.check == "perf") | has("diagnosis") and has("percent_of_link") and has("link_speed_source")] | all' "$R1"
+    [ "$output" = true ] || flunk "perf pairs without diagnosis/percent_of_link/link_speed_source: $(jq -c '.pairs[] | select(.check == "perf")' "$R1")"
 }
 
 @test "fleet run 1: esxpart on each host names OSDATA, the bootbanks and the VMFS datastore" {

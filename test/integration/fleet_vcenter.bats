@@ -6,8 +6,9 @@
 # unchanged: what it gives each host, its options, ansible-vault, and every bad input
 # stopping the playbook with one line before any host is touched. vcsim, a plain HTTP
 # server and Ansible run in a namespace of this run's own with only loopback. The whole
-# flow against the namespace hosts is in fleet.bats; the explanation module's unit
-# tests (test/unit/fleet_explain_test.py) run here too.
+# flow against the namespace hosts is in fleet.bats; the unit tests of the explanation
+# module and of the throughput diagnosis against vCenter's uplink speeds
+# (test/unit/fleet_explain_test.py, fleet_diagnosis_test.py) run here too.
 load ../lib/common
 load ../lib/fleet-net
 load ../lib/fleet-vcenter
@@ -59,7 +60,7 @@ teardown_file() {
 }
 
 setup() {
-    [ "$BATS_TEST_DESCRIPTION" = "${BATS_TEST_DESCRIPTION#fleet_explain}" ] || return 0
+    case $BATS_TEST_DESCRIPTION in fleet_explain:* | fleet_diagnosis:*) return 0 ;; esac
     [ -n "${VC_NS:-}" ] || skip "needs root (a namespace for vcsim)"
     fleet_vcenter_login "$W/spec.json" 127.0.0.1 8443
     export SSL_CERT_FILE=$W/vc/cert.pem
@@ -80,6 +81,13 @@ inventory() { vc ansible-inventory --playbook-dir esxi/fleet -i "$@" --list; }
     assert_status 0
     assert_contains "OK"
     [[ "$output" =~ Ran\ ([0-9]+)\ tests ]] && [ "${BASH_REMATCH[1]}" -ge 20 ] || flunk "too few tests: $output"
+}
+
+@test "fleet_diagnosis: the unit tests of each throughput pair's diagnosis and share of its link pass" {
+    run /usr/bin/python3 "$ESXDIAG_ROOT/test/unit/fleet_diagnosis_test.py"
+    assert_status 0
+    assert_contains "OK"
+    [[ "$output" =~ Ran\ ([0-9]+)\ tests ]] && [ "${BASH_REMATCH[1]}" -ge 19 ] || flunk "too few tests: $output"
 }
 
 @test "vcenter inventory: the example file unchanged, only VMWARE_*: every connected host in esxdiag with its management address, vMotion vmk, addresses, netstack and MTUs" {

@@ -3,7 +3,8 @@
 #                     family and one for throughput; each cell has its label (PASS,
 #                     the failing verdict with its MTU, Gbit/s), a class and details
 #   esxdiag_text      the text printed at the end of the run (report.txt): the grids,
-#                     the hosts, then the failing pairs in words with what to look at
+#                     each throughput pair's bottleneck and share of its link, the
+#                     hosts, then the failing pairs in words with what to look at
 # report.html (templates/report.html.j2) draws the same grids.
 
 FAMILY_NAME = {'ipv4': 'IPv4', 'ipv6': 'IPv6'}
@@ -23,6 +24,49 @@ HINTS = {
     'SHORT-REPLY': "a device between {f} and {t} that truncates packets",
     'ERROR': "esxmtu did not run on {f}: its stderr is in report.json",
 }
+
+
+# esxperf's bottleneck classes (docs/esxperf.md); a word outside them is shown when it
+# looks like one (a newer esxperf's class), anything else as '?'
+BOTTLENECKS = ('line-rate', 'sender-cpu', 'receiver-cpu', 'receive-window', 'send-buffer', 'network-loss',
+               'pacing', 'network', 'unknown')
+SOURCE_NAME = {'vcenter': 'vCenter', 'esxperf': 'esxperf'}
+
+
+def _printable(text):
+    """Text from a host's tool output, with control characters shown as '?'."""
+    return ''.join(c if c.isprintable() else '?' for c in str(text))
+
+
+def bottleneck(pair):
+    """The bottleneck esxperf named for a throughput pair, or None when it named none."""
+    word = (pair.get('diagnosis') or {}).get('bottleneck')
+    if word is None:
+        return None
+    word = str(word)
+    if word in BOTTLENECKS:
+        return word
+    ok = 0 < len(word) <= 32 and all(c.isascii() and (c.isalnum() or c == '-') for c in word)
+    return word if ok else '?'
+
+
+def advice(pair):
+    """esxperf's advice for the pair's bottleneck, printable, or ''."""
+    text = (pair.get('diagnosis') or {}).get('advice')
+    return _printable(text) if text else ''
+
+
+def link_label(pair):
+    """'10000 Mb/s (vCenter)', '' without a percentage of the link."""
+    if pair.get('percent_of_link') is None or not pair.get('link_speed_mbps'):
+        return ''
+    return '%d Mb/s (%s)' % (pair['link_speed_mbps'], SOURCE_NAME.get(pair.get('link_speed_source'), '?'))
+
+
+def percent_label(pair):
+    """'81.1%', '' when unknown."""
+    pct = pair.get('percent_of_link')
+    return '' if pct is None else '%.1f%%' % pct
 
 
 def _mtu_of(pair):
@@ -59,15 +103,6 @@ def netstack_label(pair):
     return name if name != 'defaultTcpipStack' else 'default'
 
 
-def bottleneck_label(pair):
-    """'network, 42.0% of link' from the pair's diagnosis; '' without one."""
-    d = pair.get('diagnosis') or {}
-    if not d.get('bottleneck'):
-        return ''
-    pct = d.get('percent_of_link')
-    return d['bottleneck'] + (', %.1f%% of link' % pct if isinstance(pct, (int, float)) else '')
-
-
 def pair_details(pair):
     """One line of evidence, as a person reads it."""
     if pair['check'] == 'perf':
@@ -78,9 +113,10 @@ def pair_details(pair):
             parts.append('%d retransmits' % pair['retransmits'])
         if pair.get('cpu_sender') is not None:
             parts.append('CPU sender %.0f%%, receiver %.0f%%' % (pair['cpu_sender'], pair['cpu_receiver'] or 0))
-        label = bottleneck_label(pair)
-        if label:
-            parts.append('bottleneck: ' + label)
+        if percent_label(pair):
+            parts.append('%s of %s' % (percent_label(pair), link_label(pair)))
+        if bottleneck(pair):
+            parts.append('bottleneck %s' % bottleneck(pair))
         parts.append('round %s, port %s' % (pair.get('round'), pair.get('port')))
         return ', '.join(parts)
     ev = pair.get('evidence') or {}
@@ -138,8 +174,9 @@ def matrices(report):
                     cells.append({'label': cell_label(p), 'from': a, 'to': b, 'asym': p.get('asymmetric', False),
                                   'cls': 'pass' if ok else 'fail v-%s' % p['verdict'].lower(),
                                   'title': '%s -> %s: %s' % (a, b, pair_details(p)), 'verdict': p['verdict'],
-                                  'bottleneck': bottleneck_label(p),
-                                  'netstack': netstack_label(p)})
+                                  'netstack': netstack_label(p), 'bottleneck': bottleneck(p) or '',
+                                  'advice': advice(p), 'percent_of_link': percent_label(p),
+                                  'link': link_label(p)})
             rows.append({'host': a, 'cells': cells})
         grids.append({'title': title, 'key': check + ('-' + family if family else ''), 'check': check,
                       'family': family, 'hosts': names, 'rows': rows})
@@ -195,6 +232,33 @@ def _grid_text(grid):
     for r in grid['rows']:
         cells = [c['label'] + ('*' if c['asym'] else '') for c in r['cells']]
         lines.append('  '.join(c.ljust(w) for c, w in zip([r['host']] + cells, widths)).rstrip())
+    return lines
+
+
+def _perf_pairs_text(report):
+    """The report.txt table of every throughput pair: its rate, its share of the link and
+    the bottleneck esxperf named, in the grid's order; then each bottleneck's advice once."""
+    order = dict((h['name'], i) for i, h in enumerate(report['hosts']))
+    perf = sorted((p for p in report['pairs'] if p['check'] == 'perf'),
+                  key=lambda p: (order.get(p['from'], 0), order.get(p['to'], 0)))
+    if not perf:
+        return []
+    rows = [('from', 'to', 'Gbit/s', '% of link', 'link', 'bottleneck')]
+    said = []
+    for p in perf:
+        rows.append((p['from'], p['to'], cell_label(p), percent_label(p) or '-', link_label(p) or '-',
+                     bottleneck(p) or '-'))
+        if bottleneck(p) and advice(p) and (bottleneck(p), advice(p)) not in said:
+            said.append((bottleneck(p), advice(p)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ['', "Throughput per pair: % of the slowest uplink (vCenter's, else the link esxperf read), "
+                 'the bottleneck esxperf names']
+    lines += ['  ' + '  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    if any(p.get('percent_of_link') is None for p in perf):
+        lines.append('  % of link -: no link speed to compare with (report.json pairs[].link_speed_note says why)')
+    if any(not bottleneck(p) for p in perf):
+        lines.append('  bottleneck -: esxperf gave no diagnosis (an esxperf without it, or no result)')
+    lines += ['  %s: %s' % (b, a) for b, a in said]
     return lines
 
 
@@ -295,6 +359,7 @@ def text_report(report, report_dir=''):
         lines += ['', grid['title']] + _grid_text(grid)
     if any(c['asym'] for g in matrices(report) for r in g['rows'] for c in r['cells']):
         lines.append('* the other direction of this pair gives another verdict (or under 80% of its rate)')
+    lines += _perf_pairs_text(report)
     lines += ['', 'hosts']
     width = max(len(h['name']) for h in report['hosts'])
     for h in report['hosts']:

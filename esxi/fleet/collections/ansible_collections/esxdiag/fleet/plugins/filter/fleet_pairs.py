@@ -1,8 +1,9 @@
 # esxdiag fleet: from each host's record (tasks/record.yml: its state and the raw
 # output of esxmtu, esxperf, esxpart) to report.json's content: `pairs`, one object
-# per directed pair and check (from, to, check, verdict, evidence), `hosts`, each
-# host's state with its raw tool JSON, its pre-flight report and its self-test, and a
-# `summary`. Pure functions of the records.
+# per directed pair and check (from, to, check, verdict, evidence; a throughput pair
+# also esxperf's diagnosis and its share of the link), `hosts`, each host's state with
+# its raw tool JSON, its pre-flight report and its self-test, and a `summary`. Pure
+# functions of the records.
 
 import json
 
@@ -114,31 +115,91 @@ def _mtu_pairs(rec, tested, by_name):
     return pairs
 
 
+def _diagnosis(end):
+    """esxperf's end.diagnosis as it gave it (bottleneck, evidence, link_speed_mbps,
+    percent_of_link, advice, ...), or None: an esxperf older than the diagnosis gives
+    none, and anything but an object is not one."""
+    d = (end or {}).get('diagnosis')
+    return d if isinstance(d, dict) else None
+
+
+def _mbps(value):
+    """A link speed in Mb/s (a whole number, as vCenter and esxperf give it, even when
+    Ansible hands it back as text), or None when unknown or not above 0."""
+    speed = _num(value)
+    if speed is None or speed <= 0:
+        return None
+    return int(speed) if speed == int(speed) else speed
+
+
+def vcenter_uplink_speed(cfg):
+    """(Mb/s, uplinks) of a host's vmk path as the vCenter inventory read it: the
+    slowest uplink with a speed (vCenter gives none for a link that is down, which
+    carries nothing), with the uplinks at that speed; (None, []) when the
+    configuration did not come from vCenter or no uplink has a speed."""
+    cfg = cfg or {}
+    if not str(cfg.get('source') or '').startswith('vCenter'):
+        return None, []
+    known = []
+    for u in cfg.get('uplinks') or []:
+        speed = _mbps(u.get('speed_mb')) if isinstance(u, dict) else None
+        if speed:
+            known.append((speed, u.get('device') or '?'))
+    if not known:
+        return None, []
+    slowest = min(s for s, _ in known)
+    return slowest, [d for s, d in known if s == slowest]
+
+
+def _share(bps, mbps):
+    """The rate as a percentage of the link, one decimal; None when either is unknown or
+    the rate is over the link's speed: a path cannot carry more than its slowest link,
+    so that speed is not this path's and the percentage would be wrong."""
+    if bps is None or not mbps or mbps <= 0:
+        return None
+    pct = round(100.0 * bps / (mbps * 1e6), 1)
+    return pct if pct <= 100 else None
+
+
+def link_share(pair, bps, cfg_from, cfg_to):
+    """The pair's share of its link: percent_of_link, link_speed_mbps,
+    link_speed_source (vcenter: the slower of both hosts' slowest uplinks in vCenter;
+    esxperf: the link speed esxperf's diagnosis read on the sender; null: neither)
+    and link_speed_note (which uplinks, or why there is no percentage)."""
+    out = {'percent_of_link': None, 'link_speed_mbps': None, 'link_speed_source': None, 'link_speed_note': None}
+    notes = []
+    speeds = [(name,) + vcenter_uplink_speed(cfg) for name, cfg in ((pair['from'], cfg_from), (pair['to'], cfg_to))]
+    if all(s is not None for _, s, _ in speeds):
+        mbps = min(s for _, s, _ in speeds)
+        where = ' and '.join("%s's %s" % (n, ', '.join(d)) for n, s, d in speeds if s == mbps)
+        pct = _share(bps, mbps)
+        if pct is not None:
+            out.update(percent_of_link=pct, link_speed_mbps=mbps, link_speed_source='vcenter',
+                       link_speed_note='%d Mb/s: %s in vCenter' % (mbps, where))
+            return out
+        if bps is not None:
+            notes.append("%.2f Gbit/s is over the %d Mb/s of %s in vCenter: not the path's speed" % (
+                bps / 1e9, mbps, where))
+    elif any(s is not None for _, s, _ in speeds):
+        notes.append('no uplink speed of %s in vCenter' % ' or '.join(n for n, s, _ in speeds if s is None))
+    diag = pair.get('diagnosis') or {}
+    pct, mbps = _num(diag.get('percent_of_link')), _mbps(diag.get('link_speed_mbps'))
+    if pct is not None and mbps and 0 <= pct <= 100:
+        out.update(percent_of_link=round(pct, 1), link_speed_mbps=mbps, link_speed_source='esxperf')
+        notes.append('%d Mb/s: the link esxperf read on %s' % (mbps, pair['from']))
+    elif pct is not None and mbps:
+        notes.append("esxperf's %.1f%% of %d Mb/s is over 100%%: not the path's speed" % (pct, mbps))
+    out['link_speed_note'] = '; '.join(notes) or None
+    return out
+
+
 def _receiver_said(run):
     doc = parse_json(run.get('receiver_stdout'))
     text = (doc or {}).get('error') or (run.get('receiver_stderr') or '').strip()
     return text or 'no message'
 
 
-def _diagnosis(rec, end, gbps):
-    """The sender's verdict (esxperf's end.diagnosis), its % of link from the speed of the
-    fastest uplink the vCenter inventory read for the sender, else esxperf's own."""
-    diag = end.get('diagnosis')
-    if not isinstance(diag, dict):
-        return None
-    out = dict((k, diag.get(k)) for k in ('bottleneck', 'evidence', 'link_speed_mbps', 'percent_of_link',
-                                          'advice', 'missing'))
-    out['link_source'] = 'esxperf' if out['link_speed_mbps'] else None
-    speeds = [u.get('speed_mb') for u in ((rec.get('config') or {}).get('uplinks') or [])
-              if isinstance(u, dict) and isinstance(u.get('speed_mb'), (int, float)) and u['speed_mb'] > 0]
-    if speeds and gbps is not None:
-        out['link_speed_mbps'] = max(speeds)
-        out['percent_of_link'] = round(gbps * 1000.0 / max(speeds) * 100.0, 1)
-        out['link_source'] = 'vcenter'
-    return out
-
-
-def _perf_pair(rec, run, min_gbps):
+def _perf_pair(rec, run, min_gbps, cfg_to=None):
     pair = {'from': rec['name'], 'to': run.get('to'), 'check': 'perf', 'round': _num(run.get('round'), int),
             'direction': run.get('direction'), 'port': _num(run.get('port'), int),
             'gbps': None, 'sent_gbps': None, 'retransmits': None, 'cpu_sender': None, 'cpu_receiver': None,
@@ -149,6 +210,9 @@ def _perf_pair(rec, run, min_gbps):
     end = (doc or {}).get('end') or {}
     recv, sent = end.get('sum_received') or {}, end.get('sum_sent') or {}
     cpu = end.get('cpu_utilization_percent') or {}
+    pair['diagnosis'] = _diagnosis(end)
+    bps = _num(recv.get('bits_per_second')) if recv else None
+    pair.update(link_share(pair, bps, rec.get('config'), cfg_to))
     if recv:
         pair['gbps'] = round(recv.get('bits_per_second', 0) / 1e9, 3)
     if sent:
@@ -157,7 +221,6 @@ def _perf_pair(rec, run, min_gbps):
         pair['retransmits'] = r if isinstance(r, int) and r >= 0 else None
     pair['cpu_sender'] = cpu.get('host_total')
     pair['cpu_receiver'] = cpu.get('remote_total')
-    pair['diagnosis'] = _diagnosis(rec, end, pair['gbps'])
     if not run.get('receiver_started') in (True, 'True', 'true'):
         pair['error'] = 'the receiver (esxperf -s) could not be started on %s' % run.get('to')
     elif 'Connection refused' in (run.get('stderr') or ''):
@@ -268,7 +331,8 @@ def build_report(names, hostvars):
     for name in tested:
         pairs += _mtu_pairs(by_name[name], tested, by_name)
     for name in tested:
-        pairs += [_perf_pair(by_name[name], run, min_gbps) for run in by_name[name].get('perf') or []]
+        pairs += [_perf_pair(by_name[name], run, min_gbps, (by_name.get(run.get('to')) or {}).get('config'))
+                  for run in by_name[name].get('perf') or []]
     _mark_asymmetric(pairs)
     hosts = [_host(r) for r in records]
     t0 = [t for t in (_num(r.get('t0')) for r in records) if t is not None]
