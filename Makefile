@@ -57,9 +57,9 @@ A_LABEL     := $(if $(filter $(ARCH),$(DEFAULT_ARCH)),, ($(ARCH)))
 COMMON_SRC  := $(sort $(wildcard common/*.c))
 # a tool's sources: tools/<tool>/main.c and the folders one level below it (esxperf's
 # cli/, client/, server/, ...); a tool's files, its unit tests and fuzz targets
-# include its headers by bare name, from every one of its folders
+# include its headers by bare name, from its own folder and every one below it
 tool_srcs   = $(sort $(wildcard tools/$(1)/*.c tools/$(1)/*/*.c))
-tool_incs   = $(addprefix -I,$(patsubst %/,%,$(sort $(dir $(wildcard tools/$(1)/*/*.h)))))
+tool_incs   = $(addprefix -I,$(patsubst %/,%,$(sort $(dir $(wildcard tools/$(1)/*.h tools/$(1)/*/*.h)))))
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
                -Wformat=2 -Wvla
 DEFS        := -std=c11 -D_GNU_SOURCE -DMBEDTLS_CONFIG_FILE='"esxdiag_mbedtls_config.h"'

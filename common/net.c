@@ -1,6 +1,7 @@
 /* Addresses and sockets, IPv4 and IPv6, with poll() (never epoll: ESXi lacks it). */
 #include "net.h"
 #include "fallback.h"
+#include "fallback_texts.h"
 #include "clock.h"
 
 #include <arpa/inet.h>
@@ -170,10 +171,10 @@ int net_listen_dev(int type, int proto, const char *dev, const union sockaddr_an
     /* without SO_REUSEADDR the port is only taken while no connection of an earlier
      * run is in TIME_WAIT on it; without V6ONLY off the wildcard takes IPv6 alone */
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0)
-        fallback_note("SO_REUSEADDR", errno, "listen without it: a port just used may be refused for up to a minute");
+        fallback_refused("SO_REUSEADDR", errno);
     if (addr->sa.sa_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&addr->in6.sin6_addr) &&
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) < 0)
-        fallback_note("IPV6_V6ONLY", errno, "the wildcard listener keeps this host's default for IPv4 clients");
+        fallback_refused("IPV6_V6ONLY", errno);
     if ((dev && net_bind_device(fd, dev) < 0) || bind(fd, &addr->sa, net_len(addr)) < 0 ||
         (type == SOCK_STREAM && listen(fd, backlog) < 0))
         return net_close_fail(fd);

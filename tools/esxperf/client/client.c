@@ -9,6 +9,7 @@
  * phase client_abort.c's. */
 #include "client_conn.h"
 #include "fallback.h"
+#include "fallback_texts.h"
 #include "crypto.h"
 #include "escape.h"
 #include "clock.h"
@@ -272,7 +273,7 @@ static int handshake(struct client *c)
     client_stop_watch(c->stop, STOP_CTL, c->ctl);
     int one = 1;
     if (setsockopt(c->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
-        fallback_note("TCP_NODELAY", errno, "control messages go with Nagle's delay (the figures are the same)");
+        fallback_refused("TCP_NODELAY", errno);
     if (sockopt_control(c->ctl, o, &why) < 0)
         return cfail(c, EXIT_USAGE, "control connection to %s: %s: %s", o->host, why,
                      errtext(errno));

@@ -17,6 +17,7 @@
 #include "sockopt_apply.h"
 #include "rcv_timeout.h"
 #include "fallback.h"
+#include "fallback_texts.h"
 #include "fail.h"
 #include "file_opt.h"
 
@@ -199,7 +200,7 @@ static int handshake(struct server *sv, const char **why)
     }
     int one = 1;
     if (setsockopt(sv->ctl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
-        fallback_note("TCP_NODELAY", errno, "control messages go with Nagle's delay (the figures are the same)");
+        fallback_refused("TCP_NODELAY", errno);
     if (ctl_send_state(sv->ctl, ST_PARAM_EXCHANGE, ctl_deadline(sv)) < 0) {
         *why = "cannot write to the client";
         return -1;

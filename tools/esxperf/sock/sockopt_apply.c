@@ -7,6 +7,7 @@
 #include "linux_opts.h"
 #include "fail.h"
 #include "fallback.h"
+#include "fallback_texts.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -137,7 +138,7 @@ int sockopt_listen_proto(const struct perf_opts *o, int type, int proto,
         return -1;
     int one = 1;
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0)
-        fallback_note("SO_REUSEADDR", errno, "listen without it: a port just used may be refused for up to a minute");
+        fallback_refused("SO_REUSEADDR", errno);
     if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0)
         warnmsg("warning: -6: cannot make the listener IPv6-only (IPV6_V6ONLY: %s): it "
                 "takes IPv4 clients too", errtext(errno));
@@ -224,6 +225,6 @@ int sockopt_loop_timeouts(int fd, int ms)
         if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0)
             return 0;
     }
-    fallback_note(opt, errno, "non-blocking data sockets, poll() before each retry");
+    fallback_refused(opt, errno);
     return -1;
 }

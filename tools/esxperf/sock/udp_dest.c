@@ -3,6 +3,7 @@
  * the socket bound to that address that answers the sender. */
 #include "udp_dest.h"
 #include "fallback.h"
+#include "fallback_texts.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -16,12 +17,12 @@ int udp_dest_enable(int fd, int family)
      * refuses it there still says their destination through IPV6_PKTINFO */
     int v4 = setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
     if (v4 < 0 && family != AF_INET6)
-        fallback_note("IP_PKTINFO", errno, "UDP streams answer from the address the routing table picks");
+        fallback_refused("IP_PKTINFO", errno);
     if (family != AF_INET6)
         return v4;
     int v6 = setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
     if (v6 < 0)
-        fallback_note("IPV6_RECVPKTINFO", errno, "UDP streams answer from the address the routing table picks");
+        fallback_refused("IPV6_RECVPKTINFO", errno);
     return v6;
 }
 
@@ -126,7 +127,7 @@ int udp_dest_socket(const union sockaddr_any *to, unsigned short port, const cha
     net_set_port(&at, port);
     int one = 1, zero = 0;
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0) {
-        fallback_note("SO_REUSEADDR", errno, "listen without it: a port just used may be refused for up to a minute");
+        fallback_refused("SO_REUSEADDR", errno);
         return net_close_fail(fd);
     }
     /* an IPv4-mapped address is bound on a dual-stack socket only */

@@ -1,6 +1,7 @@
 /* UDP batch I/O (sendmmsg/recvmmsg, UDP GSO/GRO) with per-call fallbacks. */
 #include "batch.h"
 #include "fallback.h"
+#include "fallback_texts.h"
 #include "clock.h"
 #include "fail.h"
 #include "udp.h"
@@ -54,7 +55,7 @@ int udp_gso_on(int fd, size_t blk)
         return 1;
     if (setsockopt(fd, SOL_UDP, UDP_SEGMENT, &v, sizeof v) == 0)
         return g;
-    fallback_note("UDP_SEGMENT", errno, "one datagram per message (no GSO)");
+    fallback_refused("UDP_SEGMENT", errno);
     return 1;
 }
 
@@ -63,7 +64,7 @@ int udp_gro_on(int fd)
     int one = 1;
     if (setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one) == 0)
         return 1;
-    fallback_note("UDP_GRO", errno, "one datagram per message (no GRO)");
+    fallback_refused("UDP_GRO", errno);
     return 0;
 }
 

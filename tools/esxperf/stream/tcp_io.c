@@ -3,6 +3,7 @@
 #include "tcp_io.h"
 #include "budget.h"
 #include "fallback.h"
+#include "fallback_texts.h"
 #include "fail.h"
 #include "stream.h"
 #include "tcp_query.h"
@@ -51,7 +52,7 @@ static int tcp_send_path(struct stream *s)
             s->zfd = -1;
             stream_path_add(s, "TCP send: send(MSG_ZEROCOPY) %zu bytes per call (-Z)", s->blksize);
         } else {
-            fallback_note("SO_ZEROCOPY", errno, "-Z sends with sendfile(), not MSG_ZEROCOPY");
+            fallback_refused("SO_ZEROCOPY", errno);
         }
     }
     if (s->file_fd >= 0)
@@ -287,7 +288,7 @@ static int set_lowat(int fd, int l)
             l = tcp_lowat_fit(l, (uint64_t)rcvbuf / 2);
     }
     if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &l, sizeof l) < 0) {
-        fallback_note("SO_RCVLOWAT", errno, "TCP receive wakes for every segment (no SO_RCVLOWAT)");
+        fallback_refused("SO_RCVLOWAT", errno);
         return 0;
     }
     return l;
