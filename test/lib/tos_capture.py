@@ -6,11 +6,12 @@ tos_capture.py --port P [--iface lo] [--seconds 20] [--min-len 200] --ready FILE
 Opens an AF_PACKET socket on the interface (root), writes FILE once it listens,
 and records, for every IPv4 or IPv6 TCP/UDP packet to or from port P whose IP
 payload is at least --min-len bytes (data, not handshakes or ACKs), the TOS byte
-(IPv4) or traffic class (IPv6). Stops after --seconds or at SIGTERM/SIGINT and
-prints one JSON object: {"to_port": {"ipv4": [tos...], "ipv6": [...]},
-"from_port": {...}} with each list the distinct values seen, sorted, and
+(IPv4) or traffic class (IPv6). Stops after --seconds or at SIGTERM/SIGINT (then
+reads what the kernel had queued, up to 5 s more) and prints one JSON object:
+{"to_port": {"ipv4": [tos...], "ipv6": [...]}, "from_port": {...}} with each list
+the distinct values seen, sorted, and
 "flowlabel": {"to_port": [...], "from_port": [...]}, the distinct IPv6 flow
-labels of the same packets. Bounded: it never runs longer than --seconds and
+labels of the same packets. Bounded: it never runs longer than --seconds plus 5 s, and
 keeps only the distinct values."""
 import argparse
 import json
@@ -66,23 +67,36 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     signal.signal(signal.SIGINT, lambda *_: stop.append(1))
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    # room for a burst of a fast TCP test while this loop lags behind on a loaded
+    # machine: a full buffer drops the frames of the next test
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     s.bind((a.iface, 0))
     with open(a.ready, "w") as f:
         f.write("listening\n")
     end = time.monotonic() + a.seconds
-    while not stop and time.monotonic() < end:
-        try:
-            r, _, _ = select.select([s], [], [], 0.1)
-        except InterruptedError:
-            continue
-        if not r:
-            continue
-        frame = s.recv(65600)
+    def take(frame):
         hit = parse(frame, a.port, a.min_len)
         if hit:
             seen[hit[0]][hit[1]].add(hit[2])
             if hit[3] is not None:
                 labels[hit[0]].add(hit[3])
+
+    while not stop and time.monotonic() < end:
+        try:
+            r, _, _ = select.select([s], [], [], 0.1)
+        except InterruptedError:
+            continue
+        if r:
+            take(s.recv(65600))
+    # stopped: what the kernel queued before the stop is still read (the last test's
+    # packets may wait behind others when this loop lags), bounded to 5 s
+    s.setblocking(False)
+    drain_end = time.monotonic() + 5.0
+    while time.monotonic() < drain_end:
+        try:
+            take(s.recv(65600))
+        except (BlockingIOError, InterruptedError):
+            break
     out = {d: {f: sorted(v) for f, v in fams.items()} for d, fams in seen.items()}
     out["flowlabel"] = {d: sorted(v) for d, v in labels.items()}
     print(json.dumps(out))
