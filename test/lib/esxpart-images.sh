@@ -266,3 +266,41 @@ gpt_patch_both() { # IMG REL_OFFSET_IN_HEADER_OR_ARRAY WHERE(header|array) HEX
         gpt_fix "$img" "$lba"
     done
 }
+
+# ---- what support staff are sent: copies cut short, banks with odd boot.cfg files
+# An ESXi 6.x-shaped 1 GiB boot disk: 1 ESP, 5/6 FAT16 bootbanks (250 MB), 7 OSDATA
+# to the end. The cut copies are this image's first N sectors, as `dd count=N` makes.
+mk_cutbase() {
+    rm -f "$1"; truncate -s 1G "$1"
+    sgdisk -a 1 -n 1:64:8191 -t 1:$GUID_ESP -n 5:8224:520191 -t 5:$GUID_BASIC \
+        -n 6:520224:1032191 -t 6:$GUID_BASIC -n 7:1032224:0 -t 7:$GUID_VMFSL "$1" >/dev/null
+    local IFS=$'\n'
+    bank_write "$1" 8224 520191 BOOTBANK1 0102030405060708090a0b0c0d0e0f10 \
+        $(bootcfg 8.0.3-24022510 4 0)
+    bank_write "$1" 520224 1032191 BOOTBANK2 1112131415161718191a1b1c1d1e1f20 \
+        $(bootcfg 8.0.2-22380479 3 0)
+    unset IFS
+    vmfs_write "$1" 1032224 512 osdata 6 OSDATA-cut
+}
+# cut_copy SRC DST SECTORS: the first SECTORS sectors of SRC, as dd count= copies them
+cut_copy() { dd if="$1" of="$2" bs=512 count="$3" conv=sparse status=none; }
+
+# bank_cfg IMG START END FILE: a 250 MB bank whose boot.cfg is FILE's bytes as they are
+bank_cfg() {
+    local off=$(($2 * 512))
+    mkfs.fat -F 16 -R 2 -n BOOTBANK1 -i 1234abcd --invariant --offset="$2" "$1" \
+        $(( ($3 - $2 + 1) / 2 )) >/dev/null 2>&1
+    put_str "$1" $((off + 512)) "VMWARE FAT16    "
+    put_hex "$1" $((off + 528)) 0102030405060708090a0b0c0d0e0f10
+    local tmp; tmp=$(mktemp -d)
+    cp "$4" "$tmp/boot.cfg"
+    MTOOLS_SKIP_CHECK=1 mcopy -i "$1@@$off" "$tmp/boot.cfg" ::
+    rm -rf "$tmp"
+}
+# onebank_write IMG FILE: one bank (partition 5, 64 MiB) on a 128 MiB disk, its boot.cfg
+# FILE's bytes (not an mk_: those take the image alone)
+onebank_write() { # IMG FILE
+    rm -f "$1"; truncate -s 128M "$1"
+    sgdisk -a 1 -n 5:2048:133119 -t 5:$GUID_BASIC "$1" >/dev/null
+    bank_cfg "$1" 2048 133119 "$2"
+}

@@ -54,6 +54,13 @@ static void partedutil_damaged(const char *shown, const struct ptable *t)
     for (size_t i = 0; i < t->nfind; i++)
         if (t->findings[i].sev == SEV_ERROR && errors++ == 0)
             first = t->findings[i].text;
+    if (errors == 0 && t->gpt_cut) {   /* no table that does not fit its disk is printed */
+        warnmsg("%s: the disk is smaller than its GPT says (%llu sectors expected, %llu "
+                "present: a cut copy): no getptbl table for it; nothing printed (esxpart "
+                "without -p lists the partitions)", shown, (unsigned long long)t->gpt_sectors,
+                (unsigned long long)t->sectors);
+        return;
+    }
     char more[64] = "";
     if (errors > 1)
         snprintf(more, sizeof more, " (and %zu more)", errors - 1);
@@ -115,16 +122,16 @@ static void text_disk(struct out *u, const char *path, const char *shown, size_t
         /* a damaged table is never printed as a healthy one: partedUtil (libparted)
          * shows a GPT read whole from its intact copy, after saying the other is
          * corrupt, and refuses any other damaged table */
-        if (pt_worst(t) == SEV_ERROR) {
+        if (pt_worst(t) == SEV_ERROR || t->gpt_cut) {
             partedutil_damaged(shown, t);
             k->no_answer++;
         }
-        if (pt_worst(t) != SEV_ERROR || pt_read_whole(t))
+        if ((pt_worst(t) != SEV_ERROR && !t->gpt_cut) || pt_read_whole(t))
             report_partedutil(stdout, t);
     } else if (o->usable && report_usable(stdout, t, &need) < 0) {
-        warnmsg("%s: no usable sectors: %llu sectors of %u bytes cannot hold a GPT "
+        warnmsg("%s: no usable sectors: %llu sector%s of %u bytes cannot hold a GPT "
                 "(it needs at least %llu: 34 at each end with 512-byte sectors)", shown,
-                (unsigned long long)t->sectors, t->sector, (unsigned long long)need);
+                (unsigned long long)t->sectors, plural_s(t->sectors), t->sector, (unsigned long long)need);
         k->no_answer++;
     } else if (!o->usable) {
         report_table(stdout, path, t);

@@ -67,7 +67,7 @@ static void classify(struct disk *d, struct ptable *t, struct part *p)
     if (p->content.fam == CF_FAT && strncmp(p->content.label, "BOOTBANK", 8) == 0)
         p->role = "bootbank";
     enum cfam want = p->ptype->expect, got = p->content.fam;
-    if (p->extended || want == CF_ANY)
+    if (p->extended || p->past_end || want == CF_ANY)   /* past the end: nothing was read */
         return;
     if (got != CF_NONE && got != want) {
         p->mismatch = 1;
@@ -145,8 +145,8 @@ void pt_parse(struct disk *d, struct ptable *t, unsigned force_sector)
     t->sector_source = "default";
     if (d->size < 512) {
         t->sectors = 0;
-        pt_add(t, SEV_ERROR, "only %llu bytes: too small for any partition table",
-               (unsigned long long)d->size);
+        pt_add(t, SEV_ERROR, "only %llu byte%s: too small for any partition table",
+               (unsigned long long)d->size, plural_s(d->size));
         return;
     }
     size_t n = d->size < sizeof head ? (size_t)d->size : sizeof head;
