@@ -1,5 +1,5 @@
-/* Output formats: the human table, partedUtil getptbl / getUsableSectors / showGuids
- * lines, and JSON (keys documented in docs/esxpart.md, "esxpart JSON"). */
+/* Output formats: the human table, partedUtil getptbl / getUsableSectors lines,
+ * esxpart's type table, and JSON (keys documented in docs/esxpart.md, "esxpart JSON"). */
 #include "report.h"
 #include "bytes.h"
 #include "content.h"
@@ -207,19 +207,21 @@ int report_usable(FILE *out, const struct ptable *t, uint64_t *need)
     return 0;
 }
 
-void report_showguids(FILE *out)
+/* esxpart's own table of the types it knows, in its own layout: partedUtil
+ * showGuids' exact output on ESXi 7 and 8 (its columns, spacing and rows) is not
+ * in any public capture at hand, so nothing here imitates it (-g -J has the same) */
+void report_types(FILE *out)
 {
     size_t n;
     const struct ptype *tab = type_gpt_table(&n);
-    fprintf(out, " %-20s %-33s %-16s %s\n", "Partition Type", "GUID", "getptbl name", "role");
+    fprintf(out, "%-16s %-32s  %-16s %-19s %s\n", "type", "GUID", "getptbl name", "label",
+            "role");
     for (size_t i = 0; i < n; i++)
-        fprintf(out, " %-20s %-33s %-16s %s\n", tab[i].show ? tab[i].show : tab[i].name,
-                tab[i].hex, tab[i].parted, tab[i].role);
-    fprintf(out, " %-20s %-33s %-16s %s\n", "Unused Entry", "00000000000000000000000000000000",
-            "", "empty slot");
+        fprintf(out, "%-16s %-32s  %-16s %-19s %s\n", tab[i].name, tab[i].hex, tab[i].parted,
+                tab[i].show ? tab[i].show : "-", tab[i].role);
 }
 
-void report_showguids_json(struct jsonw *w)
+void report_types_json(struct jsonw *w)
 {
     size_t n;
     const struct ptype *tab = type_gpt_table(&n);
