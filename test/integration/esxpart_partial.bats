@@ -232,3 +232,30 @@ bank_lines() { grep -E '^  bootbank ' <<< "$1"; }
     [ "$(jq -r '.disks[0].partitions[0].vmfs.label' <<< "$output")" = "$label" ] || flunk "$output"
     [ "$(jq -r '.disks[0].partitions[0].content.label' <<< "$output")" = "$label" ] || flunk "$output"
 }
+
+@test "esxpart partial: cuts at the edges (the MBR alone, the header alone), a cut copy whose entries are damaged, a 4Kn cut copy" {
+    cut_copy "$IMGDIR/base.img" "$W/c1.img" 1
+    run "$BIN/esxpart" --verify "$W/c1.img"
+    assert_status 0
+    assert_contains "warning: protective MBR (0xEE), but the image ends before LBA 1, where the GPT header is: a cut copy of the MBR alone"
+    cut_copy "$IMGDIR/base.img" "$W/c2.img" 2
+    run "$BIN/esxpart" --verify "$W/c2.img"
+    assert_status 0
+    assert_contains "2097152 sectors expected, 2 present: a cut copy"
+    assert_contains "warning: the cut is before the entry array (LBA 2): no partition can be listed"
+    # a cut copy whose whole entry array fails its CRC: an error, as there is no backup
+    cp --sparse=always "$IMGDIR/cut600000.img" "$W/bent.img"
+    put_hex "$W/bent.img" $((2 * 512 + 100 * 128 + 70)) 41
+    run "$BIN/esxpart" --verify "$W/bent.img"
+    assert_status 1
+    assert_contains "error: primary GPT: entry array CRC32 mismatch"
+    assert_contains "(no backup in the image to read instead)"
+    # 4096-byte sectors: the sizes counted in them
+    mk_4kn "$W/k.img"
+    dd if="$W/k.img" of="$W/kc.img" bs=4096 count=100000 conv=sparse status=none
+    run "$BIN/esxpart" --verify "$W/kc.img"
+    assert_status 0
+    assert_contains "100000 sectors of 4096 bytes, gpt, health: warning"
+    assert_contains "2097152 sectors expected, 100000 present: a cut copy"
+    [[ "$output" =~ \ 2\ +262400\ +2096895\ .*past-end ]] || flunk "$output"
+}

@@ -96,7 +96,7 @@ static void read_header(struct disk *d, const struct ptable *t, uint64_t lba,
     /* a primary whose usable range and backup lie past the end, in that order, was
      * written for a larger disk: this one is a cut copy (or a shrunk disk) */
     if (is_primary && h->ok && h->first_usable <= h->last_usable &&
-        h->last_usable < h->alt_lba && h->alt_lba >= t->sectors)
+        h->last_usable < h->alt_lba && h->alt_lba >= t->sectors && h->alt_lba < UINT64_MAX)
         h->beyond = 1;
     else if (h->first_usable > h->last_usable || h->last_usable >= t->sectors)
         hdr_fail(h, "usable range %llu-%llu does not fit the disk",
@@ -105,17 +105,17 @@ static void read_header(struct disk *d, const struct ptable *t, uint64_t lba,
         return;
     uint64_t n = array_sectors(h, t->sector);
     h->in_image = h->count;
-    if (h->beyond && h->entries_lba >= 2 && h->entries_lba < t->sectors &&
-        n > t->sectors - h->entries_lba) {
-        /* the cut is inside the entry array: the entries before it can be read */
-        uint64_t room = (t->sectors - h->entries_lba) * t->sector / h->esize;
+    if (h->beyond && h->entries_lba >= 2 && n > t->sectors - (h->entries_lba < t->sectors ?
+                                                              h->entries_lba : t->sectors)) {
+        /* the cut is before the entry array's end: the entries before it can be read */
+        uint64_t room = h->entries_lba < t->sectors
+                      ? (t->sectors - h->entries_lba) * t->sector / h->esize : 0;
         h->in_image = (uint32_t)room;
     }
     if (h->entries_lba < 2)
         hdr_fail(h, "entry array at LBA %llu overlaps the %s (it starts at LBA 2 or later)",
                  (unsigned long long)h->entries_lba, h->entries_lba == 0 ? "MBR" : "GPT header");
-    else if (h->entries_lba >= t->sectors ||
-             (!h->beyond && n > t->sectors - h->entries_lba))
+    else if (!h->beyond && (h->entries_lba >= t->sectors || n > t->sectors - h->entries_lba))
         hdr_fail(h, "entry array at LBA %llu (%llu sector%s) lies outside the disk",
                  (unsigned long long)h->entries_lba, (unsigned long long)n, plural_s(n));
     else if (is_primary ? h->entries_lba + n > h->first_usable
@@ -208,8 +208,10 @@ static void use_header(struct ptable *t, const struct gpt_hdr *h)
     t->entries_lba = h->entries_lba;
     t->entry_count = h->count;
     t->entry_size = h->esize;
-    /* the disk this header was written for ends at the backup header */
-    t->gpt_sectors = (h->lba == 1 ? h->alt_lba : h->my_lba) + 1;
+    /* the disk this header was written for ends at the backup header (0: a header
+     * naming LBA 2^64-1 names no size) */
+    uint64_t end = h->lba == 1 ? h->alt_lba : h->my_lba;
+    t->gpt_sectors = end < UINT64_MAX ? end + 1 : 0;
 }
 
 /* a primary written for a larger disk: one line for the cut, one when it falls
@@ -222,7 +224,13 @@ static void cut_copy(struct disk *d, struct ptable *t, struct gpt_hdr *p)
            "%llu present: a cut copy (the backup GPT and everything from sector %llu on "
            "are not in it)", (unsigned long long)(p->alt_lba + 1),
            (unsigned long long)t->sectors, (unsigned long long)t->sectors);
-    if (p->in_image < p->count)
+    if (p->in_image == p->count && !p->entries_ok)   /* whole, but damaged */
+        pt_add(t, SEV_ERROR, "primary GPT: %s (no backup in the image to read instead)",
+               p->why);
+    if (p->in_image == 0)
+        pt_add(t, SEV_WARN, "the cut is before the entry array (LBA %llu): no partition "
+               "can be listed", (unsigned long long)p->entries_lba);
+    else if (p->in_image < p->count)
         pt_add(t, SEV_WARN, "the cut is inside the entry array: entries 1-%u of %u are in "
                "the image (its CRC cannot be checked)", p->in_image, p->count);
     use_header(t, p);
@@ -233,6 +241,8 @@ int gpt_parse(struct disk *d, struct ptable *t)
 {
     struct gpt_hdr p, b;
     read_header(d, t, 1, 1, &p);
+    if (t->sectors < 3 && !(p.ok && p.beyond))
+        return 0;   /* no room for a primary and a backup: only a cut copy has one */
     if (p.ok && walk_entries(d, t, &p, 0) == 0 && p.in_image == p.count)
         p.entries_ok = 1;
     t->primary_lba = 1;

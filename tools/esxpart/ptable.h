@@ -69,7 +69,7 @@ struct ptable {
     int gpt_backup_used, primary_ok, backup_ok;
     int gpt_header;               /* a header was read: the fields below are its */
     int gpt_cut;                  /* the primary describes a larger disk: a cut copy */
-    uint64_t gpt_sectors;         /* the disk size the header was written for */
+    uint64_t gpt_sectors;         /* the disk size the header was written for, 0 none */
     unsigned char disk_guid[16];
     uint64_t first_usable, last_usable, primary_lba, backup_lba, entries_lba;
     uint32_t entry_count, entry_size;

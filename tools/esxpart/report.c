@@ -405,7 +405,10 @@ void report_json_disk(struct jsonw *w, const char *path, const struct ptable *t)
             jw_uint(w, "entries_lba", t->entries_lba);
             jw_uint(w, "entry_count", t->entry_count);
             jw_uint(w, "entry_size", t->entry_size);
-            jw_uint(w, "sectors_expected", t->gpt_sectors);
+            if (t->gpt_sectors)
+                jw_uint(w, "sectors_expected", t->gpt_sectors);
+            else
+                jw_null(w, "sectors_expected");
         } else {
             static const char *const none[] = { "disk_guid", "first_usable", "last_usable",
                 "backup_lba", "entries_lba", "entry_count", "entry_size", "sectors_expected" };
