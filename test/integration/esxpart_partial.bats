@@ -43,6 +43,17 @@ EOF
 
 # the bootbank detail lines of a report
 bank_lines() { grep -E '^  bootbank ' <<< "$1"; }
+# bank_with NAME TEXT: $W/NAME.img, one bank whose boot.cfg is TEXT (printf's format)
+bank_with() {
+    # shellcheck disable=SC2059
+    printf "$2" > "$W/$1.cfg"
+    onebank_write "$W/$1.img" "$W/$1.cfg"
+}
+# bank_is JQ WANT: the -J output's first bootbank, through JQ, is WANT
+bank_is() {
+    local got; got=$(jq -c ".disks[0].partitions[0].bootbank | $1" <<< "$output")
+    [ "$got" = "$2" ] || flunk "bootbank $1: $got, not $2: $output"
+}
 
 @test "esxpart partial: dd-cut copies list the GPT's partitions, mark those past the end, read the whole ones" {
     # cut inside the entry array: entries 1-4 are in the image, partition 1 among them
@@ -149,7 +160,7 @@ bank_lines() { grep -E '^  bootbank ' <<< "$1"; }
     assert_not_contains "sets no build"
     assert_not_contains "no bootbank the loader would boot"
     run "$BIN/esxpart" -J "$W/past.img"
-    [ "$(jq -c '.disks[0].partitions[0].bootbank | [.boot_cfg, .boot_cfg_bytes, .build, .eligible]' <<< "$output")" = '["truncated",1049600,null,false]' ] || flunk "$output"
+    bank_is '[.boot_cfg, .boot_cfg_bytes, .build, .eligible]' '["truncated",1049600,null,false]'
     [ "$(jq -r '.disks[0].findings[] | select(.level == "warning") | .text' <<< "$output")" = "partition 5: boot.cfg is 1049600 bytes; only the first 1048576 were read (a real one is a few KiB): a key past them is not seen" ] || flunk "$output"
 }
 
@@ -168,28 +179,25 @@ bank_lines() { grep -E '^  bootbank ' <<< "$1"; }
         assert_contains "error: partition 5: boot.cfg ($size $bytes) has no key=value lines: the loader finds no build in it"
         assert_not_contains "valid"
         run "$BIN/esxpart" -J "$W/$f.img"
-        [ "$(jq -c '.disks[0].partitions[0].bootbank | [.boot_cfg, .lines, .state, .bootstate, .eligible, .verdict]' <<< "$output")" = '["read",0,"unset",null,false,"not bootable: boot.cfg has no key=value lines"]' ] || flunk "$f: $output"
+        bank_is '[.boot_cfg, .lines, .state, .bootstate, .eligible, .verdict]' '["read",0,"unset",null,false,"not bootable: boot.cfg has no key=value lines"]'
     done
     # a bank that is not bootable for another reason shows its bootstate as written
-    printf 'bootstate=0\nupdated=4\n' > "$W/nobuild.cfg"
-    onebank_write "$W/nobuild.img" "$W/nobuild.cfg"
+    bank_with nobuild 'bootstate=0\nupdated=4\n'
     run "$BIN/esxpart" "$W/nobuild.img"
     [ "$(bank_lines "$output")" = "  bootbank 1 (partition 5): build (none), updated 4, bootstate=0: not bootable: boot.cfg sets no build" ] || flunk "$output"
 }
 
 @test "esxpart partial: numbers in boot.cfg read as esx-boot reads them (atoi into an unsigned counter), said in a finding" {
-    printf 'bootstate=0\nbuild=8.0.3\nupdated=99999999999999999999999\n' > "$W/big.cfg"
-    onebank_write "$W/big.img" "$W/big.cfg"
+    bank_with big 'bootstate=0\nbuild=8.0.3\nupdated=99999999999999999999999\n'
     run "$BIN/esxpart" --verify "$W/big.img"
     assert_status 0
     [ "$(bank_lines "$output")" = "  bootbank 1 (partition 5): build 8.0.3, updated 4294967295 (written 99999999999999999999999), valid: boots next" ] || flunk "$output"
     assert_contains "warning: partition 5: boot.cfg's updated=\"99999999999999999999999\" is read by the loader as 4294967295 (2147483647 by the legacy BIOS loader)"
     assert_not_contains "updated is 0"
     run "$BIN/esxpart" -J "$W/big.img"
-    [ "$(jq -c '.disks[0].partitions[0].bootbank | [.updated, .eligible, .boots_next]' <<< "$output")" = '[4294967295,true,true]' ] || flunk "$output"
+    bank_is '[.updated, .eligible, .boots_next]' '[4294967295,true,true]'
     # -5: the int -5 stored in a uint32_t
-    printf 'bootstate=0\nbuild=8.0.3\nupdated=-5\n' > "$W/neg.cfg"
-    onebank_write "$W/neg.img" "$W/neg.cfg"
+    bank_with neg 'bootstate=0\nbuild=8.0.3\nupdated=-5\n'
     run "$BIN/esxpart" "$W/neg.img"
     assert_status 0
     [ "$(bank_lines "$output")" = "  bootbank 1 (partition 5): build 8.0.3, updated 4294967291 (written -5), valid: boots next" ] || flunk "$output"
@@ -197,14 +205,13 @@ bank_lines() { grep -E '^  bootbank ' <<< "$1"; }
     run "$BIN/esxpart" -J "$W/neg.img"
     [ "$(jq -c '[.disks[0].partitions[0].bootbank.updated, (.disks[0].findings[] | select(.level == "warning") | .text)]' <<< "$output")" = '[4294967291,"partition 5: boot.cfg'"'"'s updated=\"-5\" is read by the loader as 4294967291"]' ] || flunk "$output"
     # no number (a trailing comment is part of the value for the loader): the file is rejected
-    printf 'bootstate=0\nbuild=8.0.3\nupdated=5 # five\n' > "$W/junk.cfg"
-    onebank_write "$W/junk.img" "$W/junk.cfg"
+    bank_with junk 'bootstate=0\nbuild=8.0.3\nupdated=5 # five\n'
     run "$BIN/esxpart" --verify "$W/junk.img"
     assert_status 1
     [ "$(bank_lines "$output")" = "  bootbank 1 (partition 5): build 8.0.3, updated not read, bootstate=0: not bootable: a number in boot.cfg is no number, so the loader rejects the file" ] || flunk "$output"
     assert_contains "error: partition 5: boot.cfg's updated=\"5 # five\" is no number (the loader takes only '-' and digits): it rejects the whole file and skips this bank"
     run "$BIN/esxpart" -J "$W/junk.img"
-    [ "$(jq -c '.disks[0].partitions[0].bootbank | [.updated, .eligible]' <<< "$output")" = '[null,false]' ] || flunk "$output"
+    bank_is '[.updated, .eligible]' '[null,false]'
 }
 
 @test "esxpart partial: singular and plural; a 128-byte escaped label is cut in the table, whole in the detail line and -J" {

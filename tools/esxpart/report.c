@@ -399,21 +399,20 @@ void report_json_disk(struct jsonw *w, const char *path, const struct ptable *t)
         if (t->gpt_header) {
             guid_canon(t->disk_guid, buf);
             jw_str(w, "disk_guid", buf);
-            jw_uint(w, "first_usable", t->first_usable);
-            jw_uint(w, "last_usable", t->last_usable);
-            jw_uint(w, "backup_lba", t->backup_lba);
-            jw_uint(w, "entries_lba", t->entries_lba);
-            jw_uint(w, "entry_count", t->entry_count);
-            jw_uint(w, "entry_size", t->entry_size);
-            if (t->gpt_sectors)
-                jw_uint(w, "sectors_expected", t->gpt_sectors);
-            else
-                jw_null(w, "sectors_expected");
         } else {
-            static const char *const none[] = { "disk_guid", "first_usable", "last_usable",
-                "backup_lba", "entries_lba", "entry_count", "entry_size", "sectors_expected" };
-            for (size_t i = 0; i < ARRAY_SIZE(none); i++)
-                jw_null(w, none[i]);
+            jw_null(w, "disk_guid");
+        }
+        const struct { const char *key; uint64_t value; int known; } nums[] = {
+            { "first_usable", t->first_usable, 1 }, { "last_usable", t->last_usable, 1 },
+            { "backup_lba", t->backup_lba, 1 },     { "entries_lba", t->entries_lba, 1 },
+            { "entry_count", t->entry_count, 1 },   { "entry_size", t->entry_size, 1 },
+            { "sectors_expected", t->gpt_sectors, t->gpt_sectors != 0 },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(nums); i++) {
+            if (t->gpt_header && nums[i].known)
+                jw_uint(w, nums[i].key, nums[i].value);
+            else
+                jw_null(w, nums[i].key);
         }
         jw_bool(w, "cut", t->gpt_cut);
         jw_end(w);
