@@ -23,7 +23,9 @@ TOOLS=esxperf,esxmtu,esxpart,esxdiag-selftest
 # 0), or lack only its last option's value (the page names an option, not a run);
 # a refusal a code block shows must be the tool's line word for word when the
 # option engine gives it (a later check's is not reached by a parse); one shown
-# as refused must be refused (exit 2).
+# as refused must be refused (exit 2). The runs are in a network namespace of their
+# own with nothing but loopback (doc_commands_offline): should the parse-only mode
+# ever break, a page's `esxmtu 10.160.22.112` still sends nothing anywhere.
 doc_commands() {
     local where kind cmd argv want out rc
     python3 "$ESXDIAG_ROOT/test/lib/doc-commands.py" "$TOOLS" "$@" > "$W/rows" || return 1
@@ -43,6 +45,11 @@ doc_commands() {
         esac
         echo "$where: ${argv[*]}: exit $rc: $out"
     done < "$W/rows"
+}
+doc_commands_offline() {
+    export -f doc_commands
+    export W TOOLS
+    unshare --net -- bash -c 'doc_commands "$@"' _ "$@"
 }
 
 @test "docs: every relative link in README.md, HACKING.md, BENCHMARKS.md and docs/*.md resolves, file and #anchor" {
@@ -121,7 +128,7 @@ EOF
 
 @test "docs: every command line and option README.md and docs/*.md show parses with its tool's own options" {
     cd "$ESXDIAG_ROOT"
-    run doc_commands README.md docs/*.md
+    run doc_commands_offline README.md docs/*.md
     [ -z "$output" ] || flunk "pages name options their tool does not take (fix the page, or the tool):"$'\n'"$output"
     # the checker saw the pages: command lines, bare options and refusals
     local n; n=$(python3 test/lib/doc-commands.py "$TOOLS" README.md docs/*.md | cut -f2 | sort | uniq -c | awk '{ printf "%s=%s ", $2, ($1 > 10 ? "many" : $1) }')
@@ -153,7 +160,7 @@ EOF
     local line; line=$("$BIN/esxmtu" -m 10 2>&1) || true
     sed -i "s|^MTU_LINE\$|$line|" "$W/docs/esxmtu.md"
     cd "$W"
-    run doc_commands docs/esxmtu.md
+    run doc_commands_offline docs/esxmtu.md
     [ "$(printf '%s\n' "$output" | wc -l)" -eq 5 ] || flunk "expected 5 findings, got: $output"
     assert_contains "docs/esxmtu.md:12: esxmtu --no-such 198.18.1.2: exit 2: esxmtu: unknown option"
     assert_contains "docs/esxmtu.md:12: esxmtu -V: exit 2: esxmtu: unknown option -V"
