@@ -7,7 +7,8 @@
  * its strtol saturates at LONG_MIN/LONG_MAX (64-bit long in the UEFI build, 32-bit
  * in the BIOS one: libc/include/limits.h), and the int keeps the low 32 bits (the
  * compiler's conversion); config.c then stores updated in a uint32_t, so -5 is
- * 4294967291. The UEFI reading decides (ESXi 7 and 8 boot UEFI by default). */
+ * 4294967291. The UEFI build's reading decides (current servers boot ESXi from
+ * UEFI); where the BIOS build reads a value otherwise, the finding says so. */
 #include "bootcfg.h"
 
 #include <stdio.h>
