@@ -89,7 +89,7 @@ def option_words(span):
     return out
 
 
-def block_rows(path, lines, n, line, fence_state, tools):
+def block_rows(lines, n, line, tools):
     """a code-block line: a command row, or a refusal row when the next line is
     the tool's refusal"""
     argv = command(line, tools)
@@ -128,12 +128,11 @@ def scan(path, tools):
                 continue
             at = start if pending else n
             pending = ''
-            for row in block_rows(path, lines, n, line, fence, tools):
+            for row in block_rows(lines, n, line, tools):
                 yield (at,) + row[1:]
             continue
         if not line.strip() or line.lstrip().startswith(('#', '|')):
             para = ''
-        pos = 0
         for sm in re.finditer(r'(?<!`)`([^`]+)`(?!`)', line):
             span = sm.group(1)
             before = para + ' ' + line[:sm.start()]
@@ -149,7 +148,6 @@ def scan(path, tools):
             if who in tools:
                 for w in option_words(span):
                     yield n, 'opt', [who, w]
-            pos = sm.end()
         para += ' ' + line
 
 
