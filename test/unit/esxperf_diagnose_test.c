@@ -245,6 +245,12 @@ static void a_speed_passed_or_nominal_is_no_bound(void **state)
     assert_int_not_equal(decide(&e, &d), DIAG_LINE_RATE);
     assert_true(d.percent_of_link < 0 && d.link_mbps == 10000);
     assert_non_null(strstr(d.link_note, "no bound"));
+    e.rate_bps = 10.4e9;               /* 104 %: the measure's edge, shown as 100 */
+    assert_int_equal(decide(&e, &d), DIAG_LINE_RATE);
+    assert_true(d.percent_of_link == 100);
+    e.rate_bps = 10.6e9;               /* past the slack: no bound */
+    assert_int_not_equal(decide(&e, &d), DIAG_LINE_RATE);
+    assert_true(d.percent_of_link < 0);
     e.rate_bps = 9.5e9;                /* a physical uplink at 95 %: line rate */
     assert_int_equal(decide(&e, &d), DIAG_LINE_RATE);
     assert_true(d.percent_of_link > 94 && d.percent_of_link < 96);
@@ -281,13 +287,13 @@ static void udp_receiver_overflow(void **state)
     e.snd_thread_pct = 49;
     e.snd_thread_demand_pct = 100;     /* the sender is CPU-bound too: not the reason */
     e.rcv_thread_pct = 40;
-    e.rcv_thread_demand_pct = 63;
+    e.rcv_thread_demand_pct = 63;     /* it had room: the buffer, not the thread */
     e.udp_loss_pct = 27.36;
     e.udp_drop_pct = 27.30;
     assert_int_equal(decide(&e, &d), DIAG_RECEIVE_BUFFER);
     assert_string_equal(d.key, "receive-buffer");
     assert_non_null(strstr(d.advice, "net.core.rmem_max"));
-    e.rcv_thread_demand_pct = 98;      /* the thread had no room: its CPU */
+    e.rcv_thread_demand_pct = DIAG_OVERFLOW_CPU_PCT;   /* no room left: its CPU */
     assert_int_equal(decide(&e, &d), DIAG_RECEIVER_CPU);
     assert_null(strstr(d.advice, "LRO"));
     e.udp_drop_pct = 5;                /* most of the loss elsewhere: the path */

@@ -41,11 +41,14 @@ static double pct_of_busy(double part, double busy)
     return known(part) && busy > 0 ? 100.0 * part / busy : -1;
 }
 
-/* the rate passed the link's speed: that speed is no bound */
+/* the rate passed the link's speed: that speed is no bound. A few percent over is
+ * the measure's edge, not a faster link: the bytes in flight and in a shaper's queue
+ * at the end arrive after the sender's clock stopped, and a shaper's bucket lets a
+ * burst through (up to 105 %, and the share is shown as 100) */
 static int link_passed(const struct diag_evidence *e)
 {
     return known(e->link_mbps) && e->link_mbps > 0 && known(e->rate_bps) &&
-           e->rate_bps > e->link_mbps * 1e6;
+           e->rate_bps > e->link_mbps * 1e6 * DIAG_SPEED_SLACK_PCT / 100;
 }
 
 /* the share of the link, of a speed that bounds only: not a virtual device's
@@ -55,7 +58,8 @@ static double link_pct(const struct diag_evidence *e)
     if (!known(e->link_mbps) || !(e->link_mbps > 0) || !known(e->rate_bps) || e->link_nominal ||
         link_passed(e))
         return -1;
-    return 100.0 * e->rate_bps / (e->link_mbps * 1e6);
+    double pct = 100.0 * e->rate_bps / (e->link_mbps * 1e6);
+    return pct < 100 ? pct : 100;
 }
 
 /* the link in words, for the line: its share, or why it has none */
@@ -127,11 +131,14 @@ static int udp_overflow(const struct diag_evidence *e, char *w, size_t n)
     return 1;
 }
 
-/* ... and the receiving thread at 90 % of a core: it could not read faster */
+/* ... and the receiving thread at 75 % of a core or more: with datagrams always
+ * waiting in its full buffer it never had to wait for one, so the quarter left is its
+ * loop's start and end (the first datagram, the drain after the sender stops), not
+ * room: it could not read faster */
 static int r_udp_receiver_cpu(const struct diag_evidence *e, char *w, size_t n)
 {
     double t = thread_load(e->rcv_thread_pct, e->rcv_thread_demand_pct);
-    return udp_overflow(e, w, n) && known(t) && t >= DIAG_CPU_BOUND_PCT;
+    return udp_overflow(e, w, n) && known(t) && t >= DIAG_OVERFLOW_CPU_PCT;
 }
 
 /* ... the thread had room: the buffer was too small for the bursts between reads */

@@ -19,6 +19,8 @@ enum diag_class {
 /* thresholds (the reasons are beside each rule in diagnose.c and in docs/esxperf.md) */
 #define DIAG_PACING_PCT 90.0      /* the asked -b/--fq-rate reached */
 #define DIAG_LINE_RATE_PCT 90.0   /* of the link's speed */
+#define DIAG_SPEED_SLACK_PCT 105.0 /* of the link's speed: a measure's edge, still the link
+                                   * (shown as 100); above it the speed is no bound */
 #define DIAG_CPU_BOUND_PCT 90.0   /* of one core: ran, or waited to run */
 #define DIAG_LOSS_PCT 1.0         /* of the segments sent: retransmitted */
 #define DIAG_LIMITED_PCT 50.0     /* of the time with data to send: limited by it */
@@ -27,6 +29,7 @@ enum diag_class {
 #define DIAG_AUTOTUNE_FRAC 0.5    /* of the autotuning cap: the window is at its bound */
 #define DIAG_INFLIGHT_FRAC 0.25   /* of the buffer -w made: in flight, the window is full */
 #define DIAG_OVERFLOW_FRAC 0.5    /* of the datagrams lost: dropped by the receiving socket */
+#define DIAG_OVERFLOW_CPU_PCT 75.0 /* of a core: a reader with its socket full had no room */
 
 /* What a run measured. Every figure is negative when it is not known. CPU figures
  * are percent of one core (a process over several cores may pass 100). */
