@@ -363,6 +363,32 @@ PY
     done
 }
 
+@test "a crowded core: the sender beside a busy loop on its CPU (taskset), forward and -R: a CPU class from the wait" {
+    [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+    taskset -c 0 sh -c 'while :; do :; done' &
+    EXTRA_PIDS+=("$!")
+    JSON="$BATS_TEST_TMPDIR/run.json"
+    # the sender on CPU 0 beside the loop, the receiver on CPU 1: forward the client
+    # sends, with -R the server
+    for dir in "" -R; do
+        local cpu_a=0 cpu_b=1
+        [ -z "$dir" ] || { cpu_a=1; cpu_b=0; }
+        SOUT=/dev/null
+        ip netns exec "$DB" taskset -c $cpu_b timeout 30 "$BIN/esxperf" -s -1 -p 5305 > /dev/null 2>&1 &
+        EXTRA_PIDS+=("$!")
+        wait_port_in "$DB" 5305
+        ip netns exec "$DA" taskset -c $cpu_a timeout 30 "$BIN/esxperf" -c 198.18.8.2 -p 5305 -J -t 2 $dir > "$JSON"
+        one_server_done
+        got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
+        case $got in sender-cpu|receiver-cpu) ;; *) flunk "$dir: $got: $(jget "$JSON" 'd["end"]["diagnosis"]')" ;; esac
+        ran=$(evidence sender_thread_cpu) want=$(evidence sender_thread_cpu_demand)
+        python3 -c "import sys; sys.exit(not $want - $ran >= 25)" ||
+            flunk "$dir: the crowded sender ran $ran %, ran or waited $want %"
+        jget "$JSON" 'd["end"]["diagnosis"]["because"]' | grep -q "waited to run" ||
+            flunk "$dir: because: $(jget "$JSON" 'd["end"]["diagnosis"]["because"]')"
+    done
+}
+
 @test "--bidir names the direction it judges, in text and -J" {
     LABEL=pacing verdict_is pacing -t 2 -b 50M --bidir
     assert_contains "bottleneck: pacing (client to server: "

@@ -125,9 +125,16 @@ static void thresholds_are_the_documented_ones(void **state)
     struct diag_evidence e;
     struct diagnosis d;
     plain(&e);
+    e.snd_thread_pct = 80;             /* waited under a quarter: not crowded */
     e.snd_thread_demand_pct = DIAG_CPU_BOUND_PCT - 0.5;
     assert_int_equal(decide(&e, &d), DIAG_NETWORK);
     e.snd_thread_demand_pct = DIAG_CPU_BOUND_PCT;
+    assert_int_equal(decide(&e, &d), DIAG_SENDER_CPU);
+    plain(&e);                         /* waited a quarter of its run: crowded */
+    e.snd_thread_pct = 30;
+    e.snd_thread_demand_pct = 30 + DIAG_CROWDED_PCT - 0.5;
+    assert_int_equal(decide(&e, &d), DIAG_NETWORK);
+    e.snd_thread_demand_pct = 30 + DIAG_CROWDED_PCT;
     assert_int_equal(decide(&e, &d), DIAG_SENDER_CPU);
 
     plain(&e);
@@ -265,6 +272,22 @@ static void a_speed_passed_or_nominal_is_no_bound(void **state)
     e.snd_thread_demand_pct = 99;
     assert_int_equal(decide(&e, &d), DIAG_SENDER_CPU);
     assert_non_null(strstr(d.because, "ran or waited to run 99 % of a core (ran 51 %)"));
+    plain(&e);                         /* -R, the server beside a busy loop (recorded):
+                                        * it ran 7 %, waited 59 %, slept in poll the rest */
+    e.rate_bps = 2.45e9;
+    e.snd_thread_pct = 7.4;
+    e.snd_thread_demand_pct = 66.1;
+    e.rcv_thread_pct = 6.6;
+    e.rcv_thread_demand_pct = 30.5;
+    e.retrans = 3778;
+    e.segs_out = 429932;
+    assert_int_equal(decide(&e, &d), DIAG_SENDER_CPU);
+    assert_non_null(strstr(d.because, "waited to run 59 %"));
+    assert_non_null(strstr(d.advice, "-A"));
+    e.rcv_thread_demand_pct = 70;      /* the receiver waited longer: it is named */
+    assert_int_equal(decide(&e, &d), DIAG_RECEIVER_CPU);
+    e.retrans = 5000;                  /* loss on the path comes first */
+    assert_int_equal(decide(&e, &d), DIAG_NETWORK_LOSS);
     plain(&e);                         /* the receiver crowded, -R */
     e.rate_bps = 8e9;
     e.rcv_thread_pct = 48;

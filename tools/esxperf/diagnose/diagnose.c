@@ -22,7 +22,7 @@ void diag_evidence_init(struct diag_evidence *e)
     e->local_sender = 1;
     e->rtt_us = e->segs_out = e->retrans = e->udp_loss_pct = -1;
     e->peer_wnd_bytes = e->autotune_cap_bytes = -1;
-    e->snd_buf_bytes = e->rcv_buf_bytes = e->udp_drop_pct = -1;
+    e->snd_buf_bytes = e->rcv_buf_bytes = e->udp_drop_pct = e->dsack_dups = -1;
 }
 
 static int known(double v)
@@ -273,19 +273,33 @@ static int r_receiver_cpu(const struct diag_evidence *e, char *w, size_t n)
     return rw >= DIAG_STARVED_PCT && !window_bounded(e);
 }
 
-/* Network loss: 1 % of the segments retransmitted (or 1 % of the datagrams lost) is
- * far more than TCP's own probing of a full queue costs (well under 0.5 %), so the
- * path drops packets and the congestion window never opens. */
+/* the segments lost on the path, percent of those sent: the retransmits less those
+ * the receiver already had (it says so with a DSACK: a sender whose ACKs came late, a
+ * crowded core, retransmits what was never lost) */
+static double lost_pct(const struct diag_evidence *e)
+{
+    if (!known(e->retrans) || !(e->segs_out > 0))
+        return -1;
+    double lost = e->retrans - (known(e->dsack_dups) ? e->dsack_dups : 0);
+    return 100.0 * (lost > 0 ? lost : 0) / e->segs_out;
+}
+
+/* Network loss: 1 % of the segments lost (retransmitted, less the needless ones), or
+ * 1 % of the datagrams, is far more than TCP's own probing of a full queue costs (well
+ * under 0.5 %), so the path drops packets and the congestion window never opens. */
 static int r_loss(const struct diag_evidence *e, char *w, size_t n)
 {
     if (e->udp) {
         snprintf(w, n, "%.2f %% of the datagrams lost", e->udp_loss_pct);
         return known(e->udp_loss_pct) && e->udp_loss_pct >= DIAG_LOSS_PCT;
     }
-    if (!known(e->retrans) || !(e->segs_out > 0))
+    double pct = lost_pct(e);
+    if (!known(pct))
         return 0;
-    double pct = 100.0 * e->retrans / e->segs_out;
-    snprintf(w, n, "%.2f %% of the segments retransmitted", pct);
+    int k = snprintf(w, n, "%.2f %% of the segments retransmitted", 100.0 * e->retrans / e->segs_out);
+    if (known(e->dsack_dups) && e->dsack_dups > 0 && k > 0 && (size_t)k < n)
+        snprintf(w + k, n - (size_t)k, ", %.2f %% needlessly (the receiver had them): %.2f %% lost",
+                 100.0 * e->dsack_dups / e->segs_out, pct);
     return pct >= DIAG_LOSS_PCT;
 }
 
@@ -330,6 +344,42 @@ static int r_send_buffer(const struct diag_evidence *e, char *w, size_t n)
     return h && sb > rw;
 }
 
+/* the time a thread waited to run while runnable, percent of its loop's run */
+static double waited(double used, double demand)
+{
+    return known(used) && known(demand) && demand > used ? demand - used : -1;
+}
+
+/* Crowded: a stream thread runnable but kept off its core by other work (a busy
+ * process beside it, VMs on an ESXi host) a quarter of its loop's run or more. Such
+ * a thread is not at 90 % of a core when it also sleeps in poll (its ACKs, processed on
+ * the same crowded core, come late and its buffer stays full), so the rule above does
+ * not see it; nothing the network did explains the rate either (no loss, no window:
+ * those rules come first). The side that waited longer is named. */
+static int crowded_side(const struct diag_evidence *e, int sender, char *w, size_t n)
+{
+    double ws = waited(e->snd_thread_pct, e->snd_thread_demand_pct);
+    double wr = waited(e->rcv_thread_pct, e->rcv_thread_demand_pct);
+    double mine = sender ? ws : wr, other = sender ? wr : ws;
+    if (!known(mine) || mine < DIAG_CROWDED_PCT || (known(other) && other > mine))
+        return 0;
+    snprintf(w, n, "the %s thread waited to run %.0f %% of its run (it ran %.0f %%): crowded off its "
+             "core; the %s's waited %s%.0f %%", sender ? "sending" : "receiving", mine,
+             sender ? e->snd_thread_pct : e->rcv_thread_pct, sender ? "receiver" : "sender",
+             known(other) ? "" : "n/a ", known(other) ? other : 0);
+    return 1;
+}
+
+static int r_sender_crowded(const struct diag_evidence *e, char *w, size_t n)
+{
+    return crowded_side(e, 1, w, n);
+}
+
+static int r_receiver_crowded(const struct diag_evidence *e, char *w, size_t n)
+{
+    return crowded_side(e, 0, w, n);
+}
+
 /* Network: TCP said what held it (busy time known) and neither window, buffer, loss
  * nor CPU did: the congestion window, i.e. the path's capacity. The line gives each
  * figure that was below its rule, never "none seen" over figures it has. */
@@ -342,9 +392,8 @@ static int r_network(const struct diag_evidence *e, char *w, size_t n)
         return known(e->udp_loss_pct);
     }
     double rw = pct_of_busy(e->rwnd_limited_us, e->busy_us), sb = pct_of_busy(e->sndbuf_limited_us, e->busy_us);
-    double rt = known(e->retrans) && e->segs_out > 0 ? 100.0 * e->retrans / e->segs_out : -1;
     snprintf(w, n, "TCP held by the receiver's window %.0f %% and its send buffer %.0f %% of its busy "
-             "time, %.2f %% retransmitted: under each rule's bound; %s", rw, sb, rt, lw);
+             "time, %.2f %% of the segments lost: under each rule's bound; %s", rw, sb, lost_pct(e), lw);
     return e->busy_us > 0;
 }
 
@@ -409,6 +458,10 @@ static const struct diag_rule rules[] = {
     { DIAG_RECEIVE_WINDOW, r_receive_window, NULL },
     { DIAG_SEND_BUFFER, r_send_buffer, NULL },
     { DIAG_RECEIVER_CPU, r_receiver_cpu, NULL },
+    { DIAG_SENDER_CPU, r_sender_crowded,
+      "the sender's core is shared: pin it to a core of its own (-A), or move what crowds it" },
+    { DIAG_RECEIVER_CPU, r_receiver_crowded,
+      "the receiver's core is shared: pin it to a core of its own (-A), or move what crowds it" },
     { DIAG_NETWORK, r_network, NULL },
     { DIAG_UNKNOWN, r_unknown, NULL },
 };
@@ -455,6 +508,7 @@ static void list_evidence(const struct diag_evidence *e, struct diagnosis *d)
     add(d, "bandwidth_delay_product", bdp_bytes(e), "bytes");
     add(d, "segments_sent", e->segs_out, "segments");
     add(d, "retransmits", e->retrans, "segments");
+    add(d, "needless_retransmits", e->dsack_dups, "segments");
     add(d, "udp_loss", e->udp_loss_pct, "%");
     add(d, "udp_socket_drops", e->udp_drop_pct, "%");
     add(d, "peer_window", e->peer_wnd_bytes, "bytes");

@@ -24,6 +24,7 @@ enum diag_class {
 #define DIAG_CPU_BOUND_PCT 90.0   /* of one core: ran, or waited to run */
 #define DIAG_LOSS_PCT 1.0         /* of the segments sent: retransmitted */
 #define DIAG_LIMITED_PCT 50.0     /* of the time with data to send: limited by it */
+#define DIAG_CROWDED_PCT 25.0     /* of its loop's run: a thread waited to run (runnable) */
 #define DIAG_FED_PCT 50.0         /* of the sender's run: TCP had data to send */
 #define DIAG_STARVED_PCT 25.0     /* of that time: held by a window free to grow */
 #define DIAG_AUTOTUNE_FRAC 0.5    /* of the autotuning cap: the window is at its bound */
@@ -56,6 +57,7 @@ struct diag_evidence {
     int app_limited;              /* tcpi_delivery_rate_app_limited of any stream (-1) */
     double rtt_us;                /* smoothed RTT (the largest stream's) */
     double segs_out, retrans;     /* data segments sent, retransmitted (TCP) */
+    double dsack_dups;            /* ... of those the receiver had already (DSACK) */
     double udp_loss_pct;          /* datagrams lost (UDP) */
     double peer_wnd_bytes;        /* the largest window the receiver advertised */
     double window_bytes;          /* -w (0 = autotuning) */

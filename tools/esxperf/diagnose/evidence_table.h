@@ -21,6 +21,7 @@ EV("app_limited", app_limited, 1)
 EV("rtt_us", rtt_us, EV_US_MAX)
 EV("segments_sent", segs_out, EV_COUNT_MAX)
 EV("retransmits", retrans, EV_COUNT_MAX)
+EV("needless_retransmits", dsack_dups, EV_COUNT_MAX)   /* tcpi_dsack_dups */
 EV("peer_window_bytes", peer_wnd_bytes, EV_COUNT_MAX)
 /* the socket buffers as the kernel made them (SO_SNDBUF of a sender, SO_RCVBUF of a
  * receiver): what -w became */

@@ -51,6 +51,7 @@ static void tcp_sender(const struct stream_evidence *x, const struct stream_book
     sum_into(&v->sndbuf_limited_us, (double)x->sndbuf_limited_us);
     sum_into(&v->segs_out, (double)x->segs_out);
     sum_into(&v->retrans, (double)x->retrans);
+    sum_into(&v->dsack_dups, (double)x->dsack_dups);
     max_into(&v->rtt_us, (double)x->rtt_us);
     if (x->app_limited >= 0)
         v->app_limited = v->app_limited > 0 || x->app_limited;
@@ -97,6 +98,7 @@ static void from_sides(const struct side_evidence *snd, const struct side_eviden
     e->rtt_us = snd->rtt_us;
     e->segs_out = snd->segs_out;
     e->retrans = snd->retrans;
+    e->dsack_dups = snd->dsack_dups;
     e->peer_wnd_bytes = snd->peer_wnd_bytes;
     e->snd_buf_bytes = snd->snd_buf_bytes;
     e->rcv_buf_bytes = rcv->rcv_buf_bytes;

@@ -24,6 +24,7 @@
 #define TI_BUSY 168               /* tcpi_busy_time, u64 us (4.10) */
 #define TI_RWND_LIMITED 176
 #define TI_SNDBUF_LIMITED 184
+#define TI_DSACK_DUPS 216         /* tcpi_dsack_dups: retransmits the receiver had (5.0) */
 #define TI_SND_WND 228            /* 5.4 */
 
 static int64_t ti_get(const unsigned char *raw, socklen_t len, size_t at, size_t size)
@@ -135,6 +136,7 @@ static void tcp_evidence(struct stream *s)
     e->busy_us = ti_get(u.raw, len, TI_BUSY, 8);
     e->rwnd_limited_us = ti_get(u.raw, len, TI_RWND_LIMITED, 8);
     e->sndbuf_limited_us = ti_get(u.raw, len, TI_SNDBUF_LIMITED, 8);
+    e->dsack_dups = ti_get(u.raw, len, TI_DSACK_DUPS, 4);
     e->snd_wnd = ti_get(u.raw, len, TI_SND_WND, 4);
 }
 
@@ -152,7 +154,7 @@ void stream_evidence_end(struct stream *s)
         e->demand_pct = 100.0 * (double)(run - e->run_begin_ns + wait - e->wait_begin_ns) / wall;
     e->app_limited = -1;
     e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
-    e->rtt_us = e->segs_out = e->retrans = e->snd_wnd = -1;
+    e->rtt_us = e->segs_out = e->retrans = e->snd_wnd = e->dsack_dups = -1;
     int buf = 0;
     socklen_t bl = sizeof buf;
     e->sock_buf = getsockopt(s->fd, SOL_SOCKET, s->sender ? SO_SNDBUF : SO_RCVBUF, &buf, &bl) == 0 &&

@@ -25,6 +25,7 @@ struct stream_evidence {
     int64_t busy_us, rwnd_limited_us, sndbuf_limited_us;
     int app_limited;
     int64_t rtt_us, segs_out, retrans, snd_wnd;
+    int64_t dsack_dups;                   /* retransmits the receiver already had (5.0+) */
     int64_t sock_buf;                     /* SO_SNDBUF of a sender, SO_RCVBUF of a
                                            * receiver, as the kernel made it; -1 */
     int64_t udp_in_begin, udp_drops_begin;   /* a UDP receiver: the host's counters */
