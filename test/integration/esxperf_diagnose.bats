@@ -259,6 +259,28 @@ PY
         flunk "no receiver CPU from iperf3's results"
 }
 
+@test "against iperf3 3.22 as the client: the esxperf server judges -R from its own evidence (drops, -w 8K), text and -J" {
+    source "$ESXDIAG_ROOT/test/lib/iperf3-peers.sh"
+    iperf3_peers_fetch >/dev/null 2>&1 || skip "$IPERF3_PEERS_ERROR"
+    local i3
+    i3=$(iperf3_peer 3.22)
+    # -R: the esxperf server sends; iperf3 reads the results with our key in them
+    one_server 5306 -J
+    ip netns exec "$DA" timeout 30 "$i3" -c 198.18.8.2 -p 5306 -t 2 -R -w 8K > "$BATS_TEST_TMPDIR/i3.out" ||
+        flunk "iperf3 3.22 -R against esxperf: $(cat "$BATS_TEST_TMPDIR/i3.out")"
+    one_server_done
+    JSON=$SOUT
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')" = receive-window ] ||
+        flunk "$(jget "$JSON" 'd["end"]["diagnosis"]')"
+    drop_on_router 30 5306
+    one_server 5306
+    ip netns exec "$DA" timeout 30 "$i3" -c 198.18.8.2 -p 5306 -t 2 -R > "$BATS_TEST_TMPDIR/i3.out" ||
+        flunk "iperf3 3.22 -R against esxperf: $(cat "$BATS_TEST_TMPDIR/i3.out")"
+    one_server_done
+    output=$(cat "$SOUT")
+    assert_contains "bottleneck: network loss ("
+}
+
 @test "link speed: a slow esxcli still answers within the bound; none, or a sick one, gives null" {
     FAKE_ESXCLI_SICK=slow FAKE_ESXCLI_SLOW_S=1 LABEL=pacing verdict_is pacing -t 2 -b 20M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = 10000 ]
