@@ -100,6 +100,15 @@ cg_make() {
 # (before ip netns exec, which mounts a sysfs of the namespace's own over /sys)
 IN_CG='echo $$ > "$0/cgroup.procs" && exec "$@"'
 
+# a server in B on port 5302 capped at $1 percent of one core
+capped_server() {
+    cg_make "$1"
+    sh -c "$IN_CG" "$CG" ip netns exec "$DB" "$BIN/esxperf" -s -p 5302 -D -I "$BATS_TEST_TMPDIR/s.pid"
+    wait_port_in "$DB" 5302
+    wait_file "$BATS_TEST_TMPDIR/s.pid"
+    EXTRA_PIDS=("$(cat "$BATS_TEST_TMPDIR/s.pid")")
+}
+
 # R drops $1 per mille of the TCP segments and UDP datagrams of port $2 (default
 # $PORT), both ways
 drop_on_router() {
@@ -218,11 +227,7 @@ PY
 }
 
 @test "receiver-cpu: the server capped at 1% of a core" {
-    cg_make 1
-    sh -c "$IN_CG" "$CG" ip netns exec "$DB" "$BIN/esxperf" -s -p 5302 -D -I "$BATS_TEST_TMPDIR/s.pid"
-    wait_port_in "$DB" 5302
-    wait_file "$BATS_TEST_TMPDIR/s.pid"
-    EXTRA_PIDS=("$(cat "$BATS_TEST_TMPDIR/s.pid")")
+    capped_server 1
     SPORT=5302 LABEL="receiver CPU" verdict_is receiver-cpu -t 2
     # -R: the capped server sends, its evidence in the results exchange
     SPORT=5302 LABEL="sender CPU" verdict_is sender-cpu -t 2 -R
@@ -366,11 +371,7 @@ PY
 }
 
 @test "receiver-cpu: -u -b 0 into a server capped at 5% of a core, forward" {
-    cg_make 5
-    sh -c "$IN_CG" "$CG" ip netns exec "$DB" "$BIN/esxperf" -s -p 5302 -D -I "$BATS_TEST_TMPDIR/s.pid"
-    wait_port_in "$DB" 5302
-    wait_file "$BATS_TEST_TMPDIR/s.pid"
-    EXTRA_PIDS=("$(cat "$BATS_TEST_TMPDIR/s.pid")")
+    capped_server 5
     SPORT=5302 LABEL="receiver CPU" verdict_is receiver-cpu -t 2 -u -b 0
     assert_contains "dropped by the receiver's full socket buffer"
 }
