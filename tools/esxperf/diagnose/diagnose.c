@@ -76,8 +76,7 @@ static void link_words(const struct diag_evidence *e, char *w, size_t n)
         snprintf(w, n, "%.0f %% of %s's %.0f Mb/s", link_pct(e), name, e->link_mbps);
 }
 
-/* the bandwidth-delay product in bytes (rate x RTT) */
-static double bdp_bytes(const struct diag_evidence *e)
+double diag_bdp_bytes(const struct diag_evidence *e)
 {
     return known(e->rate_bps) && known(e->rtt_us) ? e->rate_bps / 8.0 * e->rtt_us / 1e6 : -1;
 }
@@ -175,7 +174,7 @@ static int r_set_window(const struct diag_evidence *e, char *w, size_t n)
     if (e->udp || !(e->window_bytes > 0))
         return 0;
     double rw = pct_of_busy(e->rwnd_limited_us, e->busy_us), sb = pct_of_busy(e->sndbuf_limited_us, e->busy_us);
-    double bdp = bdp_bytes(e), buf = set_buffer(e);
+    double bdp = diag_bdp_bytes(e), buf = set_buffer(e);
     int held = known(rw) && known(sb) && rw + sb >= DIAG_LIMITED_PCT;
     int full = known(bdp) && bdp >= DIAG_INFLIGHT_FRAC * buf;
     size_t l = (size_t)snprintf(w, n, "-w %.0f KiB: the kernel made a %.0f KiB send buffer", e->window_bytes / 1024,
@@ -234,7 +233,7 @@ static int r_sender_cpu(const struct diag_evidence *e, char *w, size_t n)
  * grow it, though the buffer stays full. */
 static int window_bounded(const struct diag_evidence *e)
 {
-    double bdp = bdp_bytes(e), cap = e->autotune_cap_bytes;
+    double bdp = diag_bdp_bytes(e), cap = e->autotune_cap_bytes;
     return e->window_bytes > 0 || (known(cap) && known(bdp) && bdp >= cap * DIAG_AUTOTUNE_FRAC);
 }
 
@@ -317,7 +316,7 @@ static int held(const struct diag_evidence *e, double *rw, double *sb)
  * autotuning's bound (the BDP at half its cap): the rate is the window / RTT. */
 static int r_receive_window(const struct diag_evidence *e, char *w, size_t n)
 {
-    double rw, sb, bdp = bdp_bytes(e), win = rcv_window(e);
+    double rw, sb, bdp = diag_bdp_bytes(e), win = rcv_window(e);
     if (!held(e, &rw, &sb) || sb > rw)
         return 0;
     if (known(bdp) && known(win))
@@ -334,7 +333,7 @@ static int r_receive_window(const struct diag_evidence *e, char *w, size_t n)
  * autotuning. */
 static int r_send_buffer(const struct diag_evidence *e, char *w, size_t n)
 {
-    double rw, sb, bdp = bdp_bytes(e);
+    double rw, sb, bdp = diag_bdp_bytes(e);
     int h = held(e, &rw, &sb);
     if (known(bdp))
         snprintf(w, n, "send buffer full %.0f %% of the busy time (the receiver's window %.0f %%); "
@@ -472,64 +471,6 @@ const char *diag_class_key(enum diag_class c)
     return (unsigned)c < DIAG_CLASSES ? classes[c].key : NULL;
 }
 
-static void add(struct diagnosis *d, const char *name, double v, const char *unit)
-{
-    if (known(v) && d->n < DIAG_ITEMS)
-        d->ev[d->n++] = (struct diag_item){ name, v, unit };
-}
-
-static void miss(struct diagnosis *d, int absent, const char *name)
-{
-    if (!absent)
-        return;
-    size_t l = strlen(d->missing);
-    snprintf(d->missing + l, sizeof d->missing - l, "%s%s", l ? ", " : "", name);
-}
-
-/* the evidence list, and what was not measured */
-static void list_evidence(const struct diag_evidence *e, struct diagnosis *d)
-{
-    add(d, "rate", e->rate_bps / 1e6, "Mbit/s");
-    if (e->target_bps > 0)
-        add(d, "target_rate", e->target_bps / 1e6, "Mbit/s");
-    if (!e->link_nominal)
-        add(d, "link_speed", e->link_mbps, "Mb/s");
-    add(d, "sender_thread_cpu", e->snd_thread_pct, "% of a core");
-    add(d, "sender_thread_cpu_demand", e->snd_thread_demand_pct, "% of a core");
-    add(d, "receiver_thread_cpu", e->rcv_thread_pct, "% of a core");
-    add(d, "receiver_thread_cpu_demand", e->rcv_thread_demand_pct, "% of a core");
-    add(d, "sender_process_cpu", e->snd_proc_pct, "% of a core");
-    add(d, "receiver_process_cpu", e->rcv_proc_pct, "% of a core");
-    add(d, "busy_time", e->busy_us / 1000, "ms");
-    add(d, "rwnd_limited", e->rwnd_limited_us / 1000, "ms");
-    add(d, "sndbuf_limited", e->sndbuf_limited_us / 1000, "ms");
-    add(d, "app_limited", e->app_limited, "bool");
-    add(d, "rtt", e->rtt_us / 1000, "ms");
-    add(d, "bandwidth_delay_product", bdp_bytes(e), "bytes");
-    add(d, "segments_sent", e->segs_out, "segments");
-    add(d, "retransmits", e->retrans, "segments");
-    add(d, "needless_retransmits", e->dsack_dups, "segments");
-    add(d, "udp_loss", e->udp_loss_pct, "%");
-    add(d, "udp_socket_drops", e->udp_drop_pct, "%");
-    add(d, "peer_window", e->peer_wnd_bytes, "bytes");
-    if (e->window_bytes > 0)
-        add(d, "socket_buffer", e->window_bytes, "bytes");
-    add(d, "sender_socket_buffer", e->snd_buf_bytes, "bytes");
-    add(d, "receiver_socket_buffer", e->rcv_buf_bytes, "bytes");
-    add(d, "autotune_cap", e->autotune_cap_bytes, "bytes");
-    add(d, "tso_off", e->tso_off, "bool");
-    add(d, "lro_off", e->lro_off, "bool");
-    miss(d, !known(e->link_mbps), "link speed");
-    miss(d, !known(e->snd_thread_pct) && !known(e->snd_proc_pct), "sender CPU");
-    miss(d, !known(e->rcv_thread_pct) && !known(e->rcv_proc_pct), "receiver CPU");
-    miss(d, e->udp && !known(e->udp_drop_pct), "the receiver's socket drops (/proc/net/snmp)");
-    if (!e->udp) {
-        miss(d, !known(e->rtt_us) && !known(e->retrans), "TCP_INFO");
-        miss(d, (known(e->rtt_us) || known(e->retrans)) && !known(e->busy_us),
-             "TCP_INFO busy/rwnd/sndbuf times (Linux 4.10+)");
-    }
-}
-
 /* the class's advice, with this host's offloads where they are the side it names */
 static void advise(const struct diag_evidence *e, const struct diag_rule *r, struct diagnosis *d)
 {
@@ -575,12 +516,5 @@ void diag_decide(const struct diag_evidence *e, struct diagnosis *d)
     if (link_passed(e) && !e->link_nominal)
         snprintf(d->link_note, sizeof d->link_note, "the rate passed the %.0f Mb/s %s reports: that speed "
                  "is no bound", e->link_mbps, e->link_name ? e->link_name : "the link");
-    list_evidence(e, d);
-}
-
-void diag_line(const struct diagnosis *d, char *buf, size_t len)
-{
-    int n = snprintf(buf, len, "bottleneck: %s (%s): %s", d->label, d->because, d->advice);
-    if (n >= 0 && (size_t)n < len && d->missing[0])
-        snprintf(buf + n, len - (size_t)n, "; not measured: %s", d->missing);
+    diag_list_evidence(e, d);
 }

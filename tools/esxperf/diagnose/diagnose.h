@@ -93,6 +93,10 @@ struct diagnosis {
 };
 
 void diag_decide(const struct diag_evidence *e, struct diagnosis *d);
+/* the bandwidth-delay product in bytes (rate x RTT), -1 unknown */
+double diag_bdp_bytes(const struct diag_evidence *e);
+/* d's evidence list and missing from e (diagnose_list.c; diag_decide calls it) */
+void diag_list_evidence(const struct diag_evidence *e, struct diagnosis *d);
 /* the class's key and label; NULL past the table */
 const char *diag_class_key(enum diag_class c);
 /* "bottleneck: sender CPU (...): advice [missing: ...]" without a newline */
