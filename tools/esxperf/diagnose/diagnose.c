@@ -18,7 +18,8 @@ void diag_evidence_init(struct diag_evidence *e)
     e->rcv_thread_pct = e->rcv_thread_demand_pct = -1;
     e->snd_proc_pct = e->rcv_proc_pct = -1;
     e->wall_us = e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
-    e->app_limited = e->tso_off = e->lro_off = -1;
+    e->app_limited = -1;
+    e->tso_off = e->lro_off = -1;
     e->local_sender = 1;
     e->rtt_us = e->segs_out = e->retrans = e->udp_loss_pct = -1;
     e->peer_wnd_bytes = e->autotune_cap_bytes = -1;

@@ -54,7 +54,7 @@ struct diag_evidence {
     double busy_us;               /* tcpi_busy_time summed over the streams */
     double rwnd_limited_us;       /* tcpi_rwnd_limited summed */
     double sndbuf_limited_us;     /* tcpi_sndbuf_limited summed */
-    int app_limited;              /* tcpi_delivery_rate_app_limited of any stream (-1) */
+    double app_limited;           /* tcpi_delivery_rate_app_limited of any stream (-1) */
     double rtt_us;                /* smoothed RTT (the largest stream's) */
     double segs_out, retrans;     /* data segments sent, retransmitted (TCP) */
     double dsack_dups;            /* ... of those the receiver had already (DSACK) */

@@ -13,15 +13,19 @@
 #define EV_COUNT_MAX 9007199254740992.0   /* 2^53: exact in a double */
 
 struct side_evidence {
-#define EV(name, field, max) double field;
+#define EV(name, field, max, role, to) double field;
 #include "evidence_table.h"
 #undef EV
 };
+
+enum { EV_SENDER, EV_RECEIVER };
 
 struct side_evidence_row {
     const char *name;             /* the JSON member */
     size_t off;                   /* the field in struct side_evidence */
     double max;
+    int role;                     /* EV_SENDER, EV_RECEIVER: whose figure the verdict takes */
+    size_t diag_off;              /* the field (a double) in struct diag_evidence */
 };
 extern const struct side_evidence_row side_evidence_rows[];
 extern const size_t side_evidence_nrows;
@@ -30,5 +34,10 @@ extern const size_t side_evidence_nrows;
 void side_evidence_init(struct side_evidence *v);
 /* the row's field in v */
 double *side_evidence_at(struct side_evidence *v, const struct side_evidence_row *row);
+/* each row's figure into e (struct diag_evidence): the sender's rows from snd, the
+ * receiver's from rcv */
+struct diag_evidence;
+void side_evidence_apply(const struct side_evidence *snd, const struct side_evidence *rcv,
+                         struct diag_evidence *e);
 
 #endif

@@ -82,29 +82,6 @@ void session_side_evidence(const struct session *s, struct side_evidence *v)
     }
 }
 
-/* the sender's figures from its side, the receiver's from its side */
-static void from_sides(const struct side_evidence *snd, const struct side_evidence *rcv,
-                       struct diag_evidence *e)
-{
-    e->snd_thread_pct = snd->snd_thread_pct;
-    e->snd_thread_demand_pct = snd->snd_demand_pct;
-    e->rcv_thread_pct = rcv->rcv_thread_pct;
-    e->rcv_thread_demand_pct = rcv->rcv_demand_pct;
-    e->wall_us = snd->wall_us;
-    e->busy_us = snd->busy_us;
-    e->rwnd_limited_us = snd->rwnd_limited_us;
-    e->sndbuf_limited_us = snd->sndbuf_limited_us;
-    e->app_limited = snd->app_limited < 0 ? -1 : snd->app_limited > 0;
-    e->rtt_us = snd->rtt_us;
-    e->segs_out = snd->segs_out;
-    e->retrans = snd->retrans;
-    e->dsack_dups = snd->dsack_dups;
-    e->peer_wnd_bytes = snd->peer_wnd_bytes;
-    e->snd_buf_bytes = snd->snd_buf_bytes;
-    e->rcv_buf_bytes = rcv->rcv_buf_bytes;
-    e->udp_drop_pct = rcv->udp_drop_pct;
-}
-
 /* the link this side's data leaves by, and this host's offloads (ESXi, through
  * esxcli): TSO where it sends, LRO where it receives */
 static void link_evidence(const struct session *s, struct totals *t, struct diag_evidence *e)
@@ -145,7 +122,7 @@ void session_diagnose(const struct session *s, struct totals *t)
     double *old = local_sends ? &there.rcv_demand_pct : &there.snd_demand_pct;
     if (s->have_remote && *old < 0 && s->remote.thread_cpu_demand >= 0)
         *old = s->remote.thread_cpu_demand;
-    from_sides(local_sends ? &here : &there, local_sends ? &there : &here, &e);
+    side_evidence_apply(local_sends ? &here : &there, local_sends ? &there : &here, &e);
     /* the process figures: this side's, the peer's from the results exchange */
     double cpu_here = t->cpu_total, cpu_there = t->have_remote ? t->remote_total : -1;
     e.snd_proc_pct = local_sends ? cpu_here : cpu_there;
