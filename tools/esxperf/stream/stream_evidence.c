@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -23,6 +24,7 @@
 #define TI_BUSY 168               /* tcpi_busy_time, u64 us (4.10) */
 #define TI_RWND_LIMITED 176
 #define TI_SNDBUF_LIMITED 184
+#define TI_DSACK_DUPS 216         /* tcpi_dsack_dups: retransmits the receiver had (5.0) */
 #define TI_SND_WND 228            /* 5.4 */
 
 static int64_t ti_get(const unsigned char *raw, socklen_t len, size_t at, size_t size)
@@ -67,6 +69,44 @@ static void sched_times(int64_t *run, int64_t *wait)
     }
 }
 
+/* /proc/net/snmp's Udp InDatagrams and RcvbufErrors: the datagrams this network
+ * namespace's UDP sockets took and those they dropped for a full buffer (a GRO batch
+ * counts once in each, so their ratio is the share dropped); -1 where the host has no
+ * such file (ESXi) */
+static void udp_counters(int64_t *in, int64_t *drops)
+{
+    *in = *drops = -1;
+    FILE *f = fopen("/proc/net/snmp", "r");
+    if (!f)
+        return;
+    char names[1024], vals[1024];
+    while (*drops < 0 && fgets(names, sizeof names, f) && fgets(vals, sizeof vals, f)) {
+        if (strncmp(names, "Udp:", 4) || strncmp(vals, "Udp:", 4))
+            continue;             /* the lines come in pairs: the names, the values */
+        char *ns = NULL, *vs = NULL;
+        char *n = strtok_r(names + 4, " \n", &ns), *x = strtok_r(vals + 4, " \n", &vs);
+        for (; n && x; n = strtok_r(NULL, " \n", &ns), x = strtok_r(NULL, " \n", &vs))
+            if (!strcmp(n, "InDatagrams"))
+                *in = strtoll(x, NULL, 10);
+            else if (!strcmp(n, "RcvbufErrors"))
+                *drops = strtoll(x, NULL, 10);
+    }
+    fclose(f);
+}
+
+/* the share of the datagrams arriving over the stream's run that the host dropped
+ * for a full socket buffer, in percent; -1 unknown */
+static double udp_drop_pct(const struct stream_evidence *e)
+{
+    int64_t in, drops;
+    udp_counters(&in, &drops);
+    if (in < 0 || drops < 0 || e->udp_in_begin < 0 || e->udp_drops_begin < 0 || in < e->udp_in_begin ||
+        drops < e->udp_drops_begin)
+        return -1;
+    double d = (double)(drops - e->udp_drops_begin), all = d + (double)(in - e->udp_in_begin);
+    return all > 0 ? 100.0 * d / all : -1;
+}
+
 void stream_evidence_begin(struct stream *s)
 {
     struct stream_evidence *e = &s->ev;
@@ -74,6 +114,9 @@ void stream_evidence_begin(struct stream *s)
     e->begin_ns = mono_ns();
     e->cpu_begin_ns = thread_cpu_ns();
     sched_times(&e->run_begin_ns, &e->wait_begin_ns);
+    e->udp_in_begin = e->udp_drops_begin = -1;
+    if (!s->sender && s->udp)
+        udp_counters(&e->udp_in_begin, &e->udp_drops_begin);
 }
 
 static void tcp_evidence(struct stream *s)
@@ -93,6 +136,7 @@ static void tcp_evidence(struct stream *s)
     e->busy_us = ti_get(u.raw, len, TI_BUSY, 8);
     e->rwnd_limited_us = ti_get(u.raw, len, TI_RWND_LIMITED, 8);
     e->sndbuf_limited_us = ti_get(u.raw, len, TI_SNDBUF_LIMITED, 8);
+    e->dsack_dups = ti_get(u.raw, len, TI_DSACK_DUPS, 4);
     e->snd_wnd = ti_get(u.raw, len, TI_SND_WND, 4);
 }
 
@@ -110,7 +154,12 @@ void stream_evidence_end(struct stream *s)
         e->demand_pct = 100.0 * (double)(run - e->run_begin_ns + wait - e->wait_begin_ns) / wall;
     e->app_limited = -1;
     e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
-    e->rtt_us = e->segs_out = e->retrans = e->snd_wnd = -1;
+    e->rtt_us = e->segs_out = e->retrans = e->snd_wnd = e->dsack_dups = -1;
+    int buf = 0;
+    socklen_t bl = sizeof buf;
+    e->sock_buf = getsockopt(s->fd, SOL_SOCKET, s->sender ? SO_SNDBUF : SO_RCVBUF, &buf, &bl) == 0 &&
+                  buf > 0 ? buf : -1;
+    e->udp_drop_pct = !s->sender && s->udp ? udp_drop_pct(e) : -1;
     if (s->sender && !s->udp)
         tcp_evidence(s);
 }

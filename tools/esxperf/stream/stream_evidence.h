@@ -3,7 +3,12 @@
  * CPU its thread used and, where the host's /proc tells, the time it waited to run
  * (a thread throttled by a CPU cap or crowded off its core waits runnable); and for
  * a TCP sender TCP_INFO's busy, receive-window-limited and send-buffer-limited times
- * (Linux 4.10+), RTT, segments sent and retransmitted, the peer's window. Every
+ * (Linux 4.10+), RTT, segments sent and retransmitted, the peer's window; the
+ * socket's buffer as the kernel made it (what -w became); for a UDP receiver the
+ * share of the datagrams arriving that the host dropped for a full socket buffer
+ * (/proc/net/snmp's Udp RcvbufErrors against InDatagrams over its run: the drop
+ * counts a GRO batch once, as InDatagrams does, where the socket's own count,
+ * SO_RXQ_OVFL's, has nothing to set it against). Every
  * figure the host refuses stays -1 (ESXi: TCP_INFO ENOSYS, no /proc). Written by the
  * stream's thread, read after its join. */
 #ifndef ESXPERF_STREAM_EVIDENCE_H
@@ -20,6 +25,12 @@ struct stream_evidence {
     int64_t busy_us, rwnd_limited_us, sndbuf_limited_us;
     int app_limited;
     int64_t rtt_us, segs_out, retrans, snd_wnd;
+    int64_t dsack_dups;                   /* retransmits the receiver already had (5.0+) */
+    int64_t sock_buf;                     /* SO_SNDBUF of a sender, SO_RCVBUF of a
+                                           * receiver, as the kernel made it; -1 */
+    int64_t udp_in_begin, udp_drops_begin;   /* a UDP receiver: the host's counters */
+    double udp_drop_pct;                  /* ... the share of the datagrams arriving over
+                                           * its run dropped for a full socket buffer, -1 */
 };
 
 struct stream;

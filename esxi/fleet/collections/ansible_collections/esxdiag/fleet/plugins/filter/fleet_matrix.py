@@ -29,7 +29,7 @@ HINTS = {
 # esxperf's bottleneck classes (docs/esxperf.md); a word outside them is shown when it
 # looks like one (a newer esxperf's class), anything else as '?'
 BOTTLENECKS = ('line-rate', 'sender-cpu', 'receiver-cpu', 'receive-window', 'send-buffer', 'network-loss',
-               'pacing', 'network', 'unknown')
+               'receive-buffer', 'pacing', 'network', 'unknown')
 SOURCE_NAME = {'vcenter': 'vCenter', 'esxperf': 'esxperf'}
 
 
