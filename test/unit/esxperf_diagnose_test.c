@@ -252,12 +252,12 @@ static void a_speed_passed_or_nominal_is_no_bound(void **state)
     assert_int_not_equal(decide(&e, &d), DIAG_LINE_RATE);
     assert_true(d.percent_of_link < 0 && d.link_mbps == 10000);
     assert_non_null(strstr(d.link_note, "no bound"));
-    e.rate_bps = 10.4e9;               /* 104 %: the measure's edge, shown as 100 */
-    assert_int_equal(decide(&e, &d), DIAG_LINE_RATE);
-    assert_true(d.percent_of_link == 100);
-    e.rate_bps = 10.6e9;               /* past the slack: no bound */
+    e.rate_bps = 10.04e9;              /* a hair above it: no bound either */
     assert_int_not_equal(decide(&e, &d), DIAG_LINE_RATE);
     assert_true(d.percent_of_link < 0);
+    e.rate_bps = 10.0e9;               /* exactly the speed: the link, 100 % */
+    assert_int_equal(decide(&e, &d), DIAG_LINE_RATE);
+    assert_true(d.percent_of_link == 100);
     e.rate_bps = 9.5e9;                /* a physical uplink at 95 %: line rate */
     assert_int_equal(decide(&e, &d), DIAG_LINE_RATE);
     assert_true(d.percent_of_link > 94 && d.percent_of_link < 96);

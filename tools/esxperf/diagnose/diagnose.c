@@ -42,14 +42,13 @@ static double pct_of_busy(double part, double busy)
     return known(part) && busy > 0 ? 100.0 * part / busy : -1;
 }
 
-/* the rate passed the link's speed: that speed is no bound. A few percent over is
- * the measure's edge, not a faster link: the bytes in flight and in a shaper's queue
- * at the end arrive after the sender's clock stopped, and a shaper's bucket lets a
- * burst through (up to 105 %, and the share is shown as 100) */
+/* the rate passed the link's speed: that speed is no bound. A link carries its
+ * speed in frames, and the headers take their share of them, so a payload rate
+ * above the speed was never held by it: the speed is a virtual device's or wrong */
 static int link_passed(const struct diag_evidence *e)
 {
     return known(e->link_mbps) && e->link_mbps > 0 && known(e->rate_bps) &&
-           e->rate_bps > e->link_mbps * 1e6 * DIAG_SPEED_SLACK_PCT / 100;
+           e->rate_bps > e->link_mbps * 1e6;
 }
 
 /* the share of the link, of a speed that bounds only: not a virtual device's
@@ -59,8 +58,7 @@ static double link_pct(const struct diag_evidence *e)
     if (!known(e->link_mbps) || !(e->link_mbps > 0) || !known(e->rate_bps) || e->link_nominal ||
         link_passed(e))
         return -1;
-    double pct = 100.0 * e->rate_bps / (e->link_mbps * 1e6);
-    return pct < 100 ? pct : 100;
+    return 100.0 * e->rate_bps / (e->link_mbps * 1e6);
 }
 
 /* the link in words, for the line: its share, or why it has none */

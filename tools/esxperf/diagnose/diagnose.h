@@ -19,8 +19,6 @@ enum diag_class {
 /* thresholds (the reasons are beside each rule in diagnose.c and in docs/esxperf.md) */
 #define DIAG_PACING_PCT 90.0      /* the asked -b/--fq-rate reached */
 #define DIAG_LINE_RATE_PCT 90.0   /* of the link's speed */
-#define DIAG_SPEED_SLACK_PCT 105.0 /* of the link's speed: a measure's edge, still the link
-                                   * (shown as 100); above it the speed is no bound */
 #define DIAG_CPU_BOUND_PCT 90.0   /* of one core: ran, or waited to run */
 #define DIAG_LOSS_PCT 1.0         /* of the segments sent: retransmitted */
 #define DIAG_LIMITED_PCT 50.0     /* of the time with data to send: limited by it */
