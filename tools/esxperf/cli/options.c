@@ -42,6 +42,7 @@ void opts_defaults(struct perf_opts *o)
     o->control_timeout_ms = 10000;
     o->bitrate_limit_secs = 5;
     o->rcv_timeout_ms = 120000;
+    o->rr_timeout_ms = 1000;
 }
 
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)

@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "fail.h"
 #include "pace.h"
+#include "rr_io.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -44,6 +45,11 @@ void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p
         }
     }
     p->bandwidth = o->bandwidth_set ? (int64_t)o->bandwidth : (o->udp ? 1048576 : 0);
+    /* --rr: small requests by default, and -b is transactions/s (no UDP default) */
+    if (o->rr) {
+        p->len = o->len ? o->len : RR_LEN_DEFAULT;
+        p->bandwidth = o->bandwidth_set ? (int64_t)o->bandwidth : 0;
+    }
     if (o->gsro && o->udp) {    /* iperf3 3.22's --gsro sizes: whole datagrams in 64 KiB */
         p->gso = p->gro = 1;
         p->gso_dg_size = p->len;

@@ -3,6 +3,7 @@
 #include "drive.h"
 #include "fail.h"
 #include "pace.h"
+#include "rr_io.h"
 #include "tcp_io.h"
 #include "udp_io.h"
 
@@ -39,6 +40,8 @@ static void thread_begin(struct stream *s)
 /* the step of the stream's kind */
 static int (*step_of(const struct stream *s))(struct stream *)
 {
+    if (s->rrb)      /* --rr: the client asks, the server answers */
+        return s->sender ? rr_client_step : rr_server_step;
     if (s->sender)
         return s->udp ? udp_send_step : tcp_send_step;
     return s->udp ? udp_recv_step : tcp_recv_step;

@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "proto.h"
+#include "rr_io.h"
 #include "stream_evidence.h"
 #include "tcp_io.h"
 #include "udp.h"
@@ -78,7 +79,9 @@ struct stream {
     union {                      /* what the stream's steps keep between calls */
         struct tcp_io tcp;
         struct udp_io udp;
+        struct rr_io rr;         /* --rr (rr_io.h) */
     } io;
+    struct rr_book *rrb;         /* --rr: its round trips (rr_io.h), else NULL */
     char path[224];              /* the I/O path that ran (for -V and JSON); written
                                   * by the stream thread, read after the join */
     struct stream_shared *sh;
