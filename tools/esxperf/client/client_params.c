@@ -94,7 +94,7 @@ int client_authtoken(const struct perf_opts *o, char *out, size_t outcap)
  * (TCP writes smaller pieces instead, pace_chunk) */
 void client_warn_pace(const struct test_params *p)
 {
-    if (!p->udp || !p->time || p->bandwidth <= 0)
+    if (!p->udp || !p->time || p->bandwidth <= 0 || p->rr)   /* --rr: -b is transactions/s */
         return;
     uint64_t rate = (uint64_t)p->bandwidth, secs = (uint64_t)p->time;
     int pct = pace_overshoot_pct(rate, (size_t)p->len, (uint64_t)p->burst, secs * NS_PER_SEC);

@@ -32,8 +32,8 @@ void rr_text_interval(struct report *r, const struct interval *iv)
         return;
     double t0 = iv->rows[0].start, t1 = iv->rows[0].end;
     if (t0 <= 0)
-        rep_printf(r, "[ ID] Interval           Transactions     Per sec  %s p50     p99  Lost\n",
-                   iv->rows[0].sender ? "     RTT" : "    Turn");
+        rep_printf(r, "%-25s%12s  %10s  %11s %11s  %4s\n", "[ ID] Interval", "Transactions",
+                   "Per sec", iv->rows[0].sender ? "RTT p50" : "Turn p50", "p99", "Lost");
     for (int i = 0; i < iv->n; i++)
         interval_row(r, iv->rows[i].sock, t0, t1, &iv->rr.rows[i]);
     if (iv->n > 1) {
