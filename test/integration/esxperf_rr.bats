@@ -27,10 +27,39 @@ setup() {
 
 teardown() {
     [ -n "${STOPPED:-}" ] && kill -CONT "$STOPPED" 2>/dev/null
+    routed_down
     [ -n "${LONS:-}" ] && ip netns exec "$LONS" nft delete table inet "$NFT_TABLE" 2>/dev/null
     stop_pids
     lo_ns_down
     rm -rf "$TMP"
+}
+
+# A (the client, 198.18.41.1) - R (a router) - B (the server, 198.18.42.2), three
+# namespaces of the test's own (RA, RR, RB); routed_down deletes them
+routed_up() {
+    RA="esxperf-rr-$$-A" RR="esxperf-rr-$$-R" RB="esxperf-rr-$$-B"
+    ip netns add "$RA" && ip netns add "$RR" && ip netns add "$RB" || flunk "cannot create namespaces"
+    ip link add rra0 netns "$RA" type veth peer name rr0 netns "$RR"
+    ip link add rrb0 netns "$RB" type veth peer name rr1 netns "$RR"
+    ip -n "$RA" addr add 198.18.41.1/24 dev rra0
+    ip -n "$RR" addr add 198.18.41.2/24 dev rr0
+    ip -n "$RR" addr add 198.18.42.1/24 dev rr1
+    ip -n "$RB" addr add 198.18.42.2/24 dev rrb0
+    local ns
+    for ns in "$RA" "$RR" "$RB"; do ip -n "$ns" link set lo up; done
+    ip -n "$RA" link set rra0 up; ip -n "$RB" link set rrb0 up
+    ip -n "$RR" link set rr0 up; ip -n "$RR" link set rr1 up
+    ip -n "$RA" route add default via 198.18.41.2
+    ip -n "$RB" route add default via 198.18.42.1
+    ip netns exec "$RR" sysctl -qw net.ipv4.ip_forward=1
+}
+routed_down() {
+    local ns
+    for ns in ${RA:-} ${RR:-} ${RB:-}; do
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
+        ip netns del "$ns" 2>/dev/null || true
+    done
+    RA="" RR="" RB=""
 }
 
 # client ARGS...: esxperf -c 127.0.0.1 in the namespace, bounded; -J output in $TMP/c.json
@@ -117,13 +146,46 @@ assert end["rr"]["sum"]["transactions"] > 0, end
 ' <<<"$output" || flunk "$output"
 }
 
+@test "rr: the verdict against vSAN's 1 ms by default, a role's limit, or --rr-limit; text and -J" {
+    esxperf_server
+    client --rr -t 1
+    assert_status 0
+    # (within, or on a loaded host tail: loopback's p99 can pass a millisecond)
+    grep -qE '^latency: (within|tail) \(p50 ' <<<"$output" || flunk "$output"
+    assert_contains "against VMware's 1 ms for a standard vSAN cluster, between its hosts); what dominates: "
+    # loopback's round trip is tens of microseconds: over a 1 us limit
+    client --rr -t 1 --rr-limit 1us -J
+    assert_status 0
+    [ "$(jget "$TMP/c.json" 'd["end"]["rr"]["verdict"]["verdict"]')" = over ]
+    [ "$(jget "$TMP/c.json" 'd["end"]["rr"]["verdict"]["role"]')" = custom ]
+    [ "$(jget "$TMP/c.json" 'd["end"]["rr"]["verdict"]["limit_us"]')" = 1.0 ]
+    client --rr -t 1 --rr-role witness -J
+    assert_status 0
+    [ "$(jget "$TMP/c.json" 'd["end"]["rr"]["verdict"]["verdict"]')" = within ]
+    [ "$(jget "$TMP/c.json" 'd["end"]["rr"]["verdict"]["limit_us"]')" = 200000.0 ]
+    jget "$TMP/c.json" 'd["end"]["rr"]["verdict"]["dominant"]' | grep -qxE 'host|network' ||
+        flunk "dominant: $(jget "$TMP/c.json" 'd["end"]["rr"]["verdict"]')"
+}
+
 @test "rr: what it refuses, in one line, exit 2" {
     run "$BIN/esxperf" -c 127.0.0.1 --rr -R
     assert_status 2
-    assert_contains "--rr: the client always sends the requests (-R and --bidir do not apply)"
+    assert_contains "--rr: the client always sends the requests (-R and --bidir do not apply; with --rr-load they set the bulk streams' direction)"
+    run "$BIN/esxperf" -c 127.0.0.1 --rr --rr-load -u
+    assert_status 2
+    assert_contains "--rr-load: the bulk streams are TCP (vMotion's, vSAN's): drop -u"
+    run "$BIN/esxperf" -c 127.0.0.1 --rr-load
+    assert_status 2
+    assert_contains "belong to --rr: add --rr"
     run "$BIN/esxperf" -c 127.0.0.1 --rr-response 100
     assert_status 2
-    assert_contains "--rr-response and --rr-timeout belong to --rr: add --rr"
+    assert_contains "--rr-response, --rr-timeout, --rr-limit, --rr-role and --rr-load belong to --rr: add --rr"
+    run "$BIN/esxperf" -c 127.0.0.1 --rr --rr-role vsan2
+    assert_status 2
+    assert_contains "bad --rr-role 'vsan2': one of vsan, stretched, witness, vmotion"
+    run "$BIN/esxperf" -c 127.0.0.1 --rr --rr-limit 5h
+    assert_status 2
+    assert_contains "bad --rr-limit '5h': a time of 1us..60s"
     run "$BIN/esxperf" -c 127.0.0.1 --rr -u --rr-response 8
     assert_status 2
     assert_contains "UDP response size (--rr-response) must be 16..65507"
@@ -245,4 +307,36 @@ wait_established_in() {
     [ "$(jget "$TMP/c.json" 'd["end"]["rr"]["sum"]["transactions"] > 0')" = True ]
     jget "$TMP/c.json" "[f['option'] for f in d['end']['esxperf']['fallbacks']]" | grep -q "SO_SNDTIMEO" ||
         flunk "fallbacks: $(jget "$TMP/c.json" "d['end']['esxperf']['fallbacks']")"
+}
+
+@test "rr: --rr-load: a bulk stream through a router's tbf shaper raises the loaded round trip well above the idle one; the verdict names the queueing" {
+    routed_up
+    # the router's egress to B at 40 Mbit/s with a deep queue: the bulk stream fills
+    # it, and every request waits behind it
+    tc -n "$RR" qdisc add dev rr1 root tbf rate 40mbit burst 32kb latency 100ms
+    ip netns exec "$RB" "$BIN/esxperf" -s -p 5201 >"$TMP/s.out" 2>&1 &
+    PIDS+=($!)
+    wait_port 5201 "$RB"
+    run timeout 30 ip netns exec "$RA" "$BIN/esxperf" -c 198.18.42.2 --rr --rr-load=1 -t 2 -J
+    printf '%s\n' "$output" >"$TMP/c.json"
+    assert_status 0
+    python3 - "$TMP/c.json" <<'PY' || flunk "$(cat "$TMP/c.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rr = d["end"]["rr"]
+idle, loaded = rr["idle"]["rtt_us"]["p50"], rr["sum"]["rtt_us"]["p50"]
+# idle: a few hundred us at most through three namespaces; loaded: the tbf queue,
+# tens of milliseconds (100 ms of it at 40 Mbit/s)
+assert idle < 2000 and loaded > 5 * idle and loaded > 5000, (idle, loaded)
+assert rr["verdict"]["dominant"] == "queueing", rr["verdict"]
+assert rr["verdict"]["verdict"] == "over", rr["verdict"]
+assert rr["verdict"]["queue_factor"] > 5, rr["verdict"]
+# the bulk stream's throughput as usual: about the shaper's rate
+bps = d["end"]["sum_received"]["bits_per_second"]
+assert 15e6 < bps < 45e6, bps
+PY
+    run timeout 30 ip netns exec "$RA" "$BIN/esxperf" -c 198.18.42.2 --rr --rr-load=1 -t 1
+    assert_status 0
+    assert_contains "Idle first (1 s, no bulk traffic): "
+    assert_contains "what dominates: queueing behind the bulk stream: p50 "
 }

@@ -71,13 +71,26 @@ static int check_test_shape(const struct perf_opts *o, char *why, size_t len)
  * that exchange is refused rather than ignored */
 static int check_rr(const struct perf_opts *o, char *why, size_t len)
 {
-    if (!o->rr && (o->given[O_RR_RESPONSE] || o->given[O_RR_TIMEOUT]))
-        return why_fmt(why, len, "--rr-response and --rr-timeout belong to --rr: add --rr");
+    if (!o->rr && (o->given[O_RR_RESPONSE] || o->given[O_RR_TIMEOUT] || o->given[O_RR_LIMIT] ||
+                   o->given[O_RR_ROLE] || o->rr_load))
+        return why_fmt(why, len, "--rr-response, --rr-timeout, --rr-limit, --rr-role and "
+                       "--rr-load belong to --rr: add --rr");
+    if (o->rr_load && o->udp)
+        return why_fmt(why, len, "--rr-load: the bulk streams are TCP (vMotion's, vSAN's): drop -u");
+    if (o->rr_load && (o->num || o->blockcount))
+        return why_fmt(why, len, "--rr-load runs its idle phase, then -t seconds loaded: "
+                       "give -t, not -n or -k");
+    if (o->rr_load && o->parallel >= MAX_STREAMS)
+        return why_fmt(why, len, "--rr-load adds its request stream to the -P bulk ones: "
+                       "at most -P %d", MAX_STREAMS - 1);
+    if (o->given[O_RR_LIMIT] && o->given[O_RR_ROLE])
+        return why_fmt(why, len, "--rr-limit and --rr-role both set the verdict's limit: give one");
     if (!o->rr)
         return 0;
-    if (o->reverse || o->bidir)
+    if ((o->reverse || o->bidir) && !o->rr_load)
         return why_fmt(why, len, "--rr: the client always sends the requests (-R and --bidir "
-                       "do not apply): to measure from the other end, run the client there");
+                       "do not apply; with --rr-load they set the bulk streams' direction): "
+                       "to measure from the other end, run the client there");
     if (o->file || o->zerocopy || o->sweep_np || o->sweep_nw)
         return why_fmt(why, len, "--rr sends small requests: -F, -Z and sweeps do not apply "
                        "(drop them)");

@@ -361,7 +361,7 @@ static int run(struct client *c)
         session_no_threads(&c->s, errno, line, sizeof line);
         return cfail(c, EXIT_USAGE, "%s", line);
     }
-    if (c->o->interval > 0 && !p->rr)    /* --rr's rows have their own (rr_report.h) */
+    if (c->o->interval > 0 && (!p->rr || p->rr_load))   /* --rr's rows have their own */
         c->rep.sink->interval_header(&c->rep, p->udp, !p->reverse || p->bidir, p->bidir);
     int rc = run_test(c);
     if (rc)

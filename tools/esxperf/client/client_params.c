@@ -50,6 +50,12 @@ void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p
         p->len = o->len ? o->len : RR_LEN_DEFAULT;
         p->bandwidth = o->bandwidth_set ? (int64_t)o->bandwidth : 0;
     }
+    /* --rr-load: the idle phase is the omitted seconds (the bulk streams wait them
+     * out), and stream 1 asks while -P bulk streams move data */
+    if (o->rr && o->rr_load) {
+        p->omit = o->rr_idle;
+        p->parallel = o->parallel + 1;
+    }
     if (o->gsro && o->udp) {    /* iperf3 3.22's --gsro sizes: whole datagrams in 64 KiB */
         p->gso = p->gro = 1;
         p->gso_dg_size = p->len;

@@ -119,6 +119,9 @@ WIRE_STR("client_version", client_version, 32, ALWAYS, NONE, _, _, "3.12", CUT)
 WIRE_FLAG("esxperf_rr", rr, BOOL, SET, OPT, int, rr)
 WIRE_NUM("esxperf_rr_response", rr_response, SET, OPT, int64_t, rr_response, 0,
          0, TCP_LEN_MAX, "0..16 MiB")
+/* --rr-load: stream 1 is request/response, the others bulk, held for the idle
+ * phase, which is the test's omit */
+WIRE_FLAG("esxperf_rr_load", rr_load, BOOL, SET, OPT, int, rr_load)
 
 #undef WIRE_FLAG
 #undef WIRE_NUM

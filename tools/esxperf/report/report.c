@@ -249,7 +249,8 @@ static void text_interval(struct report *r, const struct interval *iv)
 {
     if (iv->rr.on) {             /* --rr: transactions and round trips (rr_report.h) */
         rr_text_interval(r, iv);
-        return;
+        if (!iv->rr.load)        /* --rr-load: the bulk streams' rows too */
+            return;
     }
     for (int i = 0; i < iv->n; i++)
         rep_row(r, &iv->rows[i], ROW_INTERVAL);
@@ -305,10 +306,12 @@ static void text_summary_rows(struct report *r, const struct totals *t)
 
 static void text_summary(struct report *r, const struct totals *t)
 {
-    if (t->rr)       /* --rr: its transactions and round trips stand for the bytes */
-        rr_text_end(r, t->rr);
-    else
+    /* --rr: its transactions and round trips stand for the bytes (with --rr-load
+     * the bulk streams' rows come first) */
+    if (!t->rr || t->rr->load)
         text_summary_rows(r, t);
+    if (t->rr)
+        rr_text_end(r, t->rr);
     text_cpu(r, t);
     if (t->have_diag) {
         char line[900];

@@ -10,10 +10,12 @@
 #include "proto.h"
 #include "rr_hist.h"
 #include "rr_io.h"
+#include "rr_verdict.h"
 
 /* one interval: a row per stream (in creation order) and their sum */
 struct rr_interval {
     int on;                      /* an --rr test */
+    int load;                    /* with --rr-load's bulk streams */
     struct rr_figs rows[2 * MAX_STREAMS];
     struct rr_figs sum;
 };
@@ -38,6 +40,11 @@ struct rr_end {
     int have_turn;               /* the client has the server's turnaround */
     struct rr_turnaround turn;
     int stalled;                 /* TCP: a stream's answer never came (--rr-timeout) */
+    int load;                    /* --rr-load: st and sum are the loaded phase's, */
+    double idle_seconds;
+    struct rr_stream_end idle;   /* and this the idle phase's */
+    int have_verdict;            /* the client's (rr_verdict.h) */
+    struct rr_verdict verdict;
 };
 
 #endif

@@ -18,21 +18,25 @@
 
 enum { RR_IDLE, RR_SEND, RR_RECV };
 
-int rr_stream_init(struct stream *s, const struct test_params *p, int64_t timeout_ms)
+int rr_stream_init(struct stream *s, const struct test_params *p, int64_t timeout_ms, int asks)
 {
     struct rr_io *io = &s->io.rr;
     size_t req = (size_t)p->len, resp = p->rr_response > 0 ? (size_t)p->rr_response : req;
     memset(io, 0, sizeof *io);
-    io->out_len = s->sender ? req : resp;
-    io->in_len = s->sender ? resp : req;
-    /* a UDP answer to a bigger request than we expect still fits: the datagram's
-     * whole size, for reading */
-    if (s->udp && !s->sender && io->in_len < UDP_LEN_MAX)
+    io->asks = asks;
+    io->out_len = asks ? req : resp;
+    io->in_len = asks ? resp : req;
+    /* a UDP request bigger than we expect still fits: the datagram's whole size */
+    if (s->udp && !asks && io->in_len < UDP_LEN_MAX)
         io->in_len = UDP_LEN_MAX;
     io->timeout_ns = (uint64_t)timeout_ms * NS_PER_MS;
-    io->period_ns = s->sender && p->bandwidth > 0 ? NS_PER_SEC / (uint64_t)p->bandwidth : 0;
-    if (s->sender && p->bandwidth > 0 && !io->period_ns)
+    /* -b: transactions/s; with --rr-load it is the bulk streams' rate instead */
+    uint64_t rate = asks && p->bandwidth > 0 && !p->rr_load ? (uint64_t)p->bandwidth : 0;
+    io->period_ns = rate ? NS_PER_SEC / rate : 0;
+    if (rate && !io->period_ns)
         io->period_ns = 1;
+    io->quiet = p->rr_load;
+    io->load_ns = p->rr_load ? (uint64_t)p->omit * NS_PER_SEC : 0;
     io->in = calloc(1, io->in_len);
     io->out = calloc(1, io->out_len);
     s->rrb = calloc(1, sizeof *s->rrb);
@@ -74,12 +78,22 @@ static void begin(struct stream *s)
 {
     struct rr_io *io = &s->io.rr;
     io->begun = 1;
+    if (io->load_ns)
+        io->load_at = mono_ns() + io->load_ns;
     tcp_nodelay(s);
-    stream_path_add(s, "%s %s: %zu-byte %s, %zu-byte %s, one in flight%s",
-                    s->udp ? "UDP" : "TCP", s->sender ? "request/response" : "answers",
-                    s->sender ? io->out_len : s->blksize, "requests",
-                    s->sender ? io->in_len : io->out_len, "answers",
-                    io->period_ns ? ", paced" : "");
+    stream_path_add(s, "%s %s: %zu-byte %s, %zu-byte %s, one in flight%s%s",
+                    s->udp ? "UDP" : "TCP", io->asks ? "request/response" : "answers",
+                    io->asks ? io->out_len : s->blksize, "requests",
+                    io->asks ? io->in_len : io->out_len, "answers",
+                    io->period_ns ? ", paced" : "", io->load_at ? ", idle then loaded" : "");
+}
+
+/* either stop flag ends an --rr stream: with --rr-load and -R its side may be
+ * counted a sender or a receiver, whichever the bulk streams are */
+static int stopped(const struct stream *s)
+{
+    return atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed) ||
+           atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed);
 }
 
 /* a failed call: wait (EAGAIN), again (EINTR), or the stream's end (its errno) */
@@ -109,8 +123,9 @@ static int send_some(struct stream *s)
 static void record(struct stream *s, uint64_t ns)
 {
     struct rr_book *b = s->rrb;
+    int idle = s->io.rr.load_at && mono_ns() < s->io.rr.load_at;
     pthread_mutex_lock(&s->lock);
-    rr_hist_add(&b->all, ns);
+    rr_hist_add(idle ? &b->idle : &b->all, ns);
     rr_hist_add(&b->iv, ns);
     pthread_mutex_unlock(&s->lock);
     atomic_fetch_add_explicit(&s->blocks, 1, memory_order_relaxed);
@@ -221,7 +236,7 @@ int rr_client_step(struct stream *s)
     struct rr_io *io = &s->io.rr;
     if (!io->begun)
         begin(s);
-    if (atomic_load_explicit(&s->sh->stop_send, memory_order_relaxed))
+    if (stopped(s))
         return STEP_DONE;
     if (io->phase == RR_IDLE) {
         int r = client_request(s);
@@ -232,7 +247,8 @@ int rr_client_step(struct stream *s)
         int r = send_some(s);
         if (io->done < io->out_len)
             return r;
-        atomic_fetch_add_explicit(&s->bytes, io->out_len, memory_order_relaxed);
+        if (!io->quiet)
+            atomic_fetch_add_explicit(&s->bytes, io->out_len, memory_order_relaxed);
         io->done = 0;
         io->phase = RR_RECV;
     }
@@ -253,7 +269,8 @@ static int server_read(struct stream *s)
         return STEP_DONE;
     }
     tcp_quickack(s);
-    atomic_fetch_add_explicit(&s->bytes, (uint64_t)n, memory_order_relaxed);
+    if (!io->quiet)
+        atomic_fetch_add_explicit(&s->bytes, (uint64_t)n, memory_order_relaxed);
     if (s->udp) {
         if ((size_t)n >= RR_SEQ_BYTES)
             memcpy(io->out, io->in, RR_SEQ_BYTES);
@@ -273,7 +290,7 @@ int rr_server_step(struct stream *s)
     struct rr_io *io = &s->io.rr;
     if (!io->begun)
         begin(s);
-    if (atomic_load_explicit(&s->sh->stop_recv, memory_order_relaxed))
+    if (stopped(s))
         return STEP_DONE;
     if (io->phase != RR_SEND)
         return server_read(s);
@@ -293,6 +310,7 @@ void rr_book_interval(struct stream *s, struct rr_hist *into, struct rr_figs *f)
     if (!b)
         return;
     pthread_mutex_lock(&s->lock);
+    f->on = 1;
     f->n = b->iv.n;
     f->lost = b->iv_lost;
     f->p50 = rr_hist_quantile(&b->iv, 0.50);
@@ -304,13 +322,16 @@ void rr_book_interval(struct stream *s, struct rr_hist *into, struct rr_figs *f)
     pthread_mutex_unlock(&s->lock);
 }
 
-void rr_book_total(struct stream *s, struct rr_hist *into, uint64_t *lost, uint64_t *late)
+void rr_book_total(struct stream *s, struct rr_hist *into, struct rr_hist *idle, uint64_t *lost,
+                   uint64_t *late)
 {
     struct rr_book *b = s->rrb;
     if (!b)
         return;
     pthread_mutex_lock(&s->lock);
     rr_hist_merge(into, &b->all);
+    if (idle)
+        rr_hist_merge(idle, &b->idle);
     *lost += b->lost;
     *late += b->late;
     pthread_mutex_unlock(&s->lock);

@@ -20,6 +20,7 @@
 
 #define RR_LEN_DEFAULT 64        /* -l with --rr: a small request */
 #define RR_SEQ_BYTES 8           /* UDP: the sequence number at the start */
+#define RR_LOAD_LEN (128 * 1024) /* --rr-load: the bulk streams' block (iperf3's TCP -l) */
 
 struct stream;
 struct test_params;
@@ -27,6 +28,10 @@ struct test_params;
 /* what the step keeps between calls (in struct stream's io union) */
 struct rr_io {
     int begun;
+    int asks;                    /* this side sends the requests (the client) */
+    int quiet;                   /* --rr-load: its bytes are not the test's throughput */
+    uint64_t load_ns;            /* --rr-load: the idle phase's length (the test's omit) */
+    uint64_t load_at;            /* mono ns the loaded phase starts (0: no phases) */
     int phase;                   /* RR_IDLE, RR_SEND, RR_RECV */
     size_t out_len, in_len;      /* what this side sends and reads per transaction */
     size_t done;                 /* bytes of the message under way */
@@ -40,14 +45,17 @@ struct rr_io {
 
 /* what the session reads (under the stream's lock) */
 struct rr_book {
-    struct rr_hist all, iv;      /* the whole test, and the interval under way */
+    struct rr_hist all, iv;      /* the whole test (with --rr-load: its loaded phase),
+                                  * and the interval under way */
+    struct rr_hist idle;         /* --rr-load: the idle phase before the bulk streams */
     uint64_t lost, iv_lost;      /* UDP requests unanswered within --rr-timeout */
     uint64_t late;               /* answers that came after their request was lost */
     uint64_t started, stalled;   /* TCP: a request unanswered past --rr-timeout */
 };
 
-/* the book and buffers of an --rr stream (stream_init); 0 or -1 with errno */
-int rr_stream_init(struct stream *s, const struct test_params *p, int64_t timeout_ms);
+/* the book and buffers of an --rr stream (session_add), asks: the client's;
+ * 0 or -1 with errno */
+int rr_stream_init(struct stream *s, const struct test_params *p, int64_t timeout_ms, int asks);
 void rr_stream_free(struct stream *s);
 /* the steps: the client's (it sends the requests) and the server's */
 int rr_client_step(struct stream *s);
@@ -56,11 +64,14 @@ int rr_server_step(struct stream *s);
 /* the interval's figures of one book, moved on (the session's thread): the
  * interval histogram is merged into into (if not NULL) and reset */
 struct rr_figs {
+    int on;                      /* an --rr stream (with --rr-load the others are bulk) */
     uint64_t n, lost;
     uint64_t p50, p99;           /* ns */
 };
 void rr_book_interval(struct stream *s, struct rr_hist *into, struct rr_figs *f);
-/* the whole test's histogram merged into into, lost and late added (after the join) */
-void rr_book_total(struct stream *s, struct rr_hist *into, uint64_t *lost, uint64_t *late);
+/* the whole test's histogram merged into into, lost and late added (after the join);
+ * idle (if not NULL): the idle phase's of --rr-load */
+void rr_book_total(struct stream *s, struct rr_hist *into, struct rr_hist *idle, uint64_t *lost,
+                   uint64_t *late);
 
 #endif

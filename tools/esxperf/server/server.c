@@ -331,7 +331,7 @@ static int run(struct server *sv, const char **why)
         proto_send_error(sv->ctl, IE_INITSTREAM, e, mono_ns() + NS_PER_SEC);
         return -1;
     }
-    if (sv->o->interval > 0 && !p->rr)   /* --rr's rows have their own (rr_report.h) */
+    if (sv->o->interval > 0 && (!p->rr || p->rr_load))  /* --rr's rows have their own */
         sv->rep.sink->interval_header(&sv->rep, p->udp, p->reverse, p->bidir);
     return run_until_end(sv, why);
 }

@@ -108,11 +108,20 @@ struct stream *session_add(struct session *s, int fd, int sender)
     if (s->nstreams >= 2 * MAX_STREAMS)
         return NULL;
     int i = s->nstreams;
-    if (stream_init(&s->st[i], session_stream_id(i), fd, sender, &s->p, &s->sh) < 0)
+    /* --rr-load: -l is the requests' size; the bulk streams move RR_LOAD_LEN blocks */
+    struct test_params *bulk = s->p.rr_load && i > 0 ? xmalloc(sizeof *bulk) : NULL;
+    if (bulk) {
+        *bulk = s->p;
+        bulk->len = RR_LOAD_LEN;
+    }
+    int rc = stream_init(&s->st[i], session_stream_id(i), fd, sender, bulk ? bulk : &s->p, &s->sh);
+    free(bulk);
+    if (rc < 0)
         return NULL;
     s->nstreams++;
     /* --rr: the stream's book and buffers (rr_io.h) */
-    if (s->p.rr && rr_stream_init(&s->st[i], &s->p, s->o->rr_timeout_ms) < 0) {
+    if (s->p.rr && (!s->p.rr_load || i == 0) &&
+        rr_stream_init(&s->st[i], &s->p, s->o->rr_timeout_ms, s->is_client) < 0) {
         s->st[i].fd = -1;        /* the caller closes it */
         stream_free(&s->st[i]);
         s->nstreams--;
@@ -228,6 +237,9 @@ int session_start(struct session *s)
     for (int i = 0; i < s->nstreams; i++) {
         s->st[i].sender = session_is_sender(s, i);
         s->st[i].cpu = ncpus > 0 ? cpus[i % ncpus] : -1;
+        /* --rr-load: the bulk streams wait out the idle phase (the omitted seconds) */
+        if (s->p.rr_load && !s->st[i].rrb)
+            s->st[i].hold_until = now + (uint64_t)s->p.omit * NS_PER_SEC;
     }
     /* a lone stream needs no thread of its own: where none can start, it runs on
      * this one, which the stream's loop gives turns (session_run_here) */

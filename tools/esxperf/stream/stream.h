@@ -76,6 +76,7 @@ struct stream {
     int cpu;                     /* -A: CPU to pin this thread to, -1 = none */
     short wait_events;           /* STEP_WAIT: POLLIN or POLLOUT on fd, or 0: */
     uint64_t wait_until;         /* STEP_WAIT: ... a sleep to this mono ns */
+    uint64_t hold_until;         /* --rr-load: a bulk sender starts at this mono ns (0: at once) */
     union {                      /* what the stream's steps keep between calls */
         struct tcp_io tcp;
         struct udp_io udp;
