@@ -30,8 +30,10 @@ int rr_stream_init(struct stream *s, const struct test_params *p, int64_t timeou
     if (s->udp && !asks && io->in_len < UDP_LEN_MAX)
         io->in_len = UDP_LEN_MAX;
     io->timeout_ns = (uint64_t)timeout_ms * NS_PER_MS;
-    /* -b: transactions/s; with --rr-load it is the bulk streams' rate instead */
-    uint64_t rate = asks && p->bandwidth > 0 && !p->rr_load ? (uint64_t)p->bandwidth : 0;
+    /* -b: transactions/s; with --rr-load it is the bulk streams' rate, and the requests
+     * go at RR_LOAD_RATE */
+    uint64_t rate = !asks ? 0 : p->rr_load ? RR_LOAD_RATE
+                  : p->bandwidth > 0 ? (uint64_t)p->bandwidth : 0;
     io->period_ns = rate ? NS_PER_SEC / rate : 0;
     if (rate && !io->period_ns)
         io->period_ns = 1;
@@ -58,8 +60,13 @@ void rr_stream_free(struct stream *s)
     s->rrb = NULL;
 }
 
-/* TCP_NODELAY once, TCP_QUICKACK after each read (the kernel clears it); a host
- * that refuses them runs on, said once (-V, -J fallbacks) */
+/* TCP_NODELAY once; TCP_QUICKACK (the kernel clears it again) wherever an ACK can
+ * be waited for: after a read that leaves a message incomplete (its sender's window
+ * moves on), and on a paced client after each answer (the connection then idles,
+ * and the answer's ACK would wait for the delayed-ACK timer). A whole small message's
+ * ACK rides on the answer or on the next request; setting it after every read cost
+ * 2-4 us a round trip on loopback (test/lib/bench-rr.sh). A host that refuses them
+ * runs on, said once (-V, -J fallbacks) */
 static void tcp_nodelay(struct stream *s)
 {
     int one = 1;
@@ -209,7 +216,6 @@ static int client_read(struct stream *s)
         atomic_store(&s->err, ECONNRESET);
         return STEP_DONE;
     }
-    tcp_quickack(s);
     if (s->udp) {
         uint64_t seq = 0;
         if ((size_t)n >= RR_SEQ_BYTES)
@@ -224,6 +230,8 @@ static int client_read(struct stream *s)
         return STEP_ON;
     }
     io->done += (size_t)n;
+    if (io->done < io->in_len || io->period_ns)
+        tcp_quickack(s);
     if (io->done == io->in_len)
         client_answered(s, now);
     else if (now - io->t0 >= io->timeout_ns)
@@ -268,7 +276,6 @@ static int server_read(struct stream *s)
         atomic_store(&s->eof, 1);
         return STEP_DONE;
     }
-    tcp_quickack(s);
     if (!io->quiet)
         atomic_fetch_add_explicit(&s->bytes, (uint64_t)n, memory_order_relaxed);
     if (s->udp) {
@@ -276,8 +283,10 @@ static int server_read(struct stream *s)
             memcpy(io->out, io->in, RR_SEQ_BYTES);
     } else {
         io->done += (size_t)n;
-        if (io->done < s->blksize)
+        if (io->done < s->blksize) {
+            tcp_quickack(s);
             return STEP_ON;
+        }
     }
     io->t0 = mono_ns();
     io->done = 0;

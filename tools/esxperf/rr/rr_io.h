@@ -8,8 +8,8 @@
  * echoes it; one unanswered within --rr-timeout is counted lost and the next goes
  * out (a late answer is counted, not taken). TCP: an answer that does not come
  * within --rr-timeout ends the stream with ETIMEDOUT (the server stopped
- * answering). TCP_NODELAY on both ends and TCP_QUICKACK after every read; where the
- * host refuses them the test runs and says so (fallback.h).
+ * answering). TCP_NODELAY on both ends, TCP_QUICKACK where an ACK can be waited for
+ * (rr_io.c); where the host refuses them the test runs and says so (fallback.h).
  * The steps follow stream.h's contract (drive.h calls them); rr_io.c. */
 #ifndef ESXPERF_RR_IO_H
 #define ESXPERF_RR_IO_H
@@ -21,6 +21,10 @@
 #define RR_LEN_DEFAULT 64        /* -l with --rr: a small request */
 #define RR_SEQ_BYTES 8           /* UDP: the sequence number at the start */
 #define RR_LOAD_LEN (128 * 1024) /* --rr-load: the bulk streams' block (iperf3's TCP -l) */
+/* --rr-load: the requests are paced, so that each phase's percentiles weigh its time:
+ * back to back, the moments a queue happens to be empty would give most of the
+ * transactions (a full queue gives one per queueing delay) */
+#define RR_LOAD_RATE 200
 
 struct stream;
 struct test_params;
