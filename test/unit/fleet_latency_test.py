@@ -8,7 +8,7 @@
 # 198.18.42.2 --rr --rr-load=1 -t 2 -J` through a router namespace's 40 Mbit/s tbf
 # shaper (loaded p50 7.9 ms, esxperf's verdict: queueing), as test/lib/bench-rr.sh
 # and esxperf_rr.bats set them up.
-# Run: python3 test/unit/fleet_latency_test.py (fleet_vcenter.bats runs it).
+# Run: /usr/bin/python3 test/unit/fleet_latency_test.py (fleet_vcenter.bats runs it).
 import os
 import sys
 import unittest

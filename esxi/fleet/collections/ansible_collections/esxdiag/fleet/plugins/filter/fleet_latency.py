@@ -12,7 +12,10 @@
 # (one write in a hundred). esxdiag_latency adds these pairs (and their counts in
 # `summary`) to the report esxdiag_report built. Pure functions of the records.
 
-import json
+try:        # as Ansible loads it, in the collection
+    from ansible_collections.esxdiag.fleet.plugins.filter.fleet_pairs import parse_json, _num
+except ImportError:     # beside fleet_pairs.py on sys.path (the unit tests)
+    from fleet_pairs import parse_json, _num
 
 ROLES = {
     'vsan': (1.0, 'a standard vSAN cluster, between its hosts'),
@@ -28,23 +31,6 @@ DOMINANT = {
     'host': "; the server host's own turnaround dominates (its CPU load)",
     'loss': '; UDP requests were lost',
 }
-
-
-def _json(text):
-    if isinstance(text, dict):
-        return text
-    try:
-        value = json.loads(text or '')
-    except (TypeError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _num(value):
-    try:
-        return None if value is None or value == '' else float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _cluster(rec):
@@ -82,7 +68,7 @@ def rr_pair(rec, run, by_name):
             'role': role, 'role_source': why, 'limit_ms': limit,
             'p50_ms': None, 'p99_ms': None, 'mean_ms': None, 'transactions': None, 'lost': None,
             'server_turnaround_ms': None, 'dominant': None, 'error': None, 'sentence': None, 'tail': False}
-    doc = _json(run.get('stdout'))
+    doc = parse_json(run.get('stdout'))
     rr = ((doc or {}).get('end') or {}).get('rr') or {}
     rtt = (rr.get('sum') or {}).get('rtt_us') or {}
     if doc is None or doc.get('error') or not rtt:
