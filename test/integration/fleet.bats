@@ -220,6 +220,8 @@ for p in rr:
     assert (p["sentence"] is not None) == (p["verdict"] == "failed" or p["tail"]), p
 assert d["summary"]["rr_failed"] == len([p for p in rr if p["verdict"] == "failed"])
 assert all(len(h["raw"]["esxperf"]) == 3 for h in d["hosts"]), "the throughput runs kept apart"
+assert all(len(h["raw"]["esxperf_rr"]) == 3 and h["raw"]["esxperf_rr"][0]["server"]["end"]["rr"]
+           for h in d["hosts"]), "the latency runs' raw JSON"
 PY
     grep -q "^Latency, request/response round trip p50/p99 in ms, 1 s per direction (row: client, column: server)$" \
         "$W/report1/report.txt" || flunk "no latency grid: $(cat "$W/report1/report.txt")"

@@ -122,6 +122,12 @@ class Report(unittest.TestCase):
         c['rr'] = []
         self.report = report_of([a, b, c])
 
+    def test_raw_json_kept(self):
+        raw = dict((h['name'], (h.get('raw') or {}).get('esxperf_rr')) for h in self.report['hosts'])
+        self.assertEqual([r['to'] for r in raw['a']], ['b', 'c'])
+        self.assertEqual(raw['a'][1]['client']['end']['rr']['verdict']['dominant'], 'queueing')
+        self.assertIsNone(raw['c'])
+
     def test_counts(self):
         s = self.report['summary']
         self.assertEqual((s['pairs'], s['failed'], s['rr_failed']), (3, 1, 1))

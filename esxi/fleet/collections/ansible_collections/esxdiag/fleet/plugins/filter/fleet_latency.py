@@ -115,6 +115,18 @@ def add_latency(report, names, hostvars):
         return report
     out = dict(report)
     out['pairs'] = list(report.get('pairs') or []) + pairs
+    # each host's raw esxperf --rr JSON beside its throughput runs' (hosts[].raw)
+    hosts = []
+    for h in report.get('hosts') or []:
+        runs = (by_name.get(h.get('name')) or {}).get('rr') or []
+        if runs:
+            h = dict(h)
+            h['raw'] = dict(h.get('raw') or {})
+            h['raw']['esxperf_rr'] = [dict(to=r.get('to'), round=r.get('round'), direction=r.get('direction'),
+                                           client=parse_json(r.get('stdout')),
+                                           server=parse_json(r.get('receiver_stdout'))) for r in runs]
+        hosts.append(h)
+    out['hosts'] = hosts
     summary = dict(report.get('summary') or {})
     failed = [p for p in pairs if p['verdict'] != 'ok']
     summary['pairs'] = summary.get('pairs', 0) + len(pairs)
