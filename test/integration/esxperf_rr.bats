@@ -129,8 +129,9 @@ PY
     assert_status 0
     n=$(jget "$TMP/c.json" 'd["end"]["rr"]["sum"]["transactions"]')
     # 2 streams x 100/s x 2 s, the first of each at once
-    # (a request more than a period late is not made up: a loaded host sends fewer)
-    [ "$n" -ge 340 ] && [ "$n" -le 404 ] || flunk "paced: $n transactions, wanted about 400"
+    # never more than the rate (no burst to catch up: a request more than a period
+    # late is not made up, so a loaded host sends fewer), and far from back to back
+    [ "$n" -ge 200 ] && [ "$n" -le 404 ] || flunk "paced: $n transactions, wanted about 400"
     client --rr -u -k 250 -J
     assert_status 0
     [ "$(jget "$TMP/c.json" 'd["end"]["rr"]["sum"]["transactions"]')" = 250 ]
@@ -196,24 +197,26 @@ assert end["rr"]["sum"]["transactions"] > 0, end
 
 @test "rr: UDP requests dropped by nft (numgen) are counted lost; the run ends on time" {
     esxperf_server
-    # 20 % of the requests (64 bytes, UDP length 72; not the stream's 4-byte hello)
-    # dropped on their way to the server
+    # every fifth request (64 bytes, UDP length 72; not the stream's 4-byte hello)
+    # dropped on its way to the server: numgen's counter, so the count is exact
     ip netns exec "$LONS" nft -f - <<NFT
 table inet $NFT_TABLE {
-    chain in { type filter hook input priority 0; udp dport $PORT udp length 72 numgen random mod 100 < 20 drop; }
+    chain in { type filter hook input priority 0; udp dport $PORT udp length 72 numgen inc mod 5 == 0 drop; }
 }
 NFT
     local t0=$SECONDS
     client --rr -u -b 200 --rr-timeout 50 -t 2 -J
     assert_status 0
-    [ $((SECONDS - t0)) -le 6 ] || flunk "took $((SECONDS - t0)) s for -t 2"
+    # (a lost answer waited for without end would hold it: 50 ms each, then the next)
+    [ $((SECONDS - t0)) -le 10 ] || flunk "took $((SECONDS - t0)) s for -t 2"
     lost=$(jget "$TMP/c.json" 'd["end"]["rr"]["sum"]["lost"]')
     n=$(jget "$TMP/c.json" 'd["end"]["rr"]["sum"]["transactions"]')
-    # a fifth of the requests lost (each waited for 50 ms, so about 140 go out):
-    # between 5 and 40 % of them, binomially
-    [ "$n" -ge 50 ] || flunk "answered $n"
-    [ $((lost * 100)) -ge $(((n + lost) * 5)) ] && [ $((lost * 100)) -le $(((n + lost) * 40)) ] ||
-        flunk "lost $lost of $((n + lost)), 20 % dropped"
+    # one request in five lost, whatever the host's load made of the rate (the
+    # last request may be in flight at the end: one either way)
+    [ "$n" -ge 4 ] || flunk "answered $n"
+    [ $((lost * 5)) -ge $((n + lost - 5)) ] && [ $((lost * 5)) -le $((n + lost + 5)) ] ||
+        flunk "lost $lost of $((n + lost)), one in five dropped"
+    [ "$(jget "$TMP/c.json" 'd["end"]["rr"]["sum"]["late"]')" = 0 ] || flunk "late answers: $(jget "$TMP/c.json" 'd["end"]["rr"]["sum"]')"
     ivlost=$(jget "$TMP/c.json" 'sum(iv["rr"]["sum"]["lost"] for iv in d["intervals"])')
     # (the last request may be lost after the last interval row)
     [ "$ivlost" -le "$lost" ] && [ "$lost" -le $((ivlost + 1)) ] || flunk "intervals lost $ivlost, end $lost"
