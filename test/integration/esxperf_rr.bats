@@ -329,8 +329,8 @@ d = json.load(open(sys.argv[1]))
 rr = d["end"]["rr"]
 idle, loaded = rr["idle"]["rtt_us"]["p50"], rr["sum"]["rtt_us"]["p50"]
 # idle: a few hundred us at most through three namespaces; loaded: the tbf queue,
-# tens of milliseconds (100 ms of it at 40 Mbit/s)
-assert idle < 2000 and loaded > 5 * idle and loaded > 5000, (idle, loaded)
+# milliseconds (as deep as the bulk sender's buffer lets it fill: up to 100 ms)
+assert idle < 2000 and loaded > 5 * idle and loaded > 1000, (idle, loaded)
 assert rr["verdict"]["dominant"] == "queueing", rr["verdict"]
 assert rr["verdict"]["verdict"] == "over", rr["verdict"]
 assert rr["verdict"]["queue_factor"] > 5, rr["verdict"]
