@@ -64,6 +64,8 @@ PKGS_TEST="$PKGS_TEST man-db groff-base"
 PKGS_TEST="$PKGS_TEST python3-pyvmomi"
 # the fleet's collection is linted (test/integration/fleet_collection.bats)
 PKGS_TEST="$PKGS_TEST ansible-lint"
+# esxperf --rr's benchmark (test/lib/bench-rr.sh): the latency tools it is set beside
+PKGS_TEST="$PKGS_TEST sockperf iperf qperf"
 # the fleet tests' vCenter: govmomi's simulator (its Go source package), built with golang-go
 PKGS_VCSIM="golang-go golang-github-vmware-govmomi-dev"
 # aarch64 kit: the cross compiler (and its binutils), qemu-user to run its binaries in tests

@@ -73,8 +73,8 @@ setup_file() {
     fleet_fault_port_drop 2 1500
     fleet_fault_router_pair 3 4
     RUN1_RC=0
-    fleet_play_vcenter "$W/run1.out" -e esxdiag_perf_seconds=1 -e "esxdiag_report_dir=$W/report1" \
-        -e '{"esxdiag_checks": ["mtu", "perf", "part"]}' -e "{\"esxdiag_part_disks\": [\"$W/esxi7.img\"]}" ||
+    fleet_play_vcenter "$W/run1.out" -e esxdiag_perf_seconds=1 -e esxdiag_rr_seconds=1 -e "esxdiag_report_dir=$W/report1" \
+        -e '{"esxdiag_checks": ["mtu", "perf", "rr", "part"]}' -e "{\"esxdiag_part_disks\": [\"$W/esxi7.img\"]}" ||
         RUN1_RC=$?
     echo "$RUN1_RC" > "$W/run1.rc"
     # for people to look at (out/ is not committed)
@@ -127,7 +127,9 @@ mtu_pairs() {
     assert_contains "h3 -> h4  MTU IPv4  TOO-BIG: router 198.19.0.1: frag needed and DF set, next-hop MTU 1500"
     assert_contains "look at: the router 198.19.0.1 between them: its interface towards h4 has MTU 1500"
     assert_contains "every MTU pair with h2 fails, in both directions: look at that host first"
-    [[ "$(tail -n 1 "$W/run1.out")" == "summary: 22 of 36 directed checks failed (MTU 16, throughput 6); 0 of 4 hosts not ok; report in $W/report1" ]] ||
+    # (the latency pairs' count is the run's: a loaded host may push a p50 over 1 ms)
+    local lat; lat=$(jq '.summary.rr_failed' "$R1")
+    [[ "$(tail -n 1 "$W/run1.out")" == "summary: $((22 + lat)) of 48 directed checks failed (MTU 16, throughput 6, latency $lat); 0 of 4 hosts not ok; report in $W/report1" ]] ||
         flunk "last line: $(tail -n 1 "$W/run1.out")"
     # the row of h2 in the IPv4 grid, as people read it
     grep -qE '^h2 +BLACK-HOLE 1500 +- +BLACK-HOLE 1500 +BLACK-HOLE 1500$' "$W/run1.out" || flunk "h2 row: $output"
@@ -192,6 +194,40 @@ mtu_pairs() {
     # esxperf's diagnosis and the share of the link: the keys on every pair, null allowed
     run jq '[.pairs[] | select(.check == "perf") | has("diagnosis") and has("percent_of_link") and has("link_speed_source")] | all' "$R1"
     [ "$output" = true ] || flunk "perf pairs without diagnosis/percent_of_link/link_speed_source: $(jq -c '.pairs[] | select(.check == "perf")' "$R1")"
+}
+
+@test "fleet run 1: latency (rr) of every ordered pair in the throughput rounds, judged against vSAN's 1 ms from vCenter's cluster; its grid in report.txt and report.html" {
+    run jq -r '.pairs[] | select(.check == "rr") | "\(.from) \(.to) \(.round) \(.direction) \(.port)"' "$R1"
+    [ "${#lines[@]}" = 12 ] || flunk "not 12 directed latency tests: $output"
+    [ "$(printf '%s\n' "${lines[@]}" | awk '{print $1, $2}' | sort -u | wc -l)" = 12 ] || flunk "$output"
+    local l from to rnd port
+    for l in "${lines[@]}"; do
+        read -r from to rnd _ port <<<"$l"
+        [ "$port" = $((5200 + rnd)) ] || flunk "port: $l"
+    done
+    # small requests cross h2's black hole and h3-h4's router: every pair measured, its
+    # role from the cluster vCenter puts all four in, its verdict its p50 against 1 ms
+    python3 - "$R1" <<'PY' || flunk "$(jq -c '.pairs[] | select(.check == "rr")' "$R1")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rr = [p for p in d["pairs"] if p["check"] == "rr"]
+for p in rr:
+    assert p["error"] is None, p
+    assert p["role"] == "vsan" and p["limit_ms"] == 1.0, p
+    assert p["role_source"] == "both in cluster vmotion-lab in vCenter", p
+    assert 0 < p["p50_ms"] <= p["p99_ms"] and p["transactions"] > 0, p
+    assert p["verdict"] == ("failed" if p["p50_ms"] > 1.0 else "ok"), p
+    assert (p["sentence"] is not None) == (p["verdict"] == "failed" or p["tail"]), p
+assert d["summary"]["rr_failed"] == len([p for p in rr if p["verdict"] == "failed"])
+assert all(len(h["raw"]["esxperf"]) == 3 for h in d["hosts"]), "the throughput runs kept apart"
+assert all(len(h["raw"]["esxperf_rr"]) == 3 and h["raw"]["esxperf_rr"][0]["server"]["end"]["rr"]
+           for h in d["hosts"]), "the latency runs' raw JSON"
+PY
+    grep -q "^Latency, request/response round trip p50/p99 in ms, 1 s per direction (row: client, column: server)$" \
+        "$W/report1/report.txt" || flunk "no latency grid: $(cat "$W/report1/report.txt")"
+    grep -qE '^h1 +- +[0-9.]+/[0-9.]+ +[0-9.]+/[0-9.]+ +[0-9.]+/[0-9.]+$' "$W/report1/report.txt" ||
+        flunk "h1's latency row: $(grep -A5 '^Latency' "$W/report1/report.txt")"
+    [ "$(grep -o 'data-check="rr"' "$W/report1/report.html" | wc -l)" -ge 12 ] || flunk "report.html has no latency grid"
 }
 
 @test "fleet run 1: esxpart on each host names OSDATA, the bootbanks and the VMFS datastore" {

@@ -13,6 +13,7 @@ for b in test/lib/bench-*.sh; do
     [ "$name" = soak ] && tool=esxperf    # the soak: one esxperf -s under 1,000 tests
     [ "$name" = fleet ] && tool=esxmtu    # the fleet bench needs the kit's tools
     [ "$name" = diagnose ] && tool=esxperf # the cost of the bottleneck verdict
+    [ "$name" = rr ] && tool=esxperf       # --rr beside sockperf, iperf 2, qperf
     if [ ! -x "out/bin/$tool" ]; then
         echo "== $name: not built, skipped"
         continue

@@ -4,6 +4,7 @@
  * value parsers (iperf3 suffixes). What is refused together and what is
  * ignored with a warning is options_check.c's. */
 #include "options.h"
+#include "rr_verdict.h"
 #include "args.h"
 #include "iperf_units.h"
 #include "auth.h"
@@ -42,6 +43,9 @@ void opts_defaults(struct perf_opts *o)
     o->control_timeout_ms = 10000;
     o->bitrate_limit_secs = 5;
     o->rcv_timeout_ms = 120000;
+    o->rr_timeout_ms = 1000;
+    o->rr_role = -1;
+    o->rr_idle = 2;
 }
 
 int opt_parse_size(const char *s, int64_t min, int64_t max, int64_t *out, const char **why)
@@ -324,6 +328,42 @@ static int set_control_timeout(void *p, const char *v, char *why, size_t len)
     if (parse_double(v, 0.1, 3600, &d, &w) < 0)
         return why_fmt(why, len, "bad control timeout '%s': 0.1..3600 seconds", v);
     o->control_timeout_ms = (int64_t)(d * 1000);
+    return 0;
+}
+
+/* --rr-limit TIME and --rr-role ROLE: what the --rr verdict judges against */
+static int set_rr_limit(void *p, const char *v, char *why, size_t len)
+{
+    struct perf_opts *o = p;
+    uint64_t ns;
+    if (rr_limit_parse(v, &ns) < 0)
+        return why_fmt(why, len, "bad --rr-limit '%s': a time of 1us..60s, e.g. 1ms, 500us, 0.2s "
+                       "(a plain number is ms)", v);
+    o->rr_limit_ns = (int64_t)ns;
+    return 0;
+}
+
+/* --rr-load[=SEC]: a bulk transfer beside the requests, after SEC idle seconds */
+static int set_rr_load(void *p, const char *v, char *why, size_t len)
+{
+    struct perf_opts *o = p;
+    o->rr_load = 1;
+    if (!v)
+        return 0;
+    const char *w = NULL;
+    double d;
+    if (parse_double(v, 1, 600, &d, &w) < 0 || d != (double)(int64_t)d)
+        return why_fmt(why, len, "bad --rr-load=SEC '%s': the idle phase, 1..600 whole seconds", v);
+    o->rr_idle = (int64_t)d;
+    return 0;
+}
+
+static int set_rr_role(void *p, const char *v, char *why, size_t len)
+{
+    struct perf_opts *o = p;
+    o->rr_role = rr_role_find(v);
+    if (o->rr_role < 0)
+        return why_fmt(why, len, "bad --rr-role '%s': one of vsan, stretched, witness, vmotion", v);
     return 0;
 }
 

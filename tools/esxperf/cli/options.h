@@ -70,6 +70,10 @@ struct perf_opts {
     double interval;            /* -i, 0 = none */
     int bandwidth_set;          /* -b given (the rate: bandwidth, params_table.h) */
     int64_t cooldown;           /* --cooldown seconds */
+    int64_t rr_timeout_ms;      /* --rr-timeout: a request's answer waited for (rr_io.h) */
+    int64_t rr_limit_ns;        /* --rr-limit, 0 none (rr_verdict.h) */
+    int rr_role;                /* --rr-role: RR_ROLE_*, -1 none (vSAN's limit) */
+    int64_t rr_idle;            /* --rr-load=SEC: the idle phase, seconds */
     int naffinity;              /* -A: CPUs for this side's stream threads, round-robin */
     int affinity[AFFINITY_MAX];
     int json;                   /* -J */

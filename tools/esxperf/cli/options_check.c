@@ -67,6 +67,42 @@ static int check_test_shape(const struct perf_opts *o, char *why, size_t len)
     return 0;
 }
 
+/* --rr (rr/rr_io.h): the client asks, the server answers; what has no meaning in
+ * that exchange is refused rather than ignored */
+static int check_rr(const struct perf_opts *o, char *why, size_t len)
+{
+    if (!o->rr && (o->given[O_RR_RESPONSE] || o->given[O_RR_TIMEOUT] || o->given[O_RR_LIMIT] ||
+                   o->given[O_RR_ROLE] || o->rr_load))
+        return why_fmt(why, len, "--rr-response, --rr-timeout, --rr-limit, --rr-role and "
+                       "--rr-load belong to --rr: add --rr");
+    if (o->rr_load && o->udp)
+        return why_fmt(why, len, "--rr-load: the bulk streams are TCP (vMotion's, vSAN's): drop -u");
+    if (o->rr_load && (o->num || o->blockcount))
+        return why_fmt(why, len, "--rr-load runs its idle phase, then -t seconds loaded: "
+                       "give -t, not -n or -k");
+    if (o->rr_load && o->parallel >= MAX_STREAMS)
+        return why_fmt(why, len, "--rr-load adds its request stream to the -P bulk ones: "
+                       "at most -P %d", MAX_STREAMS - 1);
+    if (o->given[O_RR_LIMIT] && o->given[O_RR_ROLE])
+        return why_fmt(why, len, "--rr-limit and --rr-role both set the verdict's limit: give one");
+    if (!o->rr)
+        return 0;
+    if ((o->reverse || o->bidir) && !o->rr_load)
+        return why_fmt(why, len, "--rr: the client always sends the requests (-R and --bidir "
+                       "do not apply; with --rr-load they set the bulk streams' direction): "
+                       "to measure from the other end, run the client there");
+    if (o->file || o->zerocopy || o->sweep_np || o->sweep_nw)
+        return why_fmt(why, len, "--rr sends small requests: -F, -Z and sweeps do not apply "
+                       "(drop them)");
+    if (o->omit || o->cooldown)
+        return why_fmt(why, len, "--rr measures from the first request: -O and --cooldown "
+                       "do not apply (drop them)");
+    if (o->udp && o->rr_response && (o->rr_response < UDP_LEN_MIN || o->rr_response > UDP_LEN_MAX))
+        return why_fmt(why, len, "UDP response size (--rr-response) must be %d..%d",
+                       UDP_LEN_MIN, UDP_LEN_MAX);
+    return 0;
+}
+
 static int check_auth(const struct perf_opts *o, char *why, size_t len)
 {
     if (!o->username != !o->rsa_public_key)
@@ -155,7 +191,7 @@ static int check_net(const struct perf_opts *o, char *why, size_t len)
 int opts_validate(const struct perf_opts *o, char *why, size_t len)
 {
     static int (*const checks[])(const struct perf_opts *, char *, size_t) = {
-        check_role, check_test_shape, check_auth, check_cport, check_family, check_net,
+        check_role, check_test_shape, check_rr, check_auth, check_cport, check_family, check_net,
     };
     for (size_t i = 0; i < ARRAY_SIZE(checks); i++)
         if (checks[i](o, why, len) < 0)

@@ -235,6 +235,29 @@ OPT('X', "xbind", REQ, ANY, FN(set_sctp_only),
 "  -X, --xbind / --nstreams  refused: iperf3's SCTP options (ESXi has no SCTP)\n")
 LONG(O_NSTREAMS, "nstreams", REQ, ANY, FN(set_sctp_only), "")
 TEXT(
+"Request/response latency (client, against an esxperf server):\n")
+LONG(O_RR, "rr", NONE, CLIENT, FLAG(rr),
+"      --rr                 request/response: each stream sends a request of -l bytes\n"
+"                           (default 64) and waits for the answer, one at a time; the\n"
+"                           round trip's percentiles (TCP, or UDP with -u); -b is then\n"
+"                           transactions/s per stream (default: back to back)\n")
+LONG(O_RR_RESPONSE, "rr-response", REQ, CLIENT,
+     SIZE(rr_response, 1, TCP_LEN_MAX, "response size (--rr-response)", "bytes"),
+"      --rr-response BYTES  the answer's size (default: as the request)\n")
+LONG(O_RR_TIMEOUT, "rr-timeout", REQ, CLIENT,
+     NUM(rr_timeout_ms, 10, 600000, "request timeout (--rr-timeout, ms)"),
+"      --rr-timeout MS      UDP: a request unanswered this long is lost (counted); TCP:\n"
+"                           the server stopped answering, the test ends (default 1000)\n")
+LONG(O_RR_LOAD, "rr-load", OPTARG, CLIENT, FN(set_rr_load),
+"      --rr-load[=SEC]      latency under load: SEC s (default 2) of requests alone,\n"
+"                           then -t s beside -P bulk TCP streams (-R, --bidir: their\n"
+"                           direction; -b their rate): the round trip idle and loaded\n")
+LONG(O_RR_LIMIT, "rr-limit", REQ, CLIENT, FN(set_rr_limit),
+"      --rr-limit TIME      the verdict's limit for the round trip (1ms, 500us, 0.2s)\n")
+LONG(O_RR_ROLE, "rr-role", REQ, CLIENT, FN(set_rr_role),
+"      --rr-role ROLE       or VMware's limit for ROLE: vsan 1 ms (the default),\n"
+"                           stretched 5 ms, witness 200 ms, vmotion 150 ms\n")
+TEXT(
 "Sweeps (client; one table row per run):\n")
 LONG(O_SWEEP_P, "sweep-parallel", REQ, CLIENT, FN(set_sweep_parallel),
 "      --sweep-parallel LIST   e.g. 1-8 or 1,2,4,8\n")

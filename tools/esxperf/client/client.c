@@ -132,6 +132,10 @@ static int test_look(struct client *c, int wait, int *next_ms)
     int ms = session_poll(s, now);
     *next_ms = ms;
     int err = session_stream_error(s);
+    if (err && s->p.rr && err == ETIMEDOUT)      /* rr_io.h: an answer that never came */
+        return cfail(c, EXIT_CHECK, "--rr: the server stopped answering: a request got no "
+                     "answer within %lld ms (--rr-timeout); the test is ended",
+                     (long long)c->o->rr_timeout_ms);
     if (err) {
         int rc = ctl_during_test(c, STREAM_FAIL_GRACE_MS);
         return rc ? rc : cfail(c, EXIT_CHECK, "a data stream failed: %s", errtext(err));
@@ -297,6 +301,23 @@ static void file_length(const struct perf_opts *o, struct test_params *p)
     }
 }
 
+/* --rr: an esxperf server that takes it says so (ST_ESXPERF_RR) before
+ * CREATE_STREAMS; iperf3, which ignores the key, goes straight to CREATE_STREAMS
+ * and would run a throughput test, so the client stops there and says why */
+static int rr_ready(struct client *c)
+{
+    struct server_state got;
+    char msg[400];
+    if (ctl_expect(c->ctl, ST_ESXPERF_RR, mono_ns() + CTL_WAIT_NS, &got) == 0)
+        return 0;
+    if (!got.io_err && got.st == ST_CREATE_STREAMS)
+        return cfail(c, EXIT_USAGE, "--rr: the server at %s does not answer requests: it went "
+                     "on to a throughput test (an iperf3 server, or an esxperf without --rr); "
+                     "run this esxperf's server there (esxperf -s)", c->o->host);
+    ctl_expect_text(&got, ST_ESXPERF_RR, CTL_WAIT_S, msg, sizeof msg);
+    return cfail(c, EXIT_CHECK, "%s", msg);
+}
+
 /* the parameters (with the token), the session, CREATE_STREAMS */
 static int send_params(struct client *c)
 {
@@ -315,7 +336,8 @@ static int send_params(struct client *c)
         return cfail(c, EXIT_CHECK, "cannot send the parameters: %s", errtext(errno));
     session_init(&c->s, c->o, &p, 1, &c->rep);
     c->have_session = 1;
-    return wait_state(c, ST_CREATE_STREAMS, mono_ns() + CTL_WAIT_NS);
+    int rc = p.rr ? rr_ready(c) : 0;
+    return rc ? rc : wait_state(c, ST_CREATE_STREAMS, mono_ns() + CTL_WAIT_NS);
 }
 
 /* the data streams, TEST_START, the start of the report, TEST_RUNNING */
@@ -339,7 +361,7 @@ static int run(struct client *c)
         session_no_threads(&c->s, errno, line, sizeof line);
         return cfail(c, EXIT_USAGE, "%s", line);
     }
-    if (c->o->interval > 0)
+    if (c->o->interval > 0 && (!p->rr || p->rr_load))   /* --rr's rows have their own */
         c->rep.sink->interval_header(&c->rep, p->udp, !p->reverse || p->bidir, p->bidir);
     int rc = run_test(c);
     if (rc)

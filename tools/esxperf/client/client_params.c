@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "fail.h"
 #include "pace.h"
+#include "rr_io.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -44,6 +45,17 @@ void client_params(const struct perf_opts *o, int ctl_mss, struct test_params *p
         }
     }
     p->bandwidth = o->bandwidth_set ? (int64_t)o->bandwidth : (o->udp ? 1048576 : 0);
+    /* --rr: small requests by default, and -b is transactions/s (no UDP default) */
+    if (o->rr) {
+        p->len = o->len ? o->len : RR_LEN_DEFAULT;
+        p->bandwidth = o->bandwidth_set ? (int64_t)o->bandwidth : 0;
+    }
+    /* --rr-load: the idle phase is the omitted seconds (the bulk streams wait them
+     * out), and stream 1 asks while -P bulk streams move data */
+    if (o->rr && o->rr_load) {
+        p->omit = o->rr_idle;
+        p->parallel = o->parallel + 1;
+    }
     if (o->gsro && o->udp) {    /* iperf3 3.22's --gsro sizes: whole datagrams in 64 KiB */
         p->gso = p->gro = 1;
         p->gso_dg_size = p->len;
@@ -88,7 +100,7 @@ int client_authtoken(const struct perf_opts *o, char *out, size_t outcap)
  * (TCP writes smaller pieces instead, pace_chunk) */
 void client_warn_pace(const struct test_params *p)
 {
-    if (!p->udp || !p->time || p->bandwidth <= 0)
+    if (!p->udp || !p->time || p->bandwidth <= 0 || p->rr)   /* --rr: -b is transactions/s */
         return;
     uint64_t rate = (uint64_t)p->bandwidth, secs = (uint64_t)p->time;
     int pct = pace_overshoot_pct(rate, (size_t)p->len, (uint64_t)p->burst, secs * NS_PER_SEC);

@@ -113,6 +113,15 @@ WIRE_NUM("gro_bf_size", gro_bf_size, GSRO, NONE, _, _, 0, 0, 65535, "0..65535")
  * client claims, only shown */
 WIRE_STR("authtoken", authtoken, AUTHTOKEN_MAX, SET, NONE, _, _, "", REFUSE)
 WIRE_STR("client_version", client_version, 32, ALWAYS, NONE, _, _, "3.12", CUT)
+/* --rr, --rr-response: esxperf's request/response mode (rr/rr_io.h), keys iperf3
+ * ignores; an esxperf server that takes them says so (ST_ESXPERF_RR) before
+ * CREATE_STREAMS. The response size 0: as big as the request (-l) */
+WIRE_FLAG("esxperf_rr", rr, BOOL, SET, OPT, int, rr)
+WIRE_NUM("esxperf_rr_response", rr_response, SET, OPT, int64_t, rr_response, 0,
+         0, TCP_LEN_MAX, "0..16 MiB")
+/* --rr-load: stream 1 is request/response, the others bulk, held for the idle
+ * phase, which is the test's omit */
+WIRE_FLAG("esxperf_rr_load", rr_load, BOOL, SET, OPT, int, rr_load)
 
 #undef WIRE_FLAG
 #undef WIRE_NUM

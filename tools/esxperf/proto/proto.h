@@ -18,6 +18,9 @@ enum ctl_state {
     ST_CREATE_STREAMS = 10, ST_SERVER_TERMINATE = 11, ST_CLIENT_TERMINATE = 12,
     ST_EXCHANGE_RESULTS = 13, ST_DISPLAY_RESULTS = 14, ST_IPERF_DONE = 16,
     ST_ACCESS_DENIED = -1, ST_SERVER_ERROR = -2,
+    /* esxperf's, outside iperf3's states: the server takes --rr (params_table.h),
+     * sent before CREATE_STREAMS, to a client that asked for it only */
+    ST_ESXPERF_RR = 64,
     ST_FIRST = ST_SERVER_ERROR, ST_LAST = ST_IPERF_DONE,    /* the range of the names */
 };
 /* "TEST_START" ...; "unknown state" for a byte that is no state */
@@ -142,6 +145,12 @@ struct test_results {
     /* esxperf's evidence for the verdict (`esxperf_evidence`, one member per row of
      * evidence_table.h): every figure -1 from an iperf3 peer */
     struct side_evidence ev;
+    /* esxperf --rr: the server's turnaround (request read -> answer sent), n 0 none */
+    struct rr_turnaround {
+        uint64_t n;
+        double mean_ns;
+        uint64_t p50_ns, p99_ns, max_ns;
+    } rr_turn;
     int nstreams;
     struct stream_result streams[2 * MAX_STREAMS];
     char *server_output_text;            /* malloc'd or NULL */

@@ -44,6 +44,41 @@ static void evidence_decode(const struct jsonr *r, struct side_evidence *v)
     }
 }
 
+/* esxperf --rr: the server's turnaround, an object iperf3 ignores; the decoder
+ * takes it whole and in range, or leaves it out (n 0) */
+#define RR_TURN_KEY "esxperf_rr_turnaround"
+#define RR_TURN_NS_MAX 1e15      /* 11 days */
+static void rr_turn_encode(struct jsonw *w, const struct rr_turnaround *t)
+{
+    jw_obj(w, RR_TURN_KEY);
+    jw_uint(w, "transactions", t->n);
+    jw_double_prec(w, "mean_ns", t->mean_ns, 1);
+    jw_uint(w, "p50_ns", t->p50_ns);
+    jw_uint(w, "p99_ns", t->p99_ns);
+    jw_uint(w, "max_ns", t->max_ns);
+    jw_end(w);
+}
+
+static void rr_turn_decode(const struct jsonr *r, struct rr_turnaround *t)
+{
+    static const char *const keys[] = { "transactions", "mean_ns", "p50_ns", "p99_ns", "max_ns" };
+    double v[5];
+    memset(t, 0, sizeof *t);
+    int o = jr_find(r, 0, RR_TURN_KEY);
+    if (o < 0 || r->tok[o].type != JSMN_OBJECT)
+        return;
+    for (int i = 0; i < 5; i++) {
+        int k = jr_find(r, o, keys[i]);
+        if (k < 0 || jr_double(r, k, &v[i]) < 0 || v[i] < 0 || v[i] > RR_TURN_NS_MAX)
+            return;
+    }
+    t->n = (uint64_t)v[0];
+    t->mean_ns = v[1];
+    t->p50_ns = (uint64_t)v[2];
+    t->p99_ns = (uint64_t)v[3];
+    t->max_ns = (uint64_t)v[4];
+}
+
 char *results_encode(const struct test_results *r, size_t *len)
 {
     struct jsonw w;
@@ -58,6 +93,8 @@ char *results_encode(const struct test_results *r, size_t *len)
     if (r->thread_cpu_demand >= 0)
         jw_double_prec(&w, "esxperf_thread_cpu_demand", r->thread_cpu_demand, 1);
     evidence_encode(&w, &r->ev);
+    if (r->rr_turn.n)
+        rr_turn_encode(&w, &r->rr_turn);
     jw_arr(&w, "streams");
     for (int i = 0; i < r->nstreams; i++) {
         const struct stream_result *s = &r->streams[i];
@@ -225,6 +262,7 @@ int results_decode(const char *js, size_t len, struct test_results *res, const c
         get_num(&r, 0, "esxperf_thread_cpu_demand", 1, &dem) == 0 && dem >= 0 && dem <= RESULTS_CPU_MAX)
         res->thread_cpu_demand = dem;
     evidence_decode(&r, &res->ev);
+    rr_turn_decode(&r, &res->rr_turn);
     int v = jr_find(&r, 0, "congestion_used");
     if (v >= 0 && jr_str(&r, v, res->congestion_used, sizeof res->congestion_used) < 0) {
         *why = "results congestion_used has the wrong type";

@@ -10,6 +10,7 @@
 #include "diagnose.h"
 #include "link_speed.h"
 #include "proto.h"
+#include "rr_figures.h"
 
 /* one row of a table */
 struct row {
@@ -46,6 +47,7 @@ struct interval {
     int nin[GROUPS];             /* streams in each group */
     int bidir;
     int64_t parallel;
+    struct rr_interval rr;       /* --rr: its figures (rr.on), else zero */
 };
 
 /* headline figures of a finished run (for --sweep tables) */
@@ -106,6 +108,7 @@ struct totals {
     double io_calls_per_second;
     char congestion_local[32], congestion_remote[32];
     struct run_result fig;
+    const struct rr_end *rr;     /* --rr: its end figures (rr_figures.h), else NULL */
     int have_diag;               /* the client's verdict (session_diagnose) */
     struct diagnosis diag;
     struct link_info link;

@@ -3,6 +3,7 @@
  * read it find the same columns. -J goes to report_json.c instead; which of the
  * two a run gets is decided here, once (report_sink_for). */
 #include "report.h"
+#include "rr_report.h"
 #include "fallback.h"
 #include "fail.h"
 #include "udp.h"
@@ -246,6 +247,11 @@ static int sum_shows(int n, int bidir, int64_t parallel)
 
 static void text_interval(struct report *r, const struct interval *iv)
 {
+    if (iv->rr.on) {             /* --rr: transactions and round trips (rr_report.h) */
+        rr_text_interval(r, iv);
+        if (!iv->rr.load)        /* --rr-load: the bulk streams' rows too */
+            return;
+    }
     for (int i = 0; i < iv->n; i++)
         rep_row(r, &iv->rows[i], ROW_INTERVAL);
     for (int g = 0; g < GROUPS; g++)
@@ -274,7 +280,8 @@ static void text_cpu(struct report *r, const struct totals *t)
                    t->gbit_per_cpu_local, t->io_calls_per_second);
 }
 
-static void text_summary(struct report *r, const struct totals *t)
+/* the throughput rows of the end: a row per stream and side, the sums */
+static void text_summary_rows(struct report *r, const struct totals *t)
 {
     rep_separator(r);
     rep_header(r, t->udp, 1, 1, t->bidir);
@@ -295,6 +302,16 @@ static void text_summary(struct report *r, const struct totals *t)
         if (gt->nrcv && (t->is_client || !gt->first_sends))
             rep_row(r, &gt->rcv, ROW_SUMMARY);
     }
+}
+
+static void text_summary(struct report *r, const struct totals *t)
+{
+    /* --rr: its transactions and round trips stand for the bytes (with --rr-load
+     * the bulk streams' rows come first) */
+    if (!t->rr || t->rr->load)
+        text_summary_rows(r, t);
+    if (t->rr)
+        rr_text_end(r, t->rr);
     text_cpu(r, t);
     if (t->have_diag) {
         char line[900];

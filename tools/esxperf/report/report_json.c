@@ -6,6 +6,7 @@
  * ("start", "interval", "server_output_json"/"_text", "error", "end"). This is
  * the JSON sink (report_json_sink): report.c's report_sink_for picks it for -J. */
 #include "report.h"
+#include "rr_report.h"
 #include "fallback.h"
 #include "perf_netstack.h"
 #include "fail.h"
@@ -234,6 +235,8 @@ static void json_interval_obj(struct jsonw *w, const char *key, const void *arg)
     for (int g = 0; g < GROUPS; g++)
         if (iv->nin[g])
             rep_row_json(w, sum_key[g], &iv->sum[g], 1);
+    if (iv->rr.on)
+        rr_json_interval(w, &iv->rr, iv);
     jw_end(w);
 }
 
@@ -406,6 +409,8 @@ static void json_end_obj(struct jsonw *w, const char *key, const void *arg)
         jw_str(w, "sender_tcp_congestion", t->local_sender ? lc : rc);
         jw_str(w, "receiver_tcp_congestion", t->local_sender ? rc : lc);
     }
+    if (t->rr)
+        rr_json_end(w, t->rr);
     if (t->have_diag)
         json_diagnosis(w, t);
     json_esxperf(w, t);

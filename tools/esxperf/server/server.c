@@ -294,7 +294,9 @@ static int open_streams(struct server *sv, const struct test_params *p,
         proto_send_error(sv->ctl, IE_LISTEN, errno, mono_ns() + NS_PER_SEC);
         return -1;
     }
-    if (ctl_send_state(sv->ctl, ST_CREATE_STREAMS, ctl_deadline(sv)) < 0) {
+    /* --rr taken: said before CREATE_STREAMS (client.c rr_ready) */
+    if ((p->rr && ctl_send_state(sv->ctl, ST_ESXPERF_RR, ctl_deadline(sv)) < 0) ||
+        ctl_send_state(sv->ctl, ST_CREATE_STREAMS, ctl_deadline(sv)) < 0) {
         *why = "cannot write to the client";
         return -1;
     }
@@ -329,7 +331,7 @@ static int run(struct server *sv, const char **why)
         proto_send_error(sv->ctl, IE_INITSTREAM, e, mono_ns() + NS_PER_SEC);
         return -1;
     }
-    if (sv->o->interval > 0)
+    if (sv->o->interval > 0 && (!p->rr || p->rr_load))  /* --rr's rows have their own */
         sv->rep.sink->interval_header(&sv->rep, p->udp, p->reverse, p->bidir);
     return run_until_end(sv, why);
 }

@@ -6,6 +6,7 @@
  * report_json.c's. */
 #include "session.h"
 #include "drive.h"
+#include "rr_session.h"
 #include "clock.h"
 #include "fail.h"
 #include "fallback.h"
@@ -35,6 +36,8 @@ void session_init(struct session *s, const struct perf_opts *o, const struct tes
     s->bk = xcalloc(2 * MAX_STREAMS, sizeof *s->bk);
     s->iv = xcalloc(1, sizeof *s->iv);
     s->cooldown = is_client && o->cooldown > 0;
+    if (p->rr)
+        s->rr = xcalloc(1, sizeof *s->rr);
     /* -n/-k bound every TCP sender and the client's UDP senders. The client
      * decides the end of a counted test from what it sent or RECEIVED (counted_end);
      * a UDP receiver that lost datagrams reaches the count only if the sender goes
@@ -64,6 +67,8 @@ void session_free(struct session *s)
     free(s->st);
     free(s->bk);
     free(s->iv);
+    free(s->rr);
+    s->rr = NULL;
     results_free(&s->remote);
     s->st = NULL;
     s->bk = NULL;
@@ -103,9 +108,26 @@ struct stream *session_add(struct session *s, int fd, int sender)
     if (s->nstreams >= 2 * MAX_STREAMS)
         return NULL;
     int i = s->nstreams;
-    if (stream_init(&s->st[i], session_stream_id(i), fd, sender, &s->p, &s->sh) < 0)
+    /* --rr-load: -l is the requests' size; the bulk streams move RR_LOAD_LEN blocks */
+    struct test_params *bulk = s->p.rr_load && i > 0 ? xmalloc(sizeof *bulk) : NULL;
+    if (bulk) {
+        *bulk = s->p;
+        bulk->len = RR_LOAD_LEN;
+    }
+    int rc = stream_init(&s->st[i], session_stream_id(i), fd, sender, bulk ? bulk : &s->p, &s->sh);
+    free(bulk);
+    if (rc < 0)
         return NULL;
     s->nstreams++;
+    /* --rr: the stream's book and buffers (rr_io.h) */
+    if (s->p.rr && (!s->p.rr_load || i == 0) &&
+        rr_stream_init(&s->st[i], &s->p, s->o->rr_timeout_ms, s->is_client) < 0) {
+        s->st[i].fd = -1;        /* the caller closes it */
+        stream_free(&s->st[i]);
+        s->nstreams--;
+        errno = ENOMEM;
+        return NULL;
+    }
     if (s->o->file && stream_file_open(&s->st[i], s->o->file) < 0) {
         int e = errno;
         s->st[i].fd = -1;        /* the caller closes it */
@@ -215,6 +237,9 @@ int session_start(struct session *s)
     for (int i = 0; i < s->nstreams; i++) {
         s->st[i].sender = session_is_sender(s, i);
         s->st[i].cpu = ncpus > 0 ? cpus[i % ncpus] : -1;
+        /* --rr-load: the bulk streams wait out the idle phase (the omitted seconds) */
+        if (s->p.rr_load && !s->st[i].rrb)
+            s->st[i].hold_until = now + (uint64_t)s->p.omit * NS_PER_SEC;
     }
     /* a lone stream needs no thread of its own: where none can start, it runs on
      * this one, which the stream's loop gives turns (session_run_here) */
@@ -343,6 +368,9 @@ static void session_interval(struct session *s, uint64_t now, struct interval *i
     for (int g = 0; g < GROUPS; g++)
         if (iv->nin[g])
             iv->sum[g].jitter_ms /= iv->nin[g];
+    iv->rr.on = 0;
+    if (s->p.rr)
+        rr_session_interval(s, &iv->rr);
 }
 
 static void interval_rows(struct session *s, uint64_t now)

@@ -57,6 +57,7 @@ struct session {
     int here;                      /* no stream thread: the one stream runs on this
                                     * thread (session_run_here) */
     int senders_stopped;           /* session_stop_senders ran */
+    struct rr_end *rr;             /* --rr: its end figures (rr_session.h), else NULL */
 };
 
 void session_init(struct session *s, const struct perf_opts *o, const struct test_params *p,

@@ -4,6 +4,7 @@
  * exchange (session_local_results). */
 #include "session.h"
 #include "fail.h"
+#include "rr_session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,7 @@ void session_local_results(struct session *s, struct test_results *r, const char
         snprintf(r->congestion_used, sizeof r->congestion_used, "%s", s->congestion);
     }
     session_side_evidence(s, &r->ev);
+    rr_session_results(s, r);
     r->server_output_text = server_text ? xstrdup(server_text) : NULL;
     r->server_output_json = server_json ? xstrdup(server_json) : NULL;
 }
@@ -228,6 +230,10 @@ void session_totals(const struct session *s, struct totals *t)
         stream_rows(s, i, &t->st[i]);
     group_sums(s, t);
     cpu_figures(s, t);
+    if (s->rr) {
+        rr_session_end(s);
+        t->rr = s->rr;
+    }
     snprintf(t->congestion_local, sizeof t->congestion_local, "%s", s->congestion);
     snprintf(t->congestion_remote, sizeof t->congestion_remote, "%s",
              s->have_remote ? s->remote.congestion_used : "");
@@ -243,7 +249,8 @@ void session_summary(struct session *s)
 {
     struct totals *t = xmalloc(sizeof *t);
     session_totals(s, t);
-    session_diagnose(s, t);
+    if (!s->rr)    /* --rr has a verdict of its own (rr_report.h) */
+        session_diagnose(s, t);
     s->rep->sink->summary(s->rep, t);
     s->fig = t->fig;
     free(t);

@@ -3,6 +3,7 @@
 #include "drive.h"
 #include "fail.h"
 #include "pace.h"
+#include "rr_io.h"
 #include "tcp_io.h"
 #include "udp_io.h"
 
@@ -39,6 +40,8 @@ static void thread_begin(struct stream *s)
 /* the step of the stream's kind */
 static int (*step_of(const struct stream *s))(struct stream *)
 {
+    if (s->rrb)      /* --rr: the client asks, the server answers */
+        return s->io.rr.asks ? rr_client_step : rr_server_step;
     if (s->sender)
         return s->udp ? udp_send_step : tcp_send_step;
     return s->udp ? udp_recv_step : tcp_recv_step;
@@ -103,10 +106,22 @@ static void thread_steps(struct stream *s)
             thread_wait(s);
 }
 
+/* --rr-load: a bulk sender waits out the idle phase (hold_until), or the stop */
+static void thread_hold(struct stream *s)
+{
+    while (s->hold_until && !atomic_load(&s->sh->stop_send) && !atomic_load(&s->sh->stop_recv)) {
+        uint64_t now = mono_ns();
+        if (now >= s->hold_until)
+            return;
+        pace_sleep_until(s->hold_until - now > SLEEP_MAX_NS ? now + SLEEP_MAX_NS : s->hold_until);
+    }
+}
+
 static void *thread_main(void *arg)
 {
     struct stream *s = arg;
     thread_begin(s);
+    thread_hold(s);
     thread_steps(s);
     drive_leave(s);
     return NULL;

@@ -205,5 +205,7 @@ void stream_free(struct stream *s)
     s->fd = s->zfd = s->file_fd = -1;
     free(s->buf);
     s->buf = NULL;
+    if (s->rrb)
+        rr_stream_free(s);
     pthread_mutex_destroy(&s->lock);
 }

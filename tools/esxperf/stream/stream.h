@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "proto.h"
+#include "rr_io.h"
 #include "stream_evidence.h"
 #include "tcp_io.h"
 #include "udp.h"
@@ -75,10 +76,13 @@ struct stream {
     int cpu;                     /* -A: CPU to pin this thread to, -1 = none */
     short wait_events;           /* STEP_WAIT: POLLIN or POLLOUT on fd, or 0: */
     uint64_t wait_until;         /* STEP_WAIT: ... a sleep to this mono ns */
+    uint64_t hold_until;         /* --rr-load: a bulk sender starts at this mono ns (0: at once) */
     union {                      /* what the stream's steps keep between calls */
         struct tcp_io tcp;
         struct udp_io udp;
+        struct rr_io rr;         /* --rr (rr_io.h) */
     } io;
+    struct rr_book *rrb;         /* --rr: its round trips (rr_io.h), else NULL */
     char path[224];              /* the I/O path that ran (for -V and JSON); written
                                   * by the stream thread, read after the join */
     struct stream_shared *sh;

@@ -1,7 +1,8 @@
 # esxdiag fleet: the report for people. From report.json's content (fleet_pairs.py):
 #   esxdiag_matrices  the grids, hosts as rows (from) and columns (to): one per MTU
-#                     family and one for throughput; each cell has its label (PASS,
-#                     the failing verdict with its MTU, Gbit/s), a class and details
+#                     family, one for throughput and one for latency (rr, opt-in:
+#                     fleet_latency.py); each cell has its label (PASS, the failing
+#                     verdict with its MTU, Gbit/s, p50/p99 ms), a class and details
 #   esxdiag_text      the text printed at the end of the run (report.txt): the grids,
 #                     each throughput pair's bottleneck and share of its link, the
 #                     hosts, then the failing pairs in words with what to look at
@@ -80,6 +81,10 @@ def _mtu_of(pair):
 
 
 def cell_label(pair):
+    if pair['check'] == 'rr':
+        if pair.get('p50_ms') is None:
+            return 'failed'
+        return '%.3g/%.3g' % (pair['p50_ms'], pair['p99_ms'] or 0)
     if pair['check'] == 'perf':
         return '%.2f' % pair['gbps'] if pair['verdict'] == 'ok' else 'failed'
     if pair['verdict'] == 'PASS':
@@ -105,6 +110,12 @@ def netstack_label(pair):
 
 def pair_details(pair):
     """One line of evidence, as a person reads it."""
+    if pair['check'] == 'rr':
+        if pair.get('sentence'):
+            return pair['sentence']
+        return 'p50 %.3f ms, p99 %.3f ms within the %g ms of role %s (%s); %s transactions' % (
+            pair['p50_ms'], pair['p99_ms'] or 0, pair['limit_ms'], pair['role'], pair['role_source'],
+            pair.get('transactions'))
     if pair['check'] == 'perf':
         if pair['verdict'] != 'ok':
             return pair.get('error') or 'failed'
@@ -127,6 +138,11 @@ def pair_details(pair):
 
 
 def hint(pair, vmk_of, mtu_bad=()):
+    if pair['check'] == 'rr':
+        if pair.get('error'):
+            return "the receiver %s: its esxperf output and prepare.sh's output are in report.json" % pair['to']
+        return ("what shares the path: esxperf -c %s --rr --rr-load on %s shows the queueing a bulk "
+                "stream adds; then the hops between them (esxmtu --trace)" % (pair['to'], pair['from']))
     if pair['check'] == 'perf':
         if (pair['from'], pair['to']) in mtu_bad:
             return 'the MTU check of this pair fails too: full-size TCP segments cannot cross; fix that first'
@@ -148,13 +164,17 @@ def matrices(report):
     tested = set(h['name'] for h in report['hosts'] if h.get('tested'))
     settings = report.get('settings') or {}
     grids = []
+    order = {'mtu': 0, 'perf': 1, 'rr': 2}
     kinds = sorted(set((p['check'], p.get('family')) for p in report['pairs']),
-                   key=lambda k: (k[0] != 'mtu', k[1] or ''))
+                   key=lambda k: (order.get(k[0], 3), k[1] or ''))
     for check, family in kinds:
         index = dict(((p['from'], p['to']), p) for p in report['pairs']
                      if p['check'] == check and p.get('family') == family)
         if check == 'mtu':
             title = 'MTU %s %s, DF set (row: from, column: to)' % (settings.get('mtu'), FAMILY_NAME.get(family, family))
+        elif check == 'rr':
+            title = ('Latency, request/response round trip p50/p99 in ms, %s s per direction '
+                     '(row: client, column: server)' % settings.get('rr_seconds'))
         else:
             title = 'Throughput, Gbit/s received, %s s per direction (row: sender, column: receiver)' % (
                 settings.get('perf_seconds'))
@@ -190,7 +210,8 @@ def failing(report):
     for p in report['pairs']:
         if p['verdict'] in ('PASS', 'ok'):
             continue
-        what = 'MTU %s' % FAMILY_NAME.get(p.get('family'), '') if p['check'] == 'mtu' else 'throughput'
+        what = ('MTU %s' % FAMILY_NAME.get(p.get('family'), '') if p['check'] == 'mtu'
+                else 'latency' if p['check'] == 'rr' else 'throughput')
         out.append({'from': p['from'], 'to': p['to'], 'check': p['check'], 'family': p.get('family'),
                     'what': what.strip(), 'verdict': p['verdict'], 'asymmetric': p.get('asymmetric'),
                     'details': pair_details(p), 'hint': hint(p, vmk_of, mtu_bad),
@@ -385,8 +406,9 @@ def text_report(report, report_dir=''):
     if sus:
         lines += ['', 'every MTU pair with %s fails, in both directions: look at %s first' % (
             ' and with '.join(sus), 'them' if len(sus) > 1 else 'that host')]
-    lines += ['', 'summary: %d of %d directed checks failed (MTU %d, throughput %d); %d of %d hosts not ok%s' % (
-        s['failed'], s['pairs'], s['mtu_failed'], s['perf_failed'], len(s['hosts_not_ok']), s['hosts'],
+    lines += ['', 'summary: %d of %d directed checks failed (MTU %d, throughput %d%s); %d of %d hosts not ok%s' % (
+        s['failed'], s['pairs'], s['mtu_failed'], s['perf_failed'],
+        ', latency %d' % s['rr_failed'] if 'rr_failed' in s else '', len(s['hosts_not_ok']), s['hosts'],
         '; report in %s' % report_dir if report_dir else '')]
     return '\n'.join(lines) + '\n'
 
