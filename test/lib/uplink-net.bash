@@ -15,6 +15,7 @@
 #                     with vmnic0 (active) and vmnic1 (standby), portgroup vMotion VLAN 0,
 #                     vmk1 on netstack vmotion at 9000, CDP: switch01 Gi1/0/1 at 9216,
 #                     Gi1/0/2 at 1500; the vmk's address
+#   upnet_bad_port P  the port left at 1500: sp0, sp1 (the default) or none
 #   upnet_down        delete the three namespaces (safe to call twice)
 
 upnet_up() {
@@ -38,19 +39,23 @@ upnet_up() {
     ip -n "$NS_H" link set vmk1 up && ip -n "$NS_H" addr add 198.18.4.1/24 dev vmk1 || return 1
     ip netns exec "$NS_S" nft -f - <<'NFT' || return 1
 table bridge esxmtu_up {
-    chain fw {
-        type filter hook forward priority 0; policy accept;
-        oifname "sp1" ip length > 1500 drop
-        iifname "sp1" ip length > 1500 drop
-    }
+    chain fw { type filter hook forward priority 0; policy accept; }
 }
 NFT
+    upnet_bad_port sp1 || return 1
     # ready when P answers vmk1 (bounded: 30 tries of 0.1 s)
     for i in $(seq 30); do
         ip netns exec "$NS_H" ping -q -c 1 -W 0.1 -I vmk1 198.18.4.2 >/dev/null 2>&1 && return 0
     done
     echo "uplink bench: no answer from P after 30 tries" >&2
     return 1
+}
+
+upnet_bad_port() {
+    ip netns exec "$NS_S" nft flush chain bridge esxmtu_up fw || return 1
+    [ "$1" = none ] && return 0
+    ip netns exec "$NS_S" nft add rule bridge esxmtu_up fw oifname "$1" ip length gt 1500 drop &&
+        ip netns exec "$NS_S" nft add rule bridge esxmtu_up fw iifname "$1" ip length gt 1500 drop
 }
 
 upnet_state() {
