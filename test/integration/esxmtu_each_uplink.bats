@@ -90,6 +90,10 @@ assert_clean() {
         "{'clean': True, 'left': None, 'production_policy_unchanged': True, 'note': None}" ] || flunk "$output"
     [ "$(json_get 'd["each_uplink"]["scratch_vmk"], d["each_uplink"]["test_ip"]' <<<"$output")" = "('vmk90', '198.18.4.50')" ] ||
         flunk "$output"
+    # the team's finding (CDP: vmnic1's port at 1500) and the one measured through vmnic0
+    [ "$(json_get '[f[:48] for f in d["findings"]]' <<<"$output")" = \
+        "['jumbo frames fail after a failover to vmnic1 (sw', 'jumbo frames fail through vmnic0 (active): 198.18']" ] ||
+        flunk "$output"
     assert_clean
 }
 

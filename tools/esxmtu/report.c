@@ -541,7 +541,7 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
     jw_end(&w);
     /* the socket options this host refused and what was done instead ([] if none) */
     fallback_json(&w, "fallbacks");
-    report_team_json(&w, c->team);
+    report_team_json(&w, c->team, c->each);
     report_each_json(&w, c->each);
     if (c->interrupted)
         jw_str(&w, "error", c->interrupted);

@@ -77,12 +77,25 @@ static void jstr0(struct jsonw *w, const char *key, const char *v)
     jw_str(w, key, v && v[0] ? v : NULL);
 }
 
-void report_team_json(struct jsonw *w, const struct team *t)
+/* the finding lines of the team and of --each-uplink, in that order */
+static void json_findings(struct jsonw *w, const struct team *t, const struct eu_run *r)
+{
+    char fnd[TEAM_FINDINGS_MAX][TEAM_FINDING_LEN];
+    size_t n = t ? team_findings(t, fnd, TEAM_FINDINGS_MAX) : 0;
+    jw_arr(w, "findings");
+    for (size_t i = 0; i < n; i++)
+        jw_str(w, NULL, fnd[i]);
+    n = r && r->ran ? each_uplink_findings(r, fnd, TEAM_FINDINGS_MAX) : 0;
+    for (size_t i = 0; i < n; i++)
+        jw_str(w, NULL, fnd[i]);
+    jw_end(w);
+}
+
+void report_team_json(struct jsonw *w, const struct team *t, const struct eu_run *r)
 {
     if (!t) {
         jw_null(w, "team");
-        jw_arr(w, "findings");
-        jw_end(w);
+        json_findings(w, t, r);
         return;
     }
     jw_obj(w, "team");
@@ -119,12 +132,7 @@ void report_team_json(struct jsonw *w, const struct team *t)
     jw_end(w);
     jstr0(w, "not_read", t->note);
     jw_end(w);
-    char fnd[TEAM_FINDINGS_MAX][TEAM_FINDING_LEN];
-    size_t n = team_findings(t, fnd, TEAM_FINDINGS_MAX);
-    jw_arr(w, "findings");
-    for (size_t i = 0; i < n; i++)
-        jw_str(w, NULL, fnd[i]);
-    jw_end(w);
+    json_findings(w, t, r);
 }
 
 void report_each_human(FILE *f, const struct eu_run *r)

@@ -10,8 +10,9 @@ struct jsonw;
 /* -V: the team's block; always: one `finding:` line per finding. Returns how many
  * findings were printed (t NULL: none, nothing printed). */
 size_t report_team_human(FILE *f, const struct team *t, int verbose);
-/* the keys `team` (null when no vmk's team was read) and `findings` ([] when none) */
-void report_team_json(struct jsonw *w, const struct team *t);
+/* the keys `team` (null when no vmk's team was read) and `findings` (the team's and
+ * --each-uplink's lines, [] when none) */
+void report_team_json(struct jsonw *w, const struct team *t, const struct eu_run *r);
 
 /* --each-uplink: per uplink and peer the verdict and the largest MTU that passed, and
  * what the cleanup proved */
