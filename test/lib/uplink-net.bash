@@ -17,6 +17,10 @@
 #                     Gi1/0/2 at 1500; the vmk's address
 #   upnet_bad_port P  the port left at 1500: sp0, sp1 (the default) or none
 #   upnet_down        delete the three namespaces (safe to call twice)
+#   upnet_suite_up DIR    for a suite's setup_file: the bench, the stand-in esxcli linked
+#                     as esxcli, vsish and vim-cmd in DIR (exported as FAKEBIN), its
+#                     vmotion netstack the bench's H
+#   upnet_host DIR    for a row's setup: a fresh stand-in host in DIR (exported as FAKE_ESXI)
 
 upnet_up() {
     local tag=${1:-$$}
@@ -69,6 +73,21 @@ upnet_state() {
     printf '%s\n' "active vmnic0" "standby vmnic1" > "$d/vs_policy/vSwitch1"
     printf '%s\n' "vmnic0 switch01 Gi1/0/1 9216" "vmnic1 switch01 Gi1/0/2 1500" > "$d/cdp"
     printf '%s\n' "vmk1 198.18.4.1 255.255.255.0" > "$d/ipv4"
+}
+
+upnet_suite_up() {
+    upnet_up "$$" || { upnet_down; return 1; }
+    export FAKEBIN=$1
+    mkdir -p "$FAKEBIN"
+    local n
+    for n in esxcli vsish vim-cmd; do ln -sf "$ESXDIAG_ROOT/test/lib/fake-esxcli" "$FAKEBIN/$n"; done
+    export FAKE_ESXCLI_NETSTACK_vmotion=$NS_H
+}
+
+upnet_host() {
+    export FAKE_ESXI=$1
+    mkdir -p "$FAKE_ESXI"
+    upnet_state "$FAKE_ESXI"
 }
 
 upnet_down() {

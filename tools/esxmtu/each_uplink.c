@@ -113,9 +113,12 @@ static int refusals(const struct mtu_opts *o, const struct team *t, struct eu_ru
     size_t len = 0;
     if (t->vds[0])
         return refuse(r, "%s is on the distributed switch %s: --each-uplink makes scratch objects on standard "
-                      "vSwitches only; the vDS health check answers per uplink (the fleet reads it)", t->vmk, t->vds);
+                      "vSwitches only; vCenter's VLAN and MTU health check of the vDS answers per uplink", t->vmk, t->vds);
     if (!t->have_policy || !t->n)
         return refuse(r, "%s's team was not read (%.300s): nothing to pin", t->vmk, t->note);
+    if (t->vlan < 0)
+        return refuse(r, "the VLAN of portgroup %s on %s was not read (esxcli network vswitch standard portgroup "
+                      "list): the scratch portgroup needs it", t->portgroup, t->vswitch);
     if (strcmp(t->lb, "iphash") == 0)
         return refuse(r, "%s's team balances by IP hash (%s): its traffic is hashed over every uplink, which a "
                       "pinned scratch portgroup does not reproduce (the switch side is an EtherChannel)", t->vmk, t->lb);

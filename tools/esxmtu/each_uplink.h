@@ -4,8 +4,8 @@
  * vmks are never changed.
  *
  * Refused, before anything is made, with the reason: a vmk on a distributed switch
- * (its per-uplink answer is the vDS health check's, which the fleet reads), an IP-hash
- * team (its traffic is hashed over every uplink), a team whose policy was not read, a
+ * (its per-uplink answer is vCenter's VLAN and MTU health check), an IP-hash
+ * team (its traffic is hashed over every uplink), a team whose policy or VLAN was not read, a
  * test address that is not in the vmk's subnet or that answers (or a vmk holds), and
  * scratch objects left by an earlier run (esxi/cleanup.sh removes them).
  *

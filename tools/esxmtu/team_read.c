@@ -186,7 +186,7 @@ int team_read(const char *esxcli, const char *vmk, struct team *t, double secs)
     char vsish[256], vimcmd[256];
     (void)team_find_program("vim-cmd", vimcmd, sizeof vimcmd);
     if (t->vds[0])
-        note(t, "%s is on the distributed switch %s: its teaming is vCenter's (the fleet reads it)", vmk, t->vds);
+        note(t, "%s is on the distributed switch %s: its teaming is vCenter's (read it there)", vmk, t->vds);
     else
         read_team(esxcli, vimcmd, t, secs);
     if (stop_requested())
