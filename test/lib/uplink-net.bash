@@ -17,7 +17,7 @@
 #                     Gi1/0/2 at 1500; the vmk's address
 #   upnet_bad_port P  the port left at 1500: sp0, sp1 (the default) or none
 #   upnet_down        delete the three namespaces (safe to call twice)
-#   upnet_suite_up DIR    for a suite's setup_file: the bench, the stand-in esxcli linked
+#   upnet_suite_up DIR    for a suite's setup_file (skips without root or ping): the bench, the stand-in esxcli linked
 #                     as esxcli, vsish and vim-cmd in DIR (exported as FAKEBIN), its
 #                     vmotion netstack the bench's H
 #   upnet_host DIR    for a row's setup: a fresh stand-in host in DIR (exported as FAKE_ESXI)
@@ -76,6 +76,8 @@ upnet_state() {
 }
 
 upnet_suite_up() {
+    [ "$(id -u)" = 0 ] || skip "needs root (namespaces)"
+    command -v ping >/dev/null || skip "iputils ping missing (the stand-in esxcli runs it)"
     upnet_up "$$" || { upnet_down; return 1; }
     export FAKEBIN=$1
     mkdir -p "$FAKEBIN"
@@ -85,6 +87,7 @@ upnet_suite_up() {
 }
 
 upnet_host() {
+    [ -n "${NS_H:-}" ] || skip "no test bench (needs root)"
     export FAKE_ESXI=$1
     mkdir -p "$FAKE_ESXI"
     upnet_state "$FAKE_ESXI"
