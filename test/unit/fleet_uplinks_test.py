@@ -70,6 +70,27 @@ class Uplinks(unittest.TestCase):
         self.assertIn('finding: jumbo frames fail after a failover to vmnic1 (switch01 Gi1/0/2 at MTU 1500', text)
         self.assertIn('; 2 uplink findings', text)
 
+    def test_report_html_has_a_table_per_host(self):
+        try:
+            import jinja2
+        except ImportError:
+            self.skipTest('no jinja2')
+        rep = self.report()
+        tdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'esxi', 'fleet', 'collections',
+                            'ansible_collections', 'esxdiag', 'fleet', 'roles', 'esxdiag', 'templates')
+        env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir), autoescape=False)
+        env.filters.update({'esxdiag.fleet.esxdiag_preflight_line': fm.preflight_line,
+                            'esxdiag.fleet.esxdiag_selftest_refused': fm.selftest_refused,
+                            'esxdiag.fleet.esxdiag_uplink_rows': fm.uplink_rows})
+        html = env.get_template('report.html.j2').render(
+            esxdiag_fleet=rep, esxdiag_grids=fm.matrices(rep), esxdiag_bad=fm.failing(rep),
+            esxdiag_suspect=fm.suspects(rep))
+        self.assertIn('<th>to h2</th>', html)
+        self.assertIn('<tr class="uplink" data-host="h1" data-uplink="vmnic1"><td>vmnic1</td><td>standby</td>'
+                      '<td>9000</td><td>switch01 Gi1/0/2</td><td class="fail">1500</td>'
+                      '<td class="each fail">BLACK-HOLE 1500</td></tr>', html)
+        self.assertIn('<p class="finding" data-host="h1">finding: jumbo frames fail through vmnic1', html)
+
     def test_read_only_team_without_each_uplink(self):
         rep = self.report(each=False)
         team = rep['hosts'][0]['team']
