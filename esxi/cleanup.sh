@@ -10,7 +10,9 @@ usage: sh esxi/cleanup.sh [--keep-kit] [--dry-run] [-h|--help]
 
 Puts back every setting that prepare.sh changed, exactly as recorded in
 <kit>/esxdiag.state (execInstalledOnly, the firewall, the esxdiag ruleset and
-the IPs it allowed), then deletes the unpacked kit folder. Every command is
+the IPs it allowed), removes what an esxmtu --each-uplink run killed midway left
+(portgroups named esxmtu-scratch-* and the vmks on them), then deletes the
+unpacked kit folder. Every command is
 printed before it runs. The kit is deleted only if it still looks like an
 unpacked esxdiag kit: a folder named esxdiag-*, holding only the files listed
 in its SHA256SUMS (plus SHA256SUMS and the state file).
@@ -108,6 +110,27 @@ fi
 # ---- restore, newest change first; keep going on failure, count failures
 failed=0
 fail() { err "$1"; failed=$((failed + 1)); }
+# esxmtu --each-uplink's scratch objects, whatever the state file says: a run killed
+# with -9 (or a reboot) in the middle can leave them; vmks first, then their portgroups
+if cli_find quiet; then
+    scratch_read
+    if [ -n "$SCR_WHY" ]; then
+        fail "cannot list esxmtu's scratch objects ($SCR_WHY): none removed"
+    elif [ -n "$SCR_VMKS$SCR_PGS" ]; then
+        say ""
+        say "== esxmtu --each-uplink scratch objects ($SCR_PREFIX*)"
+        for v in $SCR_VMKS; do
+            act "$CLI" network ip interface remove -i "$v" || fail "removing the scratch $v failed"
+        done
+        # shellcheck disable=SC2086  # PORTGROUP VSWITCH pairs, one word each
+        set -- $SCR_PGS
+        while [ $# -ge 2 ]; do
+            act "$CLI" network vswitch standard portgroup remove -p "$1" -v "$2" ||
+                fail "removing the scratch portgroup $1 failed"
+            shift 2
+        done
+    fi
+fi
 if [ -f "$state" ]; then
     cli_find must
     if [ -n "$rs_ips$rs_en_prev$rs_aa_prev$rs_file" ]; then

@@ -476,6 +476,29 @@ json_str() {
         END { print "\"" }'
 }
 
+# ---- esxmtu --each-uplink's scratch objects: a portgroup whose name starts with the
+# prefix below (esxmtu makes it from a vmnic name: no spaces) and any vmk on one. esxmtu
+# removes them itself on every way out it lives through; a kill -9 or a reboot in the
+# middle can leave them. scratch_read lists them: SCR_VMKS (names), SCR_PGS ("PORTGROUP
+# VSWITCH" pairs), SCR_WHY (why they could not be listed, "" when they were)
+SCR_PREFIX=esxmtu-scratch-
+scratch_read() {
+    SCR_VMKS='' SCR_PGS='' SCR_WHY=''
+    query network ip interface list
+    if [ "$QRC" != 0 ]; then SCR_WHY="network ip interface list: $(q_why)"; return 0; fi
+    SCR_VMKS=$(printf '%s\n' "$QOUT" | awk -v p="$SCR_PREFIX" '
+        /^ *Name: / { n = $2 }
+        /^ *Portgroup: / { sub(/^ *Portgroup: */, ""); if (index($0, p) == 1) print n }')
+    query network vswitch standard portgroup list
+    if ! q_table; then SCR_WHY="network vswitch standard portgroup list: $(q_why)"; return 0; fi
+    SCR_PGS=$(printf '%s\n' "$QOUT" | awk -v p="$SCR_PREFIX" 'index($1, p) == 1 { print $1, $2 }')
+}
+# scratch_text: what scratch_read found, for people: "vmk90, esxmtu-scratch-vmnic1 (vSwitch1)"
+scratch_text() {
+    { printf '%s\n' "$SCR_VMKS"; printf '%s\n' "$SCR_PGS" | awk 'NF { print $1 " (" $2 ")" }'; } |
+        awk 'NF { printf "%s%s", s, $0; s = ", " }'
+}
+
 # ---- one prepare or cleanup at a time (a folder: mkdir is atomic, also in busybox)
 
 LOCKED=0

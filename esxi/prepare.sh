@@ -216,6 +216,7 @@ preflight_read() {
     kit_arch_read
     PF_DIR=$(dirname "$kit") PF_KIB=$(free_kib "$(dirname "$kit")")
     QUERY_FD=2 PF_FW='' PF_RS='' PF_RULES='' RULES_READ=0 RULES_WHY='' FW_WHY='' RS_WHY=''
+    SCR_VMKS='' SCR_PGS='' SCR_WHY=''
     LK_TPM=unknown LK_BOOT=unknown LK_RT=unknown LK_TPM_WHY='' LK_BOOT_WHY='' LK_RT_WHY=''
     # PF_UNREAD: what esxcli was asked and gave no answer to judge by: never taken as clear
     PF_UNREAD=''
@@ -231,6 +232,8 @@ preflight_read() {
         [ -z "$FW_WHY" ] || PF_UNREAD="$PF_UNREAD firewall"
         [ -z "$RS_WHY" ] || PF_UNREAD="$PF_UNREAD ruleset"
         [ -z "$RULES_WHY" ] || PF_UNREAD="$PF_UNREAD rules"
+        scratch_read
+        [ -z "$SCR_WHY" ] || PF_UNREAD="$PF_UNREAD scratch"
     fi
     PF_WHY=$LK_TPM_WHY PF_FW_WHY=''   # the first reason; the firewall's reasons
     for w in "$LK_BOOT_WHY" "$LK_RT_WHY" "$FW_WHY" "$RS_WHY" "$RULES_WHY"; do [ -n "$PF_WHY" ] || PF_WHY=$w; done
@@ -241,6 +244,7 @@ preflight_read() {
     [ "$LK_TPM" != on ] || PF_BLOCKED="$PF_BLOCKED tpm"
     [ "$LK_BOOT" != on ] || PF_BLOCKED="$PF_BLOCKED boot"
     [ "$ARCH_STATE" != mismatch ] || PF_BLOCKED="$PF_BLOCKED arch"
+    [ -z "$SCR_VMKS$SCR_PGS" ] || PF_BLOCKED="$PF_BLOCKED scratch"
 }
 preflight_text() {
     line() { printf '  %-13s %s\n' "$1" "$2"; }
@@ -264,6 +268,9 @@ preflight_text() {
         mismatch) line architecture "MISMATCH: kit $ARCH_KIT ($ARCH_FILE), host $ARCH_HOST (unpack $(basename "$kit")-$ARCH_HOST.tar.gz)" ;;
         *) line architecture "not checked: $ARCH_WHY" ;;
     esac
+    if [ -n "$SCR_WHY" ]; then line scratch "unknown ($SCR_WHY)"
+    elif [ -n "$SCR_VMKS$SCR_PGS" ]; then line scratch "LEFT by an esxmtu --each-uplink run: $(scratch_text) (sh esxi/cleanup.sh --keep-kit removes them)"
+    else line scratch "no esxmtu --each-uplink objects ($SCR_PREFIX*) on the host"; fi
     line "free space" "$(if [ -n "$PF_KIB" ]; then echo "$((PF_KIB / 1024)) MiB free in $PF_DIR (df -k)"; else echo "unknown for $PF_DIR (df -k gave no figure)"; fi)"
     if [ -z "$PF_BLOCKED$PF_UNREAD" ]; then line verdict "nothing stands in the way"; return; fi
     v=''
@@ -288,6 +295,8 @@ preflight_json() {
         "$(jstr "$PF_FW_WHY")"
     printf ' "arch": {"state": "%s", "kit": %s, "host": %s, "file": %s, "why": %s},\n' \
         "$ARCH_STATE" "$(jstr "$ARCH_KIT")" "$(jstr "$ARCH_HOST")" "$(jstr "$ARCH_FILE")" "$(jstr "$ARCH_WHY")"
+    printf ' "scratch": {"vmks": %s, "portgroups": %s, "why": %s},\n' "$(jarr "$SCR_VMKS")" \
+        "$(jarr "$(printf '%s\n' "$SCR_PGS" | awk '{ print $1 }')")" "$(jstr "$SCR_WHY")"
     printf ' "free_space": {"dir": %s, "kib": %s}}\n' "$(json_str "$PF_DIR")" "$(jnum "$PF_KIB")"
 }
 if [ "$check" = 1 ]; then

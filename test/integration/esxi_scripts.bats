@@ -79,6 +79,11 @@ records() { grep -vE '^(#|kit=|sum=)' "$KIT/esxdiag.state"; }
 cleanup() { run host_sh "$KIT/esxi/cleanup.sh" "$@"; }
 # commands that change the host, as the stand-in logged them
 changing_calls() { grep -E ' (set|add|remove|refresh)( |$)' "$FAKE_ESXI/log" || true; }
+# esxcli was asked only for esxmtu's scratch objects (cleanup lists them on every run)
+scratch_listing_only() {
+    [ "$(cut -d' ' -f2- "$FAKE_ESXI/log" | sort -u | tr '\n' ';')" = \
+        "network ip interface list;network vswitch standard portgroup list;" ] || flunk "esxcli called: $(cat "$FAKE_ESXI/log")"
+}
 # the host as setup left it: same state, no changing call logged, no state file
 assert_host_untouched() {
     [ "$(host_state)" = "$INITIAL" ] || flunk "host changed: $(host_state)"
@@ -304,7 +309,7 @@ EOT
     assert_status 0
     assert_contains "kit removed"
     [ ! -e "$KIT" ] || flunk "kit still there"
-    [ ! -s "$FAKE_ESXI/log" ] || flunk "esxcli called: $(cat "$FAKE_ESXI/log")"
+    scratch_listing_only    # (none here)
     [ "$(host_state)" = "$INITIAL" ] || flunk "host differs"
 }
 
@@ -554,7 +559,7 @@ kill_each_step() {
     cleanup --keep-kit
     assert_status 0
     assert_contains "no state file"
-    [ ! -s "$FAKE_ESXI/log" ] || flunk "esxcli called: $(cat "$FAKE_ESXI/log")"
+    scratch_listing_only
     # and prepare works again after a cleanup
     prepare --allow-exec
     assert_status 0
@@ -957,10 +962,10 @@ refused_by_lock() {
         : > "$FAKE_ESXI/log"
         run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check
         [ "$status" = 1 ] || flunk "$mode: exit $status: $output"
-        assert_contains "  verdict       NOT READ: tpm boot runtime firewall ruleset (see the lines above)"
+        assert_contains "  verdict       NOT READ: tpm boot runtime firewall ruleset scratch (see the lines above)"
         assert_contains "  boot lock     unknown ("
         assert_contains "  firewall      enabled: unknown ("
-        [[ "$stderr" == *"prepare.sh: esxcli gave no answer to judge by for: tpm boot runtime firewall ruleset ("* ]] ||
+        [[ "$stderr" == *"prepare.sh: esxcli gave no answer to judge by for: tpm boot runtime firewall ruleset scratch ("* ]] ||
             flunk "$mode: stderr: $stderr"
     done
     assert_contains "  TPM lock      unknown (no answer within 2 s, stopped; ESXDIAG_ESXCLI_SECS sets the bound)"
@@ -970,7 +975,7 @@ refused_by_lock() {
     HOST_ENV=(FAKE_ESXCLI_SICK=garbage)
     run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check --json
     assert_status 1
-    jq -e '.ready == false and .blocked_by == [] and .unread == ["tpm", "boot", "runtime", "firewall", "ruleset"]
+    jq -e '.ready == false and .blocked_by == [] and .unread == ["tpm", "boot", "runtime", "firewall", "ruleset", "scratch"]
         and .locks.boot.state == "unknown" and (.locks.boot.why | startswith("an answer in no layout esxcli prints"))
         and .firewall.enabled == null and (.firewall.why | type) == "string"' <<<"$output" >/dev/null || flunk "JSON: $output"
     # the right answers, each leaving a child that holds esxcli's output open 10 s:
@@ -1080,4 +1085,37 @@ refused_by_lock() {
     run "$cli" system settings advanced set -o /User/execInstalledOnly -i 0
     assert_status 1
     assert_contains "Unable to set option execInstalledOnly"
+}
+
+# ---- what an esxmtu --each-uplink run killed with -9 can leave: a scratch portgroup
+# (esxmtu-scratch-<vmnic>) and the scratch vmk on it; prepare --check names them,
+# cleanup removes them (vmk first) and nothing else
+@test "esxi: esxmtu's scratch leftovers: prepare --check reports them, cleanup removes them and leaves the rest" {
+    printf '%s\n' "vmk0 vSwitch0 Management_Network defaultTcpipStack 1500 00:50:56:00:00:01" \
+        "vmk1 vSwitch1 vMotion vmotion 9000 00:50:56:6a:1b:2c" \
+        "vmk90 vSwitch1 esxmtu-scratch-vmnic1 vmotion 9000 00:50:56:7e:00:02" > "$FAKE_ESXI/interfaces"
+    printf '%s\n' "Management_Network vSwitch0 0" "vMotion vSwitch1 0" "esxmtu-scratch-vmnic1 vSwitch1 0" \
+        "esxmtu-scratch-vmnic0 vSwitch1 0" > "$FAKE_ESXI/portgroups"
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check
+    assert_status 1
+    assert_contains "  scratch       LEFT by an esxmtu --each-uplink run: vmk90, esxmtu-scratch-vmnic1 (vSwitch1), esxmtu-scratch-vmnic0 (vSwitch1) (sh esxi/cleanup.sh --keep-kit removes them)"
+    assert_contains "  verdict       BLOCKED by: scratch"
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check --json
+    jq -e '.scratch.vmks == ["vmk90"] and .scratch.portgroups == ["esxmtu-scratch-vmnic1", "esxmtu-scratch-vmnic0"]
+        and .blocked_by == ["scratch"]' <<<"$output" >/dev/null || flunk "JSON: $output"
+    cleanup --keep-kit
+    assert_status 0
+    assert_contains "+ esxcli network ip interface remove -i vmk90"
+    assert_contains "+ esxcli network vswitch standard portgroup remove -p esxmtu-scratch-vmnic1 -v vSwitch1"
+    [ "$(cut -d' ' -f1 "$FAKE_ESXI/portgroups" | tr '\n' ' ')" = "Management_Network vMotion " ] ||
+        flunk "portgroups: $(cat "$FAKE_ESXI/portgroups")"
+    [ "$(cut -d' ' -f1 "$FAKE_ESXI/interfaces" | tr '\n' ' ')" = "vmk0 vmk1 " ] || flunk "vmks: $(cat "$FAKE_ESXI/interfaces")"
+    run --separate-stderr host_sh "$KIT/esxi/prepare.sh" --check
+    assert_contains "  scratch       no esxmtu --each-uplink objects (esxmtu-scratch-*) on the host"
+    # a removal the host refuses: said, exit 2
+    echo "esxmtu-scratch-vmnic0 vSwitch1 0" >> "$FAKE_ESXI/portgroups"
+    HOST_ENV=(FAKE_ESXCLI_SICK=error "FAKE_ESXCLI_SICK_ON=network vswitch standard portgroup remove")
+    cleanup --keep-kit
+    assert_status 2
+    assert_contains "cleanup.sh: removing the scratch portgroup esxmtu-scratch-vmnic0 failed"
 }

@@ -90,6 +90,13 @@ inventory() { vc ansible-inventory --playbook-dir esxi/fleet -i "$@" --list; }
     [[ "$output" =~ Ran\ ([0-9]+)\ tests ]] && [ "${BASH_REMATCH[1]}" -ge 13 ] || flunk "too few tests: $output"
 }
 
+@test "fleet_uplinks: the unit tests of the per-host, vmk and uplink section (esxmtu's team and --each-uplink) pass" {
+    run /usr/bin/python3 "$ESXDIAG_ROOT/test/unit/fleet_uplinks_test.py"
+    assert_status 0
+    assert_contains "OK"
+    [[ "$output" =~ Ran\ ([0-9]+)\ tests ]] && [ "${BASH_REMATCH[1]}" -ge 4 ] || flunk "too few tests: $output"
+}
+
 @test "fleet_diagnosis: the unit tests of each throughput pair's diagnosis and share of its link pass" {
     run /usr/bin/python3 "$ESXDIAG_ROOT/test/unit/fleet_diagnosis_test.py"
     assert_status 0

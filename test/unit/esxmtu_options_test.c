@@ -38,7 +38,7 @@ static void rows_are_getopt_and_help(void **state)
     opts_getopt(&shorts, &longs);
     rows_check(mtu_rows, MTU_OPT_ROWS, mtu_usage, shorts, longs, refused);
     /* the rows getopt's strings are built from, as the tool has always taken them */
-    assert_string_equal(shorts, ":m:s:c:i:W:t:I:S:B:46df:Jqh");
+    assert_string_equal(shorts, ":m:s:c:i:W:t:I:S:B:46df:JVqh");
 }
 
 /* v as the row's value would be written: 65535, 0.001 */

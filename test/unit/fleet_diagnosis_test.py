@@ -250,7 +250,8 @@ class Shown(unittest.TestCase):
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(os.path.join(COLLECTION, 'roles', 'esxdiag',
                                                                              'templates')), autoescape=False)
         env.filters.update({'esxdiag.fleet.esxdiag_preflight_line': fm.preflight_line,
-                            'esxdiag.fleet.esxdiag_selftest_refused': fm.selftest_refused})
+                            'esxdiag.fleet.esxdiag_selftest_refused': fm.selftest_refused,
+                            'esxdiag.fleet.esxdiag_uplink_rows': fm.uplink_rows})
         html = env.get_template('report.html.j2').render(
             esxdiag_fleet=r, esxdiag_grids=fm.matrices(r), esxdiag_bad=fm.failing(r),
             esxdiag_suspect=fm.suspects(r))

@@ -20,10 +20,13 @@
 #include "report.h"
 #include "rounds.h"
 #include "stop.h"
+#include "team_read.h"
+#include "each_uplink.h"
 #include "trace.h"
 #include "version.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -172,6 +175,29 @@ int main(int argc, char **argv)
     int need4 = 0, need6 = 0;
     prepare(&o, peers, &need4, &need6);
 
+    /* the -I vmk's team, read-only, before anything is sent: which uplinks the check
+     * below does not cross (team.h) */
+    struct team team, *tp = NULL;
+    if (netstack_is_vmk(o.po.iface) && !stop_requested()) {
+        char esxcli[PATH_MAX] = "";
+        if (o.ns.esxcli[0])
+            snprintf(esxcli, sizeof esxcli, "%s", o.ns.esxcli);
+        else
+            (void)netstack_find_esxcli(esxcli, sizeof esxcli);
+        (void)team_read(esxcli, o.po.iface, &team, TEAM_READ_SECONDS);
+        tp = &team;
+    }
+    struct eu_run each;
+    int each_rc = 0;
+    memset(&each, 0, sizeof each);
+    if (o.each_uplink && tp && !stop_requested()) {
+        if (!o.ns.esxcli[0])
+            die(EXIT_USAGE, "--each-uplink: no esxcli on PATH, /bin or /sbin (it runs on an ESXi host)");
+        each_rc = each_uplink_run(&o, tp, peers, o.peers.n, &each);
+        if (each.refused[0])
+            die(EXIT_USAGE, "--each-uplink: %s", each.refused);
+    }
+
     struct prober p;
     memset(&p, 0, sizeof p);
     /* each phase ends early on a stop signal (stop.h); `phase` names the one it hit */
@@ -205,6 +231,13 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < o.peers.n; i++)
         if (!verdict_ok(peers[i].verdict))
             code = EXIT_CHECK;
+    char fnd[1][TEAM_FINDING_LEN];
+    if (tp && team_findings(tp, fnd, 1))    /* a path the check did not cross is too small */
+        code = EXIT_CHECK;
+    if (each.ran && (each_rc == 1 || each_uplink_findings(&each, fnd, 1)))
+        code = EXIT_CHECK;
+    if (each_rc == 2)                       /* scratch objects may be left: the loudest exit */
+        code = EXIT_USAGE;
     char stopped[80] = "";
     if (stop_requested()) {             /* an unfinished run proves nothing more: exit 1 */
         code = EXIT_CHECK;
@@ -212,7 +245,7 @@ int main(int argc, char **argv)
         warnmsg("%s: what was measured so far is reported", stopped);
     }
     struct report_ctx rc = { &p, o.quiet, o.discover, o.trace, &o.ns,
-                             stopped[0] ? stopped : NULL };
+                             stopped[0] ? stopped : NULL, tp, o.verbose, each.ran ? &each : NULL };
     if (o.json) {
         char *j = report_json(&rc, peers, o.peers.n, code);
         fputs(j, stdout);
@@ -223,6 +256,7 @@ int main(int argc, char **argv)
     }
     if (o.ns.method != NSM_ESXCLI)
         prober_close(&p);
+    each_uplink_free(&each);
     for (size_t i = 0; i < o.peers.n; i++)
         free(peers[i].trace);
     free(peers);

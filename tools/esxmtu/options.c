@@ -138,6 +138,23 @@ int opts_validate(const struct mtu_opts *o, char *why, size_t len)
                  o->peers.n, o->chk.count, OPTS_MAX_PROBES / 2);
         return -1;
     }
+    if (o->each_uplink && !netstack_is_vmk(o->po.iface)) {
+        snprintf(why, len, "--each-uplink needs -I vmkN: the vmk whose team is tested");
+        return -1;
+    }
+    if (o->each_uplink && !o->test_ip) {
+        snprintf(why, len, "--each-uplink needs --test-ip ADDR/PREFIX: an unused address of the vmk's subnet for "
+                 "the scratch vmk");
+        return -1;
+    }
+    if (o->test_ip && !o->each_uplink) {
+        snprintf(why, len, "--test-ip is the scratch vmk's address of --each-uplink: give both, or neither");
+        return -1;
+    }
+    if (o->each_uplink && o->trace) {
+        snprintf(why, len, "--each-uplink probes through esxcli, which cannot --trace: give one");
+        return -1;
+    }
     if (o->given[OPT_HOPS] && !o->trace)
         warnmsg("--max-hops does nothing without --trace");
     return 0;

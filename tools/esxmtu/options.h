@@ -28,7 +28,9 @@ struct mtu_opts {
     uint32_t mtu, size;          /* -m, -s */
     struct check_opts chk;       /* -c, -i, -W */
     int family;                  /* AF_UNSPEC, AF_INET (-4) or AF_INET6 (-6) */
-    int discover, trace, json, quiet;
+    int discover, trace, json, quiet, verbose;
+    int each_uplink;             /* --each-uplink */
+    const char *test_ip;         /* --test-ip ADDR/PREFIX */
     int max_hops;                /* --max-hops */
     struct prober_opts po;       /* --method, -I, -t (and -B, once resolved) */
     const char *src;             /* -B */

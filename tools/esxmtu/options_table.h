@@ -76,8 +76,20 @@ LONG(OPT_METHOD, "method", REQ, FN(set_method),
 "  --method M    M is auto, raw, errqueue or dgram (default auto: raw sockets as\n"
 "                root, else unprivileged ping sockets). No method uses the\n"
 "                kernel's path-MTU cache: every run sees the path as it is.\n")
+LONG(OPT_EACH_UPLINK, "each-uplink", NONE, FLAG(each_uplink),
+"  --each-uplink the check through each uplink of the -I vmk's team in turn (standard\n"
+"                vSwitch): a scratch portgroup pinned to that uplink and a scratch\n"
+"                vmk with --test-ip, both removed after (changes the host; see the\n"
+"                man page)\n")
+LONG(OPT_TEST_IP, "test-ip", REQ, STR(test_ip),
+"  --test-ip ADDR/PREFIX\n"
+"                the scratch vmk's address: unused, in the vmk's subnet\n")
 OPT('J', "json", NONE, FLAG(json),
 "  -J, --json    JSON output\n")
+OPT('V', "verbose", NONE, FLAG(verbose),
+"  -V, --verbose also the -I vmk's team: vSwitch, portgroup, active / standby / unused\n"
+"                uplinks, load balancing, failback, the uplink used now (vsish),\n"
+"                each uplink's NIC MTU and switch port MTU (CDP, vim-cmd)\n")
 OPT('q', NULL, NONE, FLAG(quiet),
 "  -q            quiet: verdict lines and the summary only\n")
 LONG(OPT_VERSION, "version", NONE, MAIN,

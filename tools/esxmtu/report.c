@@ -1,6 +1,7 @@
 /* Human and JSON reports. Keys and their order are part of the interface. */
 #include "fallback.h"
 #include "report.h"
+#include "report_team.h"
 #include "esxcli_ping.h"
 #include "escape.h"
 #include "fail.h"
@@ -347,8 +348,15 @@ void report_human(FILE *f, const struct report_ctx *c, const struct peer *peers,
         if (pe->trace && !c->quiet)
             human_trace(f, pe);
     }
-    fprintf(f, "summary: %u of %zu peer%s pass%s%s%s (exit %d)\n", pass, n, n == 1 ? "" : "s",
-            n == 1 ? "es" : "", c->interrupted ? "; " : "", c->interrupted ? c->interrupted : "", exit_code);
+    size_t nf_team = report_team_human(f, c->team, c->verbose && !c->quiet);
+    report_each_human(f, c->each);
+    nf_team += report_each_findings(f, c->each);
+    char findings[40] = "";
+    if (nf_team)
+        snprintf(findings, sizeof findings, "; %zu finding%s", nf_team, nf_team == 1 ? "" : "s");
+    fprintf(f, "summary: %u of %zu peer%s pass%s%s%s%s (exit %d)\n", pass, n, n == 1 ? "" : "s",
+            n == 1 ? "es" : "", findings, c->interrupted ? "; " : "", c->interrupted ? c->interrupted : "",
+            exit_code);
 }
 
 static void jaddr(struct jsonw *w, const char *key, const union sockaddr_any *a, int set)
@@ -533,6 +541,8 @@ char *report_json(const struct report_ctx *c, const struct peer *peers, size_t n
     jw_end(&w);
     /* the socket options this host refused and what was done instead ([] if none) */
     fallback_json(&w, "fallbacks");
+    report_team_json(&w, c->team, c->each);
+    report_each_json(&w, c->each);
     if (c->interrupted)
         jw_str(&w, "error", c->interrupted);
     jw_end(&w);

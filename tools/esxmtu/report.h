@@ -6,6 +6,8 @@
 #include "check.h"
 #include "netstack.h"
 #include "probe.h"
+#include "team.h"
+#include "each_uplink.h"
 
 struct report_ctx {
     const struct prober *p;
@@ -13,6 +15,9 @@ struct report_ctx {
     int discover, trace;
     const struct netstack *ns;   /* the run's netstack and how it was reached */
     const char *interrupted;     /* "interrupted (SIGINT) during the check", NULL when not */
+    const struct team *team;     /* the -I vmk's team (team.h), NULL when none was read */
+    int verbose;                 /* -V: the team's block too */
+    const struct eu_run *each;   /* --each-uplink's results, NULL when not asked */
 };
 
 /* "MTU 9000 = 8972 data + 8 ICMP + 20 IPv4" */

@@ -366,6 +366,51 @@ def _config_text(report):
     return lines
 
 
+def uplink_rows(host):
+    """A host's uplinks for people: one row each, and one column per peer host where
+    --each-uplink ran: 'PASS 9000', 'BLACK-HOLE 1500'."""
+    team = host.get('team') or {}
+    peers = sorted(set(p for u in team.get('uplinks') or [] for p in u.get('pairs') or {}))
+    rows = []
+    for u in team.get('uplinks') or []:
+        sw = '%s %s' % (u.get('switch'), u.get('switch_port')) if u.get('switch') else 'no CDP'
+        cells = []
+        for p in peers:
+            r = (u.get('pairs') or {}).get(p)
+            cells.append('%s %s' % (r['verdict'], r.get('largest_mtu') or '-') if r else '-')
+        rows.append({'name': u.get('name'), 'role': '%s%s' % (u.get('role'), ', now' if u.get('now') else ''),
+                     'nic_mtu': u.get('nic_mtu') or '?', 'switch': sw, 'switch_mtu': u.get('switch_mtu') or '?',
+                     'cells': cells, 'error': u.get('error')})
+    return peers, rows
+
+
+def _uplinks_text(report):
+    lines = []
+    for h in report['hosts']:
+        team = h.get('team')
+        if not team:
+            continue
+        if not lines:
+            lines = ['', 'uplinks of each vmk (esxmtu: read-only; each uplink tested where --each-uplink ran)']
+        lines.append('  %s %s: %s, portgroup %s (VLAN %s), MTU %s, load balancing %s, failback %s' % (
+            h['name'], team.get('vmk'), team.get('vswitch'), team.get('portgroup'), team.get('vlan'),
+            team.get('mtu'), team.get('load_balancing'), team.get('failback')))
+        peers, rows = uplink_rows(h)
+        for r in rows:
+            lines.append('    %-8s %-13s NIC %-5s %-22s port %-5s %s' % (
+                r['name'], r['role'], r['nic_mtu'], r['switch'], r['switch_mtu'],
+                '  '.join('%s: %s' % (p, c) for p, c in zip(peers, r['cells']))))
+            if r['error']:
+                lines.append('             not tested: %s' % r['error'])
+        for f in team.get('findings') or []:
+            lines.append('    finding: %s' % _printable(f))
+        if team.get('each_refused'):
+            lines.append('    --each-uplink refused: %s' % _printable(team['each_refused']))
+        if team.get('cleanup') and not team['cleanup'].get('clean'):
+            lines.append('    --each-uplink cleanup FAILED, left: %s' % _printable(team['cleanup'].get('left')))
+    return lines
+
+
 def text_report(report, report_dir=''):
     s, kit = report['summary'], report.get('kit') or {}
     secs = report.get('seconds') or {}
@@ -391,6 +436,7 @@ def text_report(report, report_dir=''):
             lines.append('  %s  OSDATA %s; bootbanks %s; VMFS %s' % (
                 ''.ljust(width), ', '.join(part['osdata']) or 'none', ', '.join(part['bootbanks']) or 'none',
                 ', '.join(part['vmfs']) or 'none'))
+    lines += _uplinks_text(report)
     lines += _preflight_text(report)
     lines += _selftest_text(report)
     lines += _config_text(report)
@@ -406,9 +452,11 @@ def text_report(report, report_dir=''):
     if sus:
         lines += ['', 'every MTU pair with %s fails, in both directions: look at %s first' % (
             ' and with '.join(sus), 'them' if len(sus) > 1 else 'that host')]
-    lines += ['', 'summary: %d of %d directed checks failed (MTU %d, throughput %d%s); %d of %d hosts not ok%s' % (
+    lines += ['', 'summary: %d of %d directed checks failed (MTU %d, throughput %d%s); %d of %d hosts not ok%s%s' % (
         s['failed'], s['pairs'], s['mtu_failed'], s['perf_failed'],
         ', latency %d' % s['rr_failed'] if 'rr_failed' in s else '', len(s['hosts_not_ok']), s['hosts'],
+        '; %d uplink finding%s' % (s['uplink_findings'], '' if s['uplink_findings'] == 1 else 's')
+        if s.get('uplink_findings') else '',
         '; report in %s' % report_dir if report_dir else '')]
     return '\n'.join(lines) + '\n'
 
@@ -417,4 +465,5 @@ class FilterModule(object):
     def filters(self):
         return {'esxdiag_matrices': matrices, 'esxdiag_text': text_report, 'esxdiag_failing': failing,
                 'esxdiag_suspects': suspects, 'esxdiag_preflight_line': preflight_line,
-                'esxdiag_selftest_line': selftest_line, 'esxdiag_selftest_refused': selftest_refused}
+                'esxdiag_selftest_line': selftest_line, 'esxdiag_selftest_refused': selftest_refused,
+                'esxdiag_uplink_rows': uplink_rows}

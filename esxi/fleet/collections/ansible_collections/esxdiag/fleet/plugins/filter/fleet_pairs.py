@@ -290,7 +290,41 @@ def _selftest(rec):
     return inner
 
 
-def _host(rec):
+def _team_uplinks(doc, each_doc, addr_host):
+    """A host's vmk, its team and each uplink from esxmtu -J's `team`, `findings` and
+    (with --each-uplink) `each_uplink`; each uplink's pairs keyed by peer host:
+    {verdict, largest_mtu}. None when esxmtu read no team."""
+    team = (doc or {}).get('team')
+    if not isinstance(team, dict):
+        return None
+    each = (each_doc or {}).get('each_uplink') if each_doc else None
+    tested = dict((u.get('name'), u) for u in ((each or {}).get('uplinks') or []) if isinstance(u, dict))
+    ups = []
+    for u in team.get('uplinks') or []:
+        if not isinstance(u, dict):
+            continue
+        t = tested.get(u.get('name')) or {}
+        pairs = {}
+        for p in t.get('peers') or []:
+            host = addr_host.get(p.get('target'), p.get('target'))
+            pairs[host] = {'verdict': p.get('verdict'), 'largest_mtu': p.get('largest_mtu')}
+        ups.append({'name': u.get('name'), 'role': u.get('role'), 'order': u.get('order'),
+                    'now': u.get('name') == team.get('current_uplink'), 'nic_mtu': u.get('nic_mtu'),
+                    'switch': u.get('switch'), 'switch_port': u.get('switch_port'),
+                    'switch_mtu': u.get('switch_mtu'), 'tested': bool(t.get('tested')),
+                    'error': t.get('error'), 'pairs': pairs})
+    findings = [f for f in ((doc or {}).get('findings') or []) if isinstance(f, str)]
+    findings += [f for f in ((each_doc or {}).get('findings') or []) if isinstance(f, str) and f not in findings]
+    cleanup = (each or {}).get('cleanup') or None
+    return {'vmk': team.get('vmk'), 'vswitch': team.get('vswitch') or team.get('vds'),
+            'portgroup': team.get('portgroup'), 'vlan': team.get('vlan'), 'mtu': team.get('mtu'),
+            'load_balancing': team.get('load_balancing'), 'failback': team.get('failback'),
+            'current_uplink': team.get('current_uplink'), 'not_read': team.get('not_read'),
+            'uplinks': ups, 'findings': findings, 'each_uplink': bool(each),
+            'each_refused': (each or {}).get('refused'), 'cleanup': cleanup}
+
+
+def _host(rec, addr_host=None):
     raw = {}
     mtu = rec.get('mtu') or {}
     if mtu:
@@ -308,6 +342,10 @@ def _host(rec):
     host['part'] = _part_summary(raw.get('esxpart')) if part else None
     host['preflight'] = _preflight(rec)
     host['selftest'] = _selftest(rec)
+    host['team'] = _team_uplinks(raw.get('esxmtu'), parse_json(mtu.get('each_stdout')) if mtu else None,
+                                 addr_host or {})
+    if mtu and mtu.get('each_stdout'):
+        raw['esxmtu_each_uplink'] = parse_json(mtu.get('each_stdout'))
     host['raw'] = raw
     return host
 
@@ -334,7 +372,8 @@ def build_report(names, hostvars):
         pairs += [_perf_pair(by_name[name], run, min_gbps, (by_name.get(run.get('to')) or {}).get('config'))
                   for run in by_name[name].get('perf') or []]
     _mark_asymmetric(pairs)
-    hosts = [_host(r) for r in records]
+    addr_host = dict((a, r['name']) for r in records for a in _addresses(r))
+    hosts = [_host(r, addr_host) for r in records]
     t0 = [t for t in (_num(r.get('t0')) for r in records) if t is not None]
     t1 = [t for t in (_num(r.get('finished')) for r in records) if t is not None]
     failed = [p for p in pairs if p['verdict'] not in (MTU_PASS, 'ok')]
@@ -358,6 +397,7 @@ def build_report(names, hostvars):
             'pairs': len(pairs), 'failed': len(failed),
             'mtu_failed': len([p for p in failed if p['check'] == 'mtu']),
             'perf_failed': len([p for p in failed if p['check'] == 'perf']),
+            'uplink_findings': sum(len((h.get('team') or {}).get('findings') or []) for h in hosts),
         },
     }
 
