@@ -149,7 +149,7 @@ $ esxmtu -m 10
 MTU_LINE
 ```
 
-Bad: `esxmtu --no-such 198.18.1.2`, `-V` shows more, esxperf `--bidirectional`, `esxpart -s 999 disk.img`.
+Bad: `esxmtu --no-such 198.18.1.2`, `-K` shows more, esxperf `--bidirectional`, `esxpart -s 999 disk.img`.
 
 ```
 $ esxmtu -m 99999
@@ -163,7 +163,7 @@ EOF
     run doc_commands_offline docs/esxmtu.md
     [ "$(printf '%s\n' "$output" | wc -l)" -eq 5 ] || flunk "expected 5 findings, got: $output"
     assert_contains "docs/esxmtu.md:12: esxmtu --no-such 198.18.1.2: exit 2: esxmtu: unknown option"
-    assert_contains "docs/esxmtu.md:12: esxmtu -V: exit 2: esxmtu: unknown option -V"
+    assert_contains "docs/esxmtu.md:12: esxmtu -K: exit 2: esxmtu: unknown option -K"
     assert_contains "docs/esxmtu.md:12: esxperf --bidirectional: exit 2: esxperf: unknown option"
     assert_contains "docs/esxmtu.md:12: esxpart -s 999 disk.img: exit 2:"
     assert_contains "docs/esxmtu.md:15: esxmtu -m 99999: exit 2: esxmtu:"
