@@ -11,8 +11,9 @@
 #include <stddef.h>
 
 enum diag_class {
-    DIAG_PACING, DIAG_LINE_RATE, DIAG_SENDER_CPU, DIAG_NETWORK_LOSS, DIAG_RECEIVE_WINDOW,
-    DIAG_SEND_BUFFER, DIAG_RECEIVER_CPU, DIAG_NETWORK, DIAG_UNKNOWN, DIAG_CLASSES
+    DIAG_PATH_MTU, DIAG_PACING, DIAG_LINE_RATE, DIAG_SENDER_CPU, DIAG_FRAGMENTATION,
+    DIAG_NETWORK_LOSS, DIAG_RECEIVE_WINDOW, DIAG_SEND_BUFFER, DIAG_RECEIVER_CPU, DIAG_NETWORK,
+    DIAG_UNKNOWN, DIAG_CLASSES
 };
 
 /* thresholds (the reasons are beside each rule in diagnose.c and in docs/esxperf.md) */
@@ -24,6 +25,9 @@ enum diag_class {
 #define DIAG_FED_PCT 50.0         /* of the sender's run: TCP had data to send */
 #define DIAG_STARVED_PCT 25.0     /* of that time: held by a window free to grow */
 #define DIAG_AUTOTUNE_FRAC 0.5    /* of the autotuning cap: the window is at its bound */
+#define DIAG_ACKED_PCT 1.0        /* of the bytes sent: acknowledged (path-mtu, TCP) */
+#define DIAG_LOST_ALL_PCT 99.0    /* of the datagrams: lost (path-mtu, UDP) */
+#define DIAG_SMALL_PACKET 1280    /* bytes: an IP packet this size crosses any path */
 
 /* What a run measured. Every figure is negative when it is not known. CPU figures
  * are percent of one core (a process over several cores may pass 100). */
@@ -52,6 +56,19 @@ struct diag_evidence {
     double peer_wnd_bytes;        /* the largest window the receiver advertised */
     double window_bytes;          /* -w (0 = autotuning) */
     double autotune_cap_bytes;    /* the receive buffer autotuning may reach */
+    /* the path's MTU (path-mtu, fragmentation) */
+    int ipv6;                     /* the data connection's family: IP header 40, not 20 */
+    double mss_bytes;             /* tcpi_snd_mss at the end (the largest stream's) */
+    double mss_start_bytes;       /* ... before the first data (the handshake's) */
+    double bytes_acked;           /* tcpi_bytes_acked summed (Linux 4.2) */
+    double rto_backoff;           /* tcpi_backoff: timeouts in a row at the end (the most) */
+    double route_mtu;             /* IP_MTU / IPV6_MTU of the connected data socket */
+    double udp_len;               /* a datagram's payload (-l) */
+    double udp_sent, udp_received; /* datagrams the sender sent, the receiver got */
+    double frag_creates;          /* IP fragments this host made during the run
+                                   * (/proc/net/snmp FragCreates, snmp6 Ip6FragCreates) */
+    const char *peer;             /* the peer's address (the advice's esxmtu command), or NULL */
+    const char *vmk;              /* the vmknic the data leaves by ("vmk1"), or NULL */
 };
 
 /* evidence with every figure unknown */
@@ -63,18 +80,27 @@ struct diag_item {
     const char *unit;
 };
 
-#define DIAG_ITEMS 24
+#define DIAG_ITEMS 32
+/* something the run shows beside its bottleneck, in one line (stable key) */
+#define DIAG_FINDINGS 4
+struct diag_finding {
+    const char *key;              /* "fragmentation" */
+    char text[320];
+};
+
 struct diagnosis {
     enum diag_class cls;
     const char *key;              /* "sender-cpu" ... (stable: the JSON value) */
     const char *label;            /* "sender CPU" ... (the text line) */
     double link_mbps;             /* < 0: unknown (JSON null) */
     double percent_of_link;       /* < 0: unknown (JSON null) */
-    char because[200];            /* the figures that decided, in words */
-    char advice[200];
+    char because[240];            /* the figures that decided, in words */
+    char advice[320];
     char missing[200];            /* the evidence not measured, comma-separated, "" all */
     int n;
     struct diag_item ev[DIAG_ITEMS];
+    int nfind;
+    struct diag_finding find[DIAG_FINDINGS];
 };
 
 void diag_decide(const struct diag_evidence *e, struct diagnosis *d);
@@ -82,5 +108,7 @@ void diag_decide(const struct diag_evidence *e, struct diagnosis *d);
 const char *diag_class_key(enum diag_class c);
 /* "bottleneck: sender CPU (...): advice [missing: ...]" without a newline */
 void diag_line(const struct diagnosis *d, char *buf, size_t len);
+/* "finding: fragmentation: ..." (finding i) without a newline */
+void diag_finding_line(const struct diagnosis *d, int i, char *buf, size_t len);
 
 #endif

@@ -1,12 +1,15 @@
 /* The verdict's evidence from a finished test (diagnose.h): the streams' own
  * measures (stream_evidence.h), the end figures, the peer's CPU from the results
- * exchange, the egress link's speed (link_speed.h); then the decision. Read at the
- * end only: nothing here runs per interval. */
+ * exchange, the egress link's speed (link_speed.h), the data socket's route MTU and
+ * peer; then the decision. Read at the end only: nothing here runs per interval. */
 #include "session.h"
 #include "netstack_enter.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #define ESXI_AUTOTUNE_CAP 16777216.0   /* Net.TcpipAutoScaleRcvBufSize's default */
 
@@ -61,12 +64,49 @@ static void streams_evidence(const struct session *s, const struct totals *t, st
         if (v->app_limited >= 0)
             e->app_limited = e->app_limited > 0 || v->app_limited;
         max_into(&e->peer_wnd_bytes, (double)(t->st[i].tcpinfo_ok ? t->st[i].max_snd_wnd : v->snd_wnd));
+        max_into(&e->mss_bytes, (double)v->mss);
+        max_into(&e->mss_start_bytes, (double)v->mss_begin);
+        sum_into(&e->bytes_acked, v->bytes_acked);
+        max_into(&e->rto_backoff, (double)v->backoff);
     }
+}
+
+/* a UDP sender's fragments: the count is the host's (or namespace's), so each
+ * stream saw about the whole run's; the largest */
+static void udp_frags(const struct session *s, struct diag_evidence *e)
+{
+    for (int i = 0; i < s->nstreams; i++)
+        if (session_group(s, i) == 0 && s->st[i].sender && s->st[i].udp && s->st[i].ev.begin_ns)
+            max_into(&e->frag_creates, (double)s->st[i].ev.frags);
+}
+
+/* the data socket's peer (its address as text into buf) and the MTU of its route
+ * (IP_MTU / IPV6_MTU, on a connected socket); each unknown where the host refuses */
+static void path_of(int fd, struct diag_evidence *e, char *buf, size_t len)
+{
+    union { struct sockaddr sa; struct sockaddr_in in; struct sockaddr_in6 in6; } a;
+    socklen_t al = sizeof a;
+    if (fd < 0 || getpeername(fd, &a.sa, &al) < 0)
+        return;
+    e->ipv6 = a.sa.sa_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&a.in6.sin6_addr);
+    const void *addr = a.sa.sa_family == AF_INET6 ? (const void *)&a.in6.sin6_addr : (const void *)&a.in.sin_addr;
+    if (inet_ntop(a.sa.sa_family, addr, buf, (socklen_t)len)) {
+        if (!strncmp(buf, "::ffff:", 7) && strchr(buf, '.'))
+            memmove(buf, buf + 7, strlen(buf + 7) + 1);
+        e->peer = buf;
+    }
+    int mtu = 0;
+    socklen_t ml = sizeof mtu;
+    int rc = a.sa.sa_family == AF_INET6 ? getsockopt(fd, IPPROTO_IPV6, IPV6_MTU, &mtu, &ml)
+                                        : getsockopt(fd, IPPROTO_IP, IP_MTU, &mtu, &ml);
+    if (rc == 0 && mtu > 0)
+        e->route_mtu = mtu;
 }
 
 void session_diagnose(const struct session *s, struct totals *t)
 {
     struct diag_evidence e;
+    char peer[INET6_ADDRSTRLEN];
     diag_evidence_init(&e);
     const struct group_totals *g0 = &t->grp[0];
     e.udp = t->udp;
@@ -100,6 +140,16 @@ void session_diagnose(const struct session *s, struct totals *t)
     e.window_bytes = (double)s->p.window;
     if (!e.udp)
         e.autotune_cap_bytes = autotune_cap();
+    path_of(s->nstreams > 0 ? s->st[0].fd : -1, &e, peer, sizeof peer);
+    if (e.udp) {
+        e.udp_len = (double)s->p.len;
+        if (g0->nsnd)
+            e.udp_sent = (double)g0->snd.packets;
+        if (g0->nrcv && g0->rcv.packets >= g0->rcv.lost)
+            e.udp_received = (double)(g0->rcv.packets - g0->rcv.lost);
+        udp_frags(s, &e);
+    }
+    e.vmk = !strncmp(t->link.iface, "vmk", 3) ? t->link.iface : NULL;
     diag_decide(&e, &t->diag);
     t->have_diag = 1;
     t->fig.bottleneck = t->diag.key;

@@ -1,10 +1,12 @@
 /* A stream's evidence for the verdict (stream_evidence.h): the thread's CPU clock,
- * its schedstat (run and runnable-wait times) and one TCP_INFO read at the end. */
+ * its schedstat (run and runnable-wait times), one TCP_INFO read at the end, and a
+ * UDP sender's count of IP fragments made (/proc/net/snmp) at both ends. */
 #include "stream_evidence.h"
 #include "stream.h"
 #include "clock.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -15,9 +17,12 @@
 
 /* offsets in Linux's struct tcp_info (include/uapi/linux/tcp.h): a field is read only
  * when the kernel's answer is long enough to hold it */
+#define TI_BACKOFF_BYTE 4         /* tcpi_backoff: u8 */
 #define TI_APP_LIMITED_BYTE 7     /* tcpi_delivery_rate_app_limited: bit 0 (4.9) */
+#define TI_SND_MSS 16
 #define TI_RTT 68
 #define TI_TOTAL_RETRANS 100
+#define TI_BYTES_ACKED 120        /* u64 (4.2) */
 #define TI_DATA_SEGS_OUT 156      /* 4.6 */
 #define TI_DELIVERY_RATE 160      /* 4.9: the app-limited bit comes with it */
 #define TI_BUSY 168               /* tcpi_busy_time, u64 us (4.10) */
@@ -67,6 +72,42 @@ static void sched_times(int64_t *run, int64_t *wait)
     }
 }
 
+/* the IP fragments this host (network namespace) has made: "Ip:" FragCreates in
+ * /proc/net/snmp plus Ip6FragCreates in /proc/net/snmp6; -1 where neither reads */
+static int64_t frag_creates(void)
+{
+    int64_t sum = -1;
+    char line[1024], head[1024];
+    FILE *f = fopen("/proc/net/snmp", "r");
+    if (f) {
+        head[0] = '\0';
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "Ip: ", 4))
+                continue;
+            if (!head[0]) {                 /* the names, then the values */
+                snprintf(head, sizeof head, "%s", line);
+                continue;
+            }
+            char *hs = NULL, *vs = NULL;
+            char *h = strtok_r(head, " \n", &hs), *v = strtok_r(line, " \n", &vs);
+            for (; h && v; h = strtok_r(NULL, " \n", &hs), v = strtok_r(NULL, " \n", &vs))
+                if (!strcmp(h, "FragCreates"))
+                    sum = strtoll(v, NULL, 10);
+            break;
+        }
+        fclose(f);
+    }
+    f = fopen("/proc/net/snmp6", "r");
+    if (f) {
+        long long v;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Ip6FragCreates %lld", &v) == 1 && v >= 0)
+                sum = (sum < 0 ? 0 : sum) + v;
+        fclose(f);
+    }
+    return sum;
+}
+
 void stream_evidence_begin(struct stream *s)
 {
     struct stream_evidence *e = &s->ev;
@@ -74,6 +115,15 @@ void stream_evidence_begin(struct stream *s)
     e->begin_ns = mono_ns();
     e->cpu_begin_ns = thread_cpu_ns();
     sched_times(&e->run_begin_ns, &e->wait_begin_ns);
+    e->frags_begin = s->sender && s->udp ? frag_creates() : -1;
+    e->mss_begin = -1;
+    if (s->sender && !s->udp) {           /* the MSS the handshake agreed, before any data */
+        union { struct tcp_info ti; unsigned char raw[512]; } u;
+        socklen_t len = sizeof u;
+        memset(&u, 0, sizeof u);
+        if (getsockopt(s->fd, IPPROTO_TCP, TCP_INFO, &u, &len) == 0)
+            e->mss_begin = ti_get(u.raw, len, TI_SND_MSS, 4);
+    }
 }
 
 static void tcp_evidence(struct stream *s)
@@ -94,6 +144,9 @@ static void tcp_evidence(struct stream *s)
     e->rwnd_limited_us = ti_get(u.raw, len, TI_RWND_LIMITED, 8);
     e->sndbuf_limited_us = ti_get(u.raw, len, TI_SNDBUF_LIMITED, 8);
     e->snd_wnd = ti_get(u.raw, len, TI_SND_WND, 4);
+    e->mss = ti_get(u.raw, len, TI_SND_MSS, 4);
+    e->bytes_acked = ti_get(u.raw, len, TI_BYTES_ACKED, 8);
+    e->backoff = u.raw[TI_BACKOFF_BYTE];
 }
 
 void stream_evidence_end(struct stream *s)
@@ -111,6 +164,10 @@ void stream_evidence_end(struct stream *s)
     e->app_limited = -1;
     e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
     e->rtt_us = e->segs_out = e->retrans = e->snd_wnd = -1;
+    e->mss = e->bytes_acked = e->backoff = e->frags = -1;
     if (s->sender && !s->udp)
         tcp_evidence(s);
+    int64_t frags = s->sender && s->udp && e->frags_begin >= 0 ? frag_creates() : -1;
+    if (frags >= e->frags_begin && e->frags_begin >= 0)
+        e->frags = frags - e->frags_begin;
 }

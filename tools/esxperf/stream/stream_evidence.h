@@ -3,7 +3,10 @@
  * CPU its thread used and, where the host's /proc tells, the time it waited to run
  * (a thread throttled by a CPU cap or crowded off its core waits runnable); and for
  * a TCP sender TCP_INFO's busy, receive-window-limited and send-buffer-limited times
- * (Linux 4.10+), RTT, segments sent and retransmitted, the peer's window. Every
+ * (Linux 4.10+), RTT, segments sent and retransmitted, the peer's window, the MSS,
+ * the bytes acknowledged and the timeouts in a row (a path that loses every
+ * full-size segment); for a UDP sender the IP fragments this host made while it
+ * ran (/proc/net/snmp, a count of the whole host or namespace). Every
  * figure the host refuses stays -1 (ESXi: TCP_INFO ENOSYS, no /proc). Written by the
  * stream's thread, read after its join. */
 #ifndef ESXPERF_STREAM_EVIDENCE_H
@@ -20,6 +23,8 @@ struct stream_evidence {
     int64_t busy_us, rwnd_limited_us, sndbuf_limited_us;
     int app_limited;
     int64_t rtt_us, segs_out, retrans, snd_wnd;
+    int64_t mss_begin, mss, bytes_acked, backoff;  /* the MSS at the start and at the end */
+    int64_t frags_begin, frags;           /* UDP sender: FragCreates at the start, made since */
 };
 
 struct stream;
