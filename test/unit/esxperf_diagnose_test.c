@@ -435,6 +435,12 @@ static void fragmentation_class_and_finding(void **state)
     assert_int_equal(decide(&e, &d), DIAG_NETWORK_LOSS);
     assert_int_equal(d.nfind, 0);
 
+    /* fragmented and every datagram lost (the receiver's reassembly memory full of
+     * incomplete ones, or a hop below the route's MTU): fragmentation, whose -l
+     * tells the two apart, not path-mtu */
+    udp_run(&e, 8000, 1500, 6250, 0);
+    assert_int_equal(decide(&e, &d), DIAG_FRAGMENTATION);
+
     /* a host without /proc/net/snmp or IP_MTU: judged by size alone, or named missing */
     udp_run(&e, 8000, 1500, 6251, 2003);
     e.frag_creates = -1;

@@ -134,14 +134,15 @@ static double udp_lost_pct(const struct diag_evidence *e)
  * or the kernel cut the MSS on its own (mss_cut), which lets some data through
  * later and so hides the first sign.
  * UDP: 99 % of the datagrams lost, each an IP packet over 1280 bytes, while the
- * stream's small hello datagram crossed. First: nothing else can be judged on a
+ * stream's small hello datagram crossed; not fragmented datagrams, whose loss may
+ * as well be the receiver's reassembly (the fragmentation rule's). First: nothing else can be judged on a
  * path that carries no full-size packet. */
 static int r_path_mtu(const struct diag_evidence *e, char *w, size_t n)
 {
     double pkt = data_packet(e);
     if (e->udp) {
-        double lost = udp_lost_pct(e);
-        if (!known(lost) || !known(pkt))
+        double lost = udp_lost_pct(e), k = frags_per_datagram(e);
+        if (!known(lost) || !known(pkt) || (known(k) && k >= 2 && e->frag_creates != 0))
             return 0;
         snprintf(w, n, "%.1f %% of the %.0f-byte datagrams lost (IP packets of %.0f bytes) while the small "
                  "hello datagram and the control connection crossed", lost, e->udp_len, pkt);
