@@ -110,6 +110,14 @@ evidence() {
     assert_contains "esxmtu -I vmk1 -s 8972 -d 198.18.3.2"
 }
 
+@test "path-mtu with -R: UDP from the server through a port towards V that drops over 1500, judged by the counts" {
+    # the sender is the server: this side has the receiver's count, the server's results its own
+    ip netns exec "$NS_S" nft add rule bridge esxmtu esxmtu_fwd oifname sv ip length gt 1500 drop
+    verdict_is path-mtu "path MTU" 1 -R -u -b 100M -t 2
+    [ "$(evidence datagrams_received)" = 0.0 ]
+    python3 -c "import sys; sys.exit(not $(evidence datagrams_sent) > 100)" || flunk "sent $(evidence datagrams_sent)"
+}
+
 @test "network-loss stays: 3 % of what crosses the switch dropped at random, datagrams and segments that fit" {
     switch_drops 30
     verdict_is network-loss "network loss" 0 -t 2
