@@ -466,6 +466,24 @@ static double udp_fits(const struct diag_evidence *e)
     return e->route_mtu - ip_header(e) - 8;
 }
 
+/* the MTU classes' advice, with this path's figures: path-mtu the esxmtu command at
+ * the route's MTU (the size that vanished; 9000 where unknown), fragmentation the -l
+ * that fits one packet and the esxmtu command for jumbo frames */
+static void mtu_advice(const struct diag_evidence *e, struct diagnosis *d)
+{
+    char cmd[96];
+    size_t l = strlen(d->advice);
+    if (d->cls == DIAG_PATH_MTU) {
+        esxmtu_cmd(e, e->route_mtu > 0 ? e->route_mtu : 9000, cmd, sizeof cmd);
+        snprintf(d->advice + l, sizeof d->advice - l, " %s", cmd);
+    } else if (d->cls == DIAG_FRAGMENTATION) {
+        esxmtu_cmd(e, 9000, cmd, sizeof cmd);
+        snprintf(d->advice, sizeof d->advice, "datagrams over the route's MTU (%.0f) leave in fragments: "
+                 "-l %.0f keeps each in one packet; where jumbo frames are meant: %s", e->route_mtu,
+                 udp_fits(e), cmd);
+    }
+}
+
 /* what the run shows beside its bottleneck: datagrams fragmented where the class is
  * not fragmentation itself (a loss later on that path costs whole datagrams) */
 static void list_findings(const struct diag_evidence *e, struct diagnosis *d)
@@ -508,16 +526,7 @@ void diag_decide(const struct diag_evidence *e, struct diagnosis *d)
                  e->link_name ? e->link_name : "");
     else if (d->cls == DIAG_RECEIVER_CPU && !e->local_sender && e->lro_off == 1)
         snprintf(d->advice + l, sizeof d->advice - l, "; LRO is off here (/Net/TcpipDefLROEnabled 0)");
-    char cmd[96];
-    if (d->cls == DIAG_PATH_MTU) {
-        esxmtu_cmd(e, e->route_mtu > 0 ? e->route_mtu : 9000, cmd, sizeof cmd);
-        snprintf(d->advice + l, sizeof d->advice - l, " %s", cmd);
-    } else if (d->cls == DIAG_FRAGMENTATION) {
-        esxmtu_cmd(e, 9000, cmd, sizeof cmd);
-        snprintf(d->advice, sizeof d->advice, "datagrams over the route's MTU (%.0f) leave in fragments: "
-                 "-l %.0f keeps each in one packet; where jumbo frames are meant: %s", e->route_mtu,
-                 udp_fits(e), cmd);
-    }
+    mtu_advice(e, d);
     d->link_mbps = known(e->link_mbps) && e->link_mbps > 0 ? e->link_mbps : -1;
     d->percent_of_link = link_pct(e);
     list_evidence(e, d);
