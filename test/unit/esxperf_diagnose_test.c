@@ -246,6 +246,19 @@ static void black_hole_tcp(struct diag_evidence *e)
     e->peer = "198.18.3.2";
 }
 
+/* the black hole's run with other counts: segments sent and retransmitted, bytes
+ * acknowledged, the MSS at the end, the rate */
+static void counted(struct diag_evidence *e, double segs, double retrans, double acked, double mss, double bps)
+{
+    black_hole_tcp(e);
+    e->segs_out = segs;
+    e->retrans = retrans;
+    e->bytes_acked = acked;
+    e->mss_bytes = mss;
+    e->rate_bps = bps;
+    e->rto_backoff = 0;
+}
+
 static void path_mtu_tcp(void **state)
 {
     (void)state;
@@ -279,35 +292,19 @@ static void path_mtu_tcp(void **state)
 
     /* tcp_mtu_probing 1, -t 6: after ~3 s of timeouts Linux cut the MSS to its base
      * (1024) and some data crossed; the route kept its 9000 */
-    black_hole_tcp(&e);
-    e.segs_out = 106;
-    e.retrans = 66;
-    e.mss_bytes = 1024;
-    e.bytes_acked = 22298;
-    e.rto_backoff = 0;
-    e.rate_bps = 48e3;
+    counted(&e, 106, 66, 22298, 1024, 48e3);
     assert_int_equal(decide(&e, &d), DIAG_PATH_MTU);
     assert_non_null(strstr(d.because, "fell from 8948 to 1024"));
     assert_non_null(strstr(d.because, "black-hole detection"));
 
     /* a router that says frag-needed: the route's MTU fell with the MSS, TCP adapted */
-    black_hole_tcp(&e);
-    e.rate_bps = 3e9;
-    e.segs_out = 500000;
-    e.retrans = 20;
-    e.mss_bytes = 1448;
+    counted(&e, 500000, 20, 7e8, 1448, 3e9);
     e.route_mtu = 1500;
-    e.bytes_acked = 7e8;
-    e.rto_backoff = 0;
     assert_int_not_equal(decide(&e, &d), DIAG_PATH_MTU);
 
     /* a peer at MTU 1500: the handshake's MSS is 1448 from the start */
-    black_hole_tcp(&e);
-    e.rate_bps = 3e9;
-    e.segs_out = 500000;
-    e.retrans = 5;
-    e.mss_start_bytes = e.mss_bytes = 1448;
-    e.bytes_acked = 7e8;
+    counted(&e, 500000, 5, 7e8, 1448, 3e9);
+    e.mss_start_bytes = 1448;
     assert_int_not_equal(decide(&e, &d), DIAG_PATH_MTU);
 }
 
@@ -318,18 +315,10 @@ static void path_mtu_leaves_loss_alone(void **state)
     struct diag_evidence e;
     struct diagnosis d;
 
-    black_hole_tcp(&e);                /* nft numgen 3 %: most segments still acknowledged */
-    e.rate_bps = 300e6;
-    e.segs_out = 9000;
-    e.retrans = 270;
-    e.bytes_acked = 7.8e7;
-    e.rto_backoff = 0;
+    counted(&e, 9000, 270, 7.8e7, 8948, 300e6);   /* nft numgen 3 %: most segments acknowledged */
     assert_int_equal(decide(&e, &d), DIAG_NETWORK_LOSS);
 
-    black_hole_tcp(&e);                /* 50 % dropped: still far more than 1 % acknowledged */
-    e.segs_out = 400;
-    e.retrans = 200;
-    e.bytes_acked = 1.7e6;
+    counted(&e, 400, 200, 1.7e6, 8948, 0);   /* 50 % dropped: far more than 1 % acknowledged */
     assert_int_equal(decide(&e, &d), DIAG_NETWORK_LOSS);
 
     black_hole_tcp(&e);                /* small segments all lost: not a size problem */
