@@ -131,7 +131,9 @@ int args_secs(const char *name, const char *v, double min, double max, uint64_t 
 /* The whole option loop: getopt_long over argv with t's views, each option set
  * by args_set; a MAIN row's option goes to main_opt(ctx, code, value); a bad
  * value, an unknown option or a missing value is one line and exit 2. Returns
- * optind (the first operand; getopt_long has moved the operands to the end). */
+ * optind (the first operand; getopt_long has moved the operands to the end).
+ * With ESXDIAG_PARSE_ONLY=1 in the environment it exits 0 instead once the
+ * options are read, calling no main_opt: a check that a command line parses. */
 int args_parse(const struct args_table *t, void *opts, unsigned char *given, int argc,
                char **argv, void (*main_opt)(void *ctx, int code, const char *value),
                void *ctx);

@@ -69,8 +69,8 @@ static void contents(const uint8_t *data, size_t size)
     disk_from_callback(&d, "fuzz-repeat", len, repeat_read, &m);
     static char buf[16384];
     size_t n;
-    uint32_t bad;
-    fat16_read_file(&d, 0, len, "BOOT    CFG", buf, sizeof buf, &n, &bad);
+    uint32_t bad, whole;
+    fat16_read_file(&d, 0, len, "BOOT    CFG", buf, sizeof buf, &n, &whole, &bad);
     struct vmfs_info v;
     vmfs_read(&d, 0, len, &v, ignore_note, NULL);
     char text[64];

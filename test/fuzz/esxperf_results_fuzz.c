@@ -7,7 +7,8 @@
  * client.c does; a refusal must come with a reason, decoded results must keep the
  * bounds results_decode promises, and they are rendered by session_summary (text or
  * JSON, with the server's output spliced in) into a document that must parse.
- * Seeds: real iperf3 servers' bytes, captured by test/lib/capture_results.py. */
+ * Seeds: real iperf3 servers' bytes, captured by test/lib/capture_results.py, and an
+ * esxperf server's with its esxperf_evidence (and a member no row knows). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,6 +34,12 @@ static void check_bounds(const struct test_results *r)
         r->cpu_total > RESULTS_CPU_MAX || r->sender_has_retransmits < -1 ||
         r->sender_has_retransmits > 1)
         abort();
+    /* esxperf_evidence: each figure unknown or within its row's range */
+    for (size_t i = 0; i < side_evidence_nrows; i++) {
+        double v = *side_evidence_at((struct side_evidence *)&r->ev, &side_evidence_rows[i]);
+        if (v != -1 && !(v >= 0 && v <= side_evidence_rows[i].max))
+            abort();
+    }
     for (int i = 0; i < r->nstreams; i++) {
         const struct stream_result *s = &r->streams[i];
         if (s->id < 1 || s->bytes < 0 || s->bytes > RESULTS_COUNT_MAX || s->packets < 0 ||

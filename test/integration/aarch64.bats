@@ -380,7 +380,7 @@ inA_same() { # ESXMTU ARGS...: both builds inside A, outputs compared with times
     [ "$AUDIT_RC" = 0 ] || flunk "esxpart exited $AUDIT_RC"
     audit_syscalls "$A64/esxpart" -J --verify "$IMGDIR/bad_primary.img" "$IMGDIR/msdos.img" "$IMGDIR/missing.img"
     audit_syscalls "$A64/esxpart" --partedutil "$IMGDIR/nvme.img"
-    audit_syscalls "$A64/esxpart" --showguids
+    audit_syscalls "$A64/esxpart" --types
 }
 
 @test "audit: esxperf client and server (TCP, UDP, -Z, -R) stay within the aarch64 list" {

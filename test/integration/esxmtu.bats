@@ -47,11 +47,15 @@ one_line_errors() {
         assert_contains "$want"
     done
 }
-# syscall audit inside A (strace must run in the namespace, not around `ip netns exec`)
+# syscall audit inside A (strace must run in the namespace, not around `ip netns exec`);
+# --nobody: as user nobody, from a readable copy (the clone may be in a private folder)
 audit_in_A() {
-    local as=()
-    if [ "$1" = --nobody ]; then as=(setpriv --reuid=nobody --regid=nogroup --clear-groups); shift; fi
-    ip netns exec "$NS_A" "${as[@]}" bash -c 'ESXDIAG_ROOT=$1; shift; source "$ESXDIAG_ROOT/test/lib/audit.bash";
+    if [ "$1" = --nobody ]; then
+        shift
+        audit_as_nobody ip netns exec "$NS_A" -- "$@"
+        return
+    fi
+    ip netns exec "$NS_A" bash -c 'ESXDIAG_ROOT=$1; shift; source "$ESXDIAG_ROOT/test/lib/audit.bash";
         audit_syscalls "$@" && audit_enosys "$@"' _ "$ESXDIAG_ROOT" "$@"
 }
 

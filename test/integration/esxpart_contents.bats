@@ -46,7 +46,7 @@ bank_lines() { grep -E '^  (bootbank|vmfs|coredump) ' <<< "$1"; }
     run "$BIN/esxpart" -J "$IMGDIR/esxi7.img"
     assert_status 0
     local p='.disks[0].partitions[]'
-    [ "$(jq -c "$p | select(.number == 5) | .bootbank" <<< "$output")" = '{"index":1,"uuid":"0102030405060708090a0b0c0d0e0f10","boot_cfg":"read","build":"8.0.3-24022510","updated":4,"bootstate":0,"state":"valid","eligible":true,"boots_next":true,"verdict":"boots next","title":"Loading VMware ESXi","kernelopt":"autoPartition=FALSE","modules":6}' ] || flunk "$output"
+    [ "$(jq -c "$p | select(.number == 5) | .bootbank" <<< "$output")" = '{"index":1,"uuid":"0102030405060708090a0b0c0d0e0f10","boot_cfg":"read","boot_cfg_bytes":216,"lines":9,"build":"8.0.3-24022510","updated":4,"bootstate":0,"state":"valid","eligible":true,"boots_next":true,"verdict":"boots next","title":"Loading VMware ESXi","kernelopt":"autoPartition=FALSE","modules":6}' ] || flunk "$output"
     [ "$(jq -r "$p | select(.number == 6) | .bootbank | \"\(.state) \(.bootstate) \(.boots_next) \(.eligible)\"" <<< "$output")" = "invalid 3 false false" ] || flunk "$output"
     [ "$(jq -c "$p | select(.number == 7) | .vmfs | [.kind, .label, .version, .block_size, .osdata, .first_extent, .data_offset]" <<< "$output")" = '["vmfs-l","OSDATA-5f3c2a1b-9d8e7f60-a1b2-0050568a0b0c","VMFS-L-6.82",1048576,true,true,17825792]' ] || flunk "$output"
     [ "$(jq -c "$p | select(.number == 8) | .vmfs | [.kind, .label, .uuid, .version, .osdata, .lvm_uuid, .lvm_version, .volumes, .vendor, .model]" <<< "$output")" = '["vmfs","datastore1","1b2a3c5f-607f8e9d-b2a1-0050568a0b0c","VMFS-6.82",false,"1b2a3c5f-607f8e9d-b2a1-0050568a0b0c",6,1,"VMware","Virtual disk"]' ] || flunk "$output"

@@ -1,24 +1,35 @@
 #!/usr/bin/env bats
 # esxperf names each run's bottleneck (docs/esxperf.md#the-bottleneck-verdict), each
-# class provoked for real between two network namespaces joined by a veth pair:
-#   A (vmk1, 198.18.7.1, the client) <-> B (198.18.7.2, the servers)
-# netem delay and loss and tbf rates on A's egress, -b, -w, a CPU cap (cgroup) on
-# the sender or the receiver, TCP_INFO refused with strace; the speed of A's link
-# from the stand-in esxcli (A's interface is a vmknic there: vmk1 -> vSwitch1 ->
-# vmnic1) or ESXPERF_LINK_MBPS. Each class in the text line and in -J. Namespaces
-# are named esxperf-diag-<pid>-A/B and deleted with all they run in teardown_file.
+# class provoked for real between three network namespaces, client - router - server:
+#   A (vmk1, 198.18.7.1, the client) <-> R (the router) <-> B (eth1, 198.18.8.2, the servers)
+# drops on R's forward chain (nft numgen, both directions, so -R loses as much), tbf
+# rates on A's egress, -b, -w, -u -b 0, a CPU cap (cgroup) or a crowded core (taskset
+# beside a busy loop) on the sender or the receiver, TCP_INFO refused with strace;
+# the speed of A's link from the stand-in esxcli (A's interface is a vmknic there:
+# vmk1 -> vSwitch1 -> vmnic1) or ESXPERF_LINK_MBPS, B's from sysfs (a veth: nominal).
+# Each class in the text line and in -J, forward and -R; the server's own verdict
+# too. Namespaces are named esxperf-diag-<pid>-A/R/B and deleted with all they run in
+# teardown_file.
 load ../lib/common
 
 setup_file() {
     [ "$(id -u)" = 0 ] || skip "needs root (namespaces, qdiscs, cgroups)"
-    export DA="esxperf-diag-$$-A" DB="esxperf-diag-$$-B"
-    ip netns add "$DA" && ip netns add "$DB" || return 1
-    ip link add vmk1 netns "$DA" type veth peer name veth-b netns "$DB"
+    export DA="esxperf-diag-$$-A" DR="esxperf-diag-$$-R" DB="esxperf-diag-$$-B"
+    ip netns add "$DA" && ip netns add "$DR" && ip netns add "$DB" || return 1
+    ip link add vmk1 netns "$DA" type veth peer name ra netns "$DR"
+    ip link add eth1 netns "$DB" type veth peer name rb netns "$DR"
     ip -n "$DA" addr add 198.18.7.1/24 dev vmk1
-    ip -n "$DB" addr add 198.18.7.2/24 dev veth-b
-    for ns in "$DA" "$DB"; do ip -n "$ns" link set lo up; done
+    ip -n "$DR" addr add 198.18.7.254/24 dev ra
+    ip -n "$DR" addr add 198.18.8.254/24 dev rb
+    ip -n "$DB" addr add 198.18.8.2/24 dev eth1
+    for ns in "$DA" "$DR" "$DB"; do ip -n "$ns" link set lo up; done
     ip -n "$DA" link set vmk1 up
-    ip -n "$DB" link set veth-b up
+    ip -n "$DR" link set ra up
+    ip -n "$DR" link set rb up
+    ip -n "$DB" link set eth1 up
+    ip -n "$DA" route add default via 198.18.7.254
+    ip -n "$DB" route add default via 198.18.8.254
+    ip netns exec "$DR" sysctl -qw net.ipv4.ip_forward=1
     # the stand-in esxcli on PATH, its host state in FAKE_ESXI
     export FAKE_ESXI="$BATS_FILE_TMPDIR/esxi" FAKE_BIN="$BATS_FILE_TMPDIR/bin"
     mkdir -p "$FAKE_ESXI" "$FAKE_BIN"
@@ -30,7 +41,7 @@ setup_file() {
 }
 
 teardown_file() {
-    for ns in "${DA:-}" "${DB:-}"; do
+    for ns in "${DA:-}" "${DR:-}" "${DB:-}"; do
         [ -n "$ns" ] || continue
         ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
         ip netns del "$ns" 2>/dev/null || true
@@ -44,12 +55,14 @@ teardown_file() {
 setup() {
     [ -n "${DA:-}" ] || skip "no test bench (needs root)"
     tc -n "$DA" qdisc del dev vmk1 root 2>/dev/null || true
+    ip netns exec "$DR" nft delete table inet esxperf_diag 2>/dev/null || true
     rm -f "$FAKE_ESXI/nics" "$FAKE_ESXI/net_tso" "$FAKE_ESXI/net_lro"
 }
 
 teardown() {
     [ -z "${DA:-}" ] || fake_esxcli_reap
     for p in "${EXTRA_PIDS[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
+    [ -z "${DR:-}" ] || ip netns exec "$DR" nft delete table inet esxperf_diag 2>/dev/null
     true
 }
 
@@ -87,17 +100,57 @@ cg_make() {
 # (before ip netns exec, which mounts a sysfs of the namespace's own over /sys)
 IN_CG='echo $$ > "$0/cgroup.procs" && exec "$@"'
 
+# a server in B on port 5302 capped at $1 percent of one core
+capped_server() {
+    cg_make "$1"
+    sh -c "$IN_CG" "$CG" ip netns exec "$DB" "$BIN/esxperf" -s -p 5302 -D -I "$BATS_TEST_TMPDIR/s.pid"
+    wait_port_in "$DB" 5302
+    wait_file "$BATS_TEST_TMPDIR/s.pid"
+    EXTRA_PIDS=("$(cat "$BATS_TEST_TMPDIR/s.pid")")
+}
+
+# R drops $1 per mille of the TCP segments and UDP datagrams of port $2 (default
+# $PORT), both ways
+drop_on_router() {
+    ip netns exec "$DR" nft -f - <<NFT
+table inet esxperf_diag {
+    chain fw {
+        type filter hook forward priority 0;
+        meta l4proto { tcp, udp } th dport ${2:-$PORT} numgen random mod 1000 < $1 drop
+        meta l4proto { tcp, udp } th sport ${2:-$PORT} numgen random mod 1000 < $1 drop
+    }
+}
+NFT
+}
+
+# a server in B for one test (-1) on port $1, its output (-J with $2 = -J) in $SOUT
+one_server() {
+    SOUT="$BATS_TEST_TMPDIR/server.$1"
+    ip netns exec "$DB" timeout 30 "$BIN/esxperf" -s -1 -p "$1" ${2:-} > "$SOUT" 2>&1 &
+    EXTRA_PIDS+=("$!")
+    wait_port_in "$DB" "$1"
+}
+# wait for the one-test server's exit (its output complete)
+one_server_done() {
+    local i
+    for i in $(seq 1 100); do kill -0 "${EXTRA_PIDS[-1]}" 2>/dev/null || return 0; sleep 0.1; done
+    flunk "the one-test server on B did not end: $(cat "$SOUT")"
+}
+
+# the evidence of the -J run in $JSON: the value of one figure, "" when absent
+evidence() { jget "$JSON" "([x['value'] for x in d['end']['diagnosis']['evidence'] if x['name'] == '$1'] or [''])[0]"; }
+
 # esxperf as the client in A (the stand-in esxcli on its PATH); -J into $JSON, the
 # text run after it: both must name class $1
 client() { ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$@"; }
 verdict_is() {
     local want=$1; shift
     JSON="$BATS_TEST_TMPDIR/run.json"
-    client "$BIN/esxperf" -c 198.18.7.2 -p "${SPORT:-$PORT}" -J "$@" > "$JSON" ||
+    client "$BIN/esxperf" -c 198.18.8.2 -p "${SPORT:-$PORT}" -J "$@" > "$JSON" ||
         flunk "esxperf -J failed: $(cat "$JSON")"
     got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
     [ "$got" = "$want" ] || flunk "-J: bottleneck $got, expected $want: $(jget "$JSON" 'd["end"]["diagnosis"]')"
-    run client "$BIN/esxperf" -c 198.18.7.2 -p "${SPORT:-$PORT}" "$@"
+    run client "$BIN/esxperf" -c 198.18.8.2 -p "${SPORT:-$PORT}" "$@"
     assert_status 0
     line=$(grep '^bottleneck: ' <<<"$output") || flunk "no bottleneck line: $output"
     [[ "$line" == "bottleneck: $LABEL ("* ]] || flunk "text: '$line', expected $LABEL"
@@ -113,29 +166,28 @@ verdict_is() {
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["tso"]')" = on ]
 }
 
-@test "network-loss: B drops 4% of what arrives (nft numgen)" {
-    ip netns exec "$DB" nft -f - <<'NFT'
-table inet esxperf_diag {
-    chain in { type filter hook input priority 0; tcp dport 5301 numgen random mod 100 < 4 drop; }
-}
-NFT
+@test "network-loss: R drops 3% of the segments (nft numgen), forward and -R" {
+    drop_on_router 30
     LABEL="network loss" verdict_is network-loss -t 2
-    ip netns exec "$DB" nft delete table inet esxperf_diag
+    LABEL="network loss" verdict_is network-loss -t 2 -R
+    assert_contains "% of the segments retransmitted"
 }
 
-@test "receive-window or send-buffer: -w 2K, the window far below what the veth carries" {
-    JSON="$BATS_TEST_TMPDIR/run.json"
-    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 2 -w 2K > "$JSON"
-    got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
-    case $got in receive-window) LABEL="receive window" ;; send-buffer) LABEL="send buffer" ;;
-        *) flunk "bottleneck $got: $(jget "$JSON" 'd["end"]["diagnosis"]')" ;; esac
-    verdict_is "$got" -t 2 -w 2K
-    assert_contains "bandwidth-delay product"
+@test "receive-window: -w 8K, run after run, forward and -R; the line says what the kernel made of 8K" {
+    # -w 8K flipped between receive-window, network and receiver-cpu; one class now
+    for args in "-t 1 -w 8K" "-t 1 -w 8K" "-t 1 -w 8K" "-t 1 -w 8K -R" "-t 1 -w 8K -R" "-t 1 -w 4K -R"; do
+        LABEL="receive window" verdict_is receive-window $args
+        kib=${args#*-w }
+        assert_contains "-w ${kib%%K*} KiB: "
+        assert_contains "the kernel made a "
+        assert_not_contains "no window"
+        assert_not_contains "at least rate x RTT"
+    done
 }
 
 @test "pacing: -b 50M reached; --json-stream's end event has the verdict" {
     LABEL=pacing verdict_is pacing -t 2 -b 50M
-    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" --json-stream -t 1 -b 50M > "$BATS_TEST_TMPDIR/ev"
+    client "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" --json-stream -t 1 -b 50M > "$BATS_TEST_TMPDIR/ev"
     python3 - "$BATS_TEST_TMPDIR/ev" <<'PY'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
@@ -144,19 +196,20 @@ assert end["diagnosis"]["bottleneck"] == "pacing", end["diagnosis"]
 PY
 }
 
-@test "line-rate: the stand-in's vmnic1 at 80 Mb/s behind a 100mbit tbf; and ESXPERF_LINK_MBPS" {
-    # the uplink's speed as esxcli gives it, a little under the shaper's rate (whose
-    # payload rate is about 95 Mbit/s after headers). The shaper's bucket (256 KB, 20
+@test "line-rate: the stand-in's vmnic1 at 100 Mb/s behind a 95mbit tbf; and ESXPERF_LINK_MBPS" {
+    # the uplink's speed as esxcli gives it, the shaper a little under it, as framing
+    # keeps a real link's payload under its speed (a rate above the speed would make
+    # it no bound). The shaper's bucket (256 KB, 20
     # ms) rides over a loaded machine's late timers, its queue (4 MB) holds more than
     # -w 1M lets out: no drop to back off from, the link busy all the time
-    echo "vmnic1 80 Up off" > "$FAKE_ESXI/nics"
-    tc -n "$DA" qdisc add dev vmk1 root tbf rate 100mbit burst 256kb limit 4mb
+    echo "vmnic1 100 Up off" > "$FAKE_ESXI/nics"
+    tc -n "$DA" qdisc add dev vmk1 root tbf rate 95mbit burst 256kb limit 4mb
     LABEL="line rate" verdict_is line-rate -t 2 -O 1 -w 1M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["tso"]')" = off ]
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["use_hw_tso"]')" = 1 ]
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["tcpip_lro"]')" = 1 ]
     rm -f "$FAKE_ESXI/nics"
-    LABEL="line rate" ESXPERF_LINK_MBPS=80 verdict_is line-rate -t 2 -O 1 -w 1M
+    LABEL="line rate" ESXPERF_LINK_MBPS=100 verdict_is line-rate -t 2 -O 1 -w 1M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["source"]')" = ESXPERF_LINK_MBPS ]
 }
 
@@ -164,34 +217,32 @@ PY
     cg_make 5
     echo 0 > "$FAKE_ESXI/net_tso"
     JSON="$BATS_TEST_TMPDIR/run.json"
-    sh -c "$IN_CG" "$CG" ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 2 > "$JSON"
+    sh -c "$IN_CG" "$CG" ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -J -t 2 > "$JSON"
     got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
     [ "$got" = sender-cpu ] || flunk "bottleneck $got: $(jget "$JSON" 'd["end"]["diagnosis"]')"
-    run sh -c "$IN_CG" "$CG" ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -t 2
+    run sh -c "$IN_CG" "$CG" ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -t 2
     assert_contains "bottleneck: sender CPU ("
     assert_contains "TSO is off here on vmnic1"
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["use_hw_tso"]')" = 0 ]
 }
 
 @test "receiver-cpu: the server capped at 1% of a core" {
-    cg_make 1
-    sh -c "$IN_CG" "$CG" ip netns exec "$DB" "$BIN/esxperf" -s -p 5302 -D -I "$BATS_TEST_TMPDIR/s.pid"
-    wait_port_in "$DB" 5302
-    wait_file "$BATS_TEST_TMPDIR/s.pid"
-    EXTRA_PIDS=("$(cat "$BATS_TEST_TMPDIR/s.pid")")
+    capped_server 1
     SPORT=5302 LABEL="receiver CPU" verdict_is receiver-cpu -t 2
+    # -R: the capped server sends, its evidence in the results exchange
+    SPORT=5302 LABEL="sender CPU" verdict_is sender-cpu -t 2 -R
 }
 
 @test "TCP_INFO refused (strace): the verdict still comes, naming the missing evidence" {
     command -v strace >/dev/null || skip "no strace"
     JSON="$BATS_TEST_TMPDIR/run.json"
     client strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=ENOPROTOOPT \
-        "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 2 -b 20M > "$JSON"
+        "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -J -t 2 -b 20M > "$JSON"
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')" = pacing ]
     jget "$JSON" 'd["end"]["diagnosis"]["missing"]' | grep -q "TCP_INFO" ||
         flunk "missing: $(jget "$JSON" 'd["end"]["diagnosis"]')"
     run client strace -f -qq -o /dev/null -e trace=getsockopt -e inject=getsockopt:error=ENOPROTOOPT \
-        "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -t 2
+        "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -t 2
     assert_status 0
     assert_contains "bottleneck: "
     assert_contains "not measured: "
@@ -207,15 +258,32 @@ PY
     wait_port_in "$DB" 5303
     wait_file "$BATS_TEST_TMPDIR/i3.pid"
     EXTRA_PIDS=("$(cat "$BATS_TEST_TMPDIR/i3.pid")")
-    ip netns exec "$DB" nft -f - <<'NFT'
-table inet esxperf_diag {
-    chain in { type filter hook input priority 0; tcp dport 5303 numgen random mod 100 < 4 drop; }
-}
-NFT
+    drop_on_router 30 5303
     SPORT=5303 LABEL="network loss" verdict_is network-loss -t 2
-    ip netns exec "$DB" nft delete table inet esxperf_diag
     jget "$JSON" '[x for x in d["end"]["diagnosis"]["evidence"] if x["name"] == "receiver_process_cpu"][0]["value"]' ||
         flunk "no receiver CPU from iperf3's results"
+}
+
+@test "against iperf3 3.22 as the client: the esxperf server judges -R from its own evidence (drops, -w 8K), text and -J" {
+    source "$ESXDIAG_ROOT/test/lib/iperf3-peers.sh"
+    iperf3_peers_fetch >/dev/null 2>&1 || skip "$IPERF3_PEERS_ERROR"
+    local i3
+    i3=$(iperf3_peer 3.22)
+    # -R: the esxperf server sends; iperf3 reads the results with our key in them
+    one_server 5306 -J
+    ip netns exec "$DA" timeout 30 "$i3" -c 198.18.8.2 -p 5306 -t 2 -R -w 8K > "$BATS_TEST_TMPDIR/i3.out" ||
+        flunk "iperf3 3.22 -R against esxperf: $(cat "$BATS_TEST_TMPDIR/i3.out")"
+    one_server_done
+    JSON=$SOUT
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')" = receive-window ] ||
+        flunk "$(jget "$JSON" 'd["end"]["diagnosis"]')"
+    drop_on_router 30 5306
+    one_server 5306
+    ip netns exec "$DA" timeout 30 "$i3" -c 198.18.8.2 -p 5306 -t 2 -R > "$BATS_TEST_TMPDIR/i3.out" ||
+        flunk "iperf3 3.22 -R against esxperf: $(cat "$BATS_TEST_TMPDIR/i3.out")"
+    one_server_done
+    output=$(cat "$SOUT")
+    assert_contains "bottleneck: network loss ("
 }
 
 @test "link speed: a slow esxcli still answers within the bound; none, or a sick one, gives null" {
@@ -235,14 +303,125 @@ NFT
     [ "$(grep -c 'advanced list' "$FAKE_ESXI/log")" = 2 ] ||
         flunk "one advanced list per run (-J and text): $(cat "$FAKE_ESXI/log")"
     [ "$(fake_esxcli_strays)" = 0 ] || flunk "esxcli children left running: $(fake_esxcli_strays)"
+    # no esxcli: vmk1 is an ordinary interface (a veth), its speed nominal
     FAKE_BIN=/nonexistent LABEL=pacing verdict_is pacing -t 2 -b 20M
     [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link_speed_mbps"]')" = None ]
-    assert_contains "not measured: link speed"
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["nominal"]')" = True ]
+    jget "$JSON" 'd["end"]["diagnosis"]["link"]["note"]' | grep -q "vmk1 is a virtual device" ||
+        flunk "note: $(jget "$JSON" 'd["end"]["diagnosis"]["link"]')"
+}
+
+@test "a speed the rate passes is no bound: vmnic1 at 1000 Mb/s from esxcli, the veth carrying more, forward and -R" {
+    echo "vmnic1 1000 Up on" > "$FAKE_ESXI/nics"
+    for dir in "" -R; do
+        JSON="$BATS_TEST_TMPDIR/run.json"
+        client "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -J -t 1 -P 2 $dir > "$JSON"
+        rate=$(evidence rate)
+        python3 -c "import sys; sys.exit(not $rate > 1000)" || skip "the veth carried only $rate Mbit/s"
+        got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
+        [ "$got" != line-rate ] || flunk "$dir: line-rate at $rate Mbit/s over 1000 Mb/s"
+        [ "$(jget "$JSON" 'd["end"]["diagnosis"]["percent_of_link"]')" = None ]
+        jget "$JSON" 'd["end"]["diagnosis"]["link"]["note"]' | grep -q "that speed is no bound" ||
+            flunk "note: $(jget "$JSON" 'd["end"]["diagnosis"]["link"]')"
+        run client "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -t 1 -P 2 $dir
+        assert_status 0
+        assert_contains "bottleneck: "
+        assert_not_contains "bottleneck: line rate"
+        assert_not_contains "% of vmnic1's"
+    done
+}
+
+@test "the server's own verdict, text and -J: its veth's speed nominal, its view of -R's drops as the client's" {
+    one_server 5304 -J
+    client "$BIN/esxperf" -c 198.18.8.2 -p 5304 -t 2 -P 2 > /dev/null
+    one_server_done
+    JSON=$SOUT
+    got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
+    [ "$got" != line-rate ] || flunk "the server said line-rate: $(jget "$JSON" 'd["end"]["diagnosis"]')"
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["percent_of_link"]')" = None ]
+    [ "$(jget "$JSON" 'd["end"]["diagnosis"]["link"]["nominal"]')" = True ]
+    jget "$JSON" 'd["end"]["diagnosis"]["link"]["note"]' | grep -q "eth1 is a virtual device (no device of its own)" ||
+        flunk "note: $(jget "$JSON" 'd["end"]["diagnosis"]["link"]')"
+    # -R with drops: the server sends and judges from its own TCP_INFO, in text
+    drop_on_router 30 5304
+    one_server 5304
+    run client "$BIN/esxperf" -c 198.18.8.2 -p 5304 -t 2 -R
+    assert_contains "bottleneck: network loss ("
+    one_server_done
+    output=$(cat "$SOUT")
+    assert_contains "bottleneck: network loss ("
+}
+
+@test "receive-buffer or receiver-cpu: -u -b 0 overflows the receiving socket, forward and -R; never the network or the line" {
+    for dir in "" -R; do
+        JSON="$BATS_TEST_TMPDIR/run.json"
+        client "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -J -t 2 -u -b 0 $dir > "$JSON"
+        got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
+        case $got in receive-buffer) LABEL="receive buffer" ;; receiver-cpu) LABEL="receiver CPU" ;;
+            *) flunk "$dir: bottleneck $got: $(jget "$JSON" 'd["end"]["diagnosis"]')" ;; esac
+        [ "$(jget "$JSON" 'd["end"]["diagnosis"]["percent_of_link"]')" = None ]
+        [ -n "$(evidence udp_socket_drops)" ] || flunk "no socket drops: $(jget "$JSON" 'd["end"]["diagnosis"]')"
+        run client "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -t 2 -u -b 0 $dir
+        assert_status 0
+        assert_contains "dropped by the receiver's full socket buffer"
+        assert_not_contains "bottleneck: line rate"
+        assert_not_contains "bottleneck: network"
+        assert_not_contains "TSO"
+    done
+}
+
+@test "receiver-cpu: -u -b 0 into a server capped at 5% of a core, forward" {
+    capped_server 5
+    SPORT=5302 LABEL="receiver CPU" verdict_is receiver-cpu -t 2 -u -b 0
+    assert_contains "dropped by the receiver's full socket buffer"
+}
+
+@test "pacing with UDP loss says the loss: -u -b 100M across R's 3% drops, forward and -R" {
+    drop_on_router 30
+    for dir in "" -R; do
+        LABEL=pacing verdict_is pacing -t 2 -u -b 100M $dir
+        assert_contains "of the datagrams lost"
+        assert_contains "lower -b"
+        assert_not_contains "TSO"
+    done
+}
+
+@test "a crowded core: the sender beside a busy loop on its CPU (taskset), forward and -R: a CPU class from the wait" {
+    [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+    taskset -c 0 sh -c 'while :; do :; done' &
+    EXTRA_PIDS+=("$!")
+    JSON="$BATS_TEST_TMPDIR/run.json"
+    # the sender on CPU 0 beside the loop, the receiver on CPU 1: forward the client
+    # sends, with -R the server
+    for dir in "" -R; do
+        local cpu_a=0 cpu_b=1
+        [ -z "$dir" ] || { cpu_a=1; cpu_b=0; }
+        SOUT=/dev/null
+        ip netns exec "$DB" taskset -c $cpu_b timeout 30 "$BIN/esxperf" -s -1 -p 5305 > /dev/null 2>&1 &
+        EXTRA_PIDS+=("$!")
+        wait_port_in "$DB" 5305
+        ip netns exec "$DA" taskset -c $cpu_a timeout 30 "$BIN/esxperf" -c 198.18.8.2 -p 5305 -J -t 2 $dir > "$JSON"
+        one_server_done
+        got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
+        case $got in sender-cpu|receiver-cpu) ;; *) flunk "$dir: $got: $(jget "$JSON" 'd["end"]["diagnosis"]')" ;; esac
+        ran=$(evidence sender_thread_cpu) want=$(evidence sender_thread_cpu_demand)
+        python3 -c "import sys; sys.exit(not $want - $ran >= 25)" ||
+            flunk "$dir: the crowded sender ran $ran %, ran or waited $want %"
+        jget "$JSON" 'd["end"]["diagnosis"]["because"]' | grep -q "waited to run" ||
+            flunk "$dir: because: $(jget "$JSON" 'd["end"]["diagnosis"]["because"]')"
+    done
+}
+
+@test "--bidir names the direction it judges, in text and -J" {
+    LABEL=pacing verdict_is pacing -t 2 -b 50M --bidir
+    assert_contains "bottleneck: pacing (client to server: "
+    jget "$JSON" 'd["end"]["diagnosis"]["because"]' | grep -q "^client to server: " ||
+        flunk "because: $(jget "$JSON" 'd["end"]["diagnosis"]["because"]')"
 }
 
 @test "fleet report: a real run's verdict in pairs[].diagnosis, % of link from both hosts' uplink speeds in vCenter, in the details" {
     JSON="$BATS_TEST_TMPDIR/run.json"
-    client "$BIN/esxperf" -c 198.18.7.2 -p "$PORT" -J -t 1 -b 20M > "$JSON"
+    client "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -J -t 1 -b 20M > "$JSON"
     /usr/bin/python3 - "$JSON" "$ESXDIAG_ROOT/esxi/fleet/collections/ansible_collections/esxdiag/fleet/plugins/filter" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[2])

@@ -127,3 +127,27 @@ BATS
     [ "${lines[4]}" = "   b_meets: 2 b fails" ] || flunk "$output"
     [ "${lines[5]}" = "2 passed, 1 failed, 0 skipped" ] || flunk "$output"
 }
+
+@test "make test from a clone in a private folder (mode 700, as mktemp -d or /root): the unprivileged audit step still runs" {
+    [ "$(id -u)" = 0 ] || skip "needs root (the step runs as nobody)"
+    command -v setpriv >/dev/null || flunk "setpriv missing"
+    command -v strace >/dev/null || flunk "strace missing (make deps installs it)"
+    local priv; priv=$(mktemp -d)
+    [ "$(stat -c %a "$priv")" = 700 ] || flunk "mktemp -d made mode $(stat -c %a "$priv")"
+    git clone -q --depth 1 "file://$ESXDIAG_ROOT" "$priv/clone" || flunk "git clone failed"
+    # this tree's versions of what the step reads, as a commit of it would have them
+    cp "$ESXDIAG_ROOT/test/lib/audit.bash" "$priv/clone/test/lib/"
+    cp "$ESXDIAG_ROOT"/build/syscalls.allow "$ESXDIAG_ROOT"/build/syscalls.optional "$priv/clone/build/"
+    mkdir -p "$priv/clone/out/bin" && cp "$BIN/esxpart" "$priv/clone/out/bin/"
+    truncate -s 1M "$W/disk.img"; chmod 755 "$W"; chmod 644 "$W/disk.img"
+    # what the step did before: nobody cannot read the clone
+    run setpriv --reuid=nobody --regid=nogroup --clear-groups bash -c \
+        'source "$1/test/lib/audit.bash"' _ "$priv/clone"
+    [ "$status" -ne 0 ] && [[ "$output" == *"Permission denied"* ]] || { rm -rf "$priv"; flunk "nobody read the private clone: $status $output"; }
+    # the step as the suites run it: from a readable copy
+    run bash -c 'ESXDIAG_ROOT=$1; source "$1/test/lib/audit.bash";
+        audit_as_nobody -- "$1/out/bin/esxpart" -u "$2"' _ "$priv/clone" "$W/disk.img"
+    rm -rf "$priv"
+    assert_status 0
+    assert_not_contains "Permission denied"
+}

@@ -17,7 +17,38 @@
 # AUDIT_NOVDSO=1: this machine's binary under qemu-user too, which (7.2) gives the
 # guest no vDSO: clock_gettime and gettimeofday are then syscalls, as on ESXi
 # (no vDSO there); under strace a static musl binary reads the clock in the vDSO.
+#
+#   audit_as_nobody [PREFIX...] -- CMD ARGS...   both audits of CMD as user nobody
+#                                (PREFIX: what runs before, e.g. ip netns exec NS),
+#                                from a readable copy of this file, the syscall lists
+#                                and CMD: a clone in a private folder (mode 700, as
+#                                mktemp -d and /root make) is closed to nobody
 ESXDIAG_ROOT=${ESXDIAG_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+
+# the files an audit reads, copied with CMD into a new folder anyone may enter and
+# read (under /tmp); prints the folder; the caller removes it
+_audit_readable_copy() { # $1 = CMD
+    local dir; dir=$(mktemp -d /tmp/esxdiag-audit.XXXXXX) || return 1
+    mkdir -p "$dir/test/lib" "$dir/build" "$dir/bin"
+    cp "$ESXDIAG_ROOT/test/lib/audit.bash" "$dir/test/lib/"
+    cp "$ESXDIAG_ROOT/build/syscalls.allow" "$ESXDIAG_ROOT/build/syscalls.optional" "$dir/build/"
+    cp "$1" "$dir/bin/"
+    chmod -R a+rX "$dir"
+    echo "$dir"
+}
+
+audit_as_nobody() {
+    local prefix=() dir rc=0
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do prefix+=("$1"); shift; done
+    shift
+    dir=$(_audit_readable_copy "$1") || return 1
+    shift
+    "${prefix[@]}" setpriv --reuid=nobody --regid=nogroup --clear-groups bash -c \
+        'ESXDIAG_ROOT=$1; shift; source "$ESXDIAG_ROOT/test/lib/audit.bash";
+         audit_syscalls "$@" && audit_enosys "$@"' _ "$dir" "$dir/bin/$(basename "$1")" "$@" || rc=$?
+    rm -rf "$dir"
+    return "$rc"
+}
 
 _audit_arch() { echo "${AUDIT_ARCH:-$(uname -m)}"; }
 

@@ -129,7 +129,7 @@ CASES=(
     "part_s_bad|esxpart -s 1 {G}"
     "part_s_glued|esxpart -s512 {G}"
     "part_usable_value|esxpart --usable=1 {G}"
-    "part_long_flags|esxpart --showguids --verify --json --partedutil {G}"
+    "part_long_flags|esxpart --types --verify --json --partedutil {G}"
     "part_V_bundle|esxpart -vV {G}"
     "part_letters|esxpart -Jvx {G}"
 )

@@ -114,6 +114,14 @@ mk_esxi7() {
     vmfs_write "$1" 285421568 512 vmfs 6 datastore1
 }
 
+# banks_6x IMG UUID1 BUILD1 UPDATED1 UUID2 BUILD2 UPDATED2: the two 250 MB bootbanks
+# of the 6.x layout, partitions 5 and 6 (8224-520191, 520224-1032191), both valid
+banks_6x() {
+    local IFS=$'\n'
+    bank_write "$1" 8224 520191 BOOTBANK1 "$2" $(bootcfg "$3" "$4" 0)
+    bank_write "$1" 520224 1032191 BOOTBANK2 "$5" $(bootcfg "$6" "$7" 0)
+}
+
 # ESXi 6.x boot disk (16 GiB): 1,5,6,7,8,9,2,3 in start order, VMFS5 on 3
 mk_esxi6() {
     rm -f "$1"; truncate -s 16G "$1"
@@ -121,12 +129,8 @@ mk_esxi6() {
         -n 6:520224:1032191 -t 6:$GUID_BASIC -n 7:1032224:1257471 -t 7:$GUID_DIAG \
         -n 8:1257504:1843199 -t 8:$GUID_BASIC -n 9:1843200:7086079 -t 9:$GUID_DIAG \
         -n 2:7086080:15472639 -t 2:$GUID_BASIC -n 3:15472640:0 -t 3:$GUID_VMFS "$1" >/dev/null
-    local IFS=$'\n'
-    bank_write "$1" 8224 520191 BOOTBANK1 2122232425262728292a2b2c2d2e2f30 \
-        $(bootcfg 6.7.0-15160138 2 0)
-    bank_write "$1" 520224 1032191 BOOTBANK2 3132333435363738393a3b3c3d3e3f40 \
-        $(bootcfg 6.5.0-13932383 1 0)
-    unset IFS
+    banks_6x "$1" 2122232425262728292a2b2c2d2e2f30 6.7.0-15160138 2 \
+        3132333435363738393a3b3c3d3e3f40 6.5.0-13932383 1
     fat_write "$1" 7086080 15472639 32 SCRATCH
     vmfs_write "$1" 15472640 512 vmfs 5 datastore1
 }
@@ -265,4 +269,38 @@ gpt_patch_both() { # IMG REL_OFFSET_IN_HEADER_OR_ARRAY WHERE(header|array) HEX
         fi
         gpt_fix "$img" "$lba"
     done
+}
+
+# ---- what support staff are sent: copies cut short, banks with odd boot.cfg files
+# An ESXi 6.x-shaped 1 GiB boot disk: 1 ESP, 5/6 FAT16 bootbanks (250 MB), 7 OSDATA
+# to the end. The cut copies are this image's first N sectors, as `dd count=N` makes.
+mk_cutbase() {
+    rm -f "$1"; truncate -s 1G "$1"
+    sgdisk -a 1 -n 1:64:8191 -t 1:$GUID_ESP -n 5:8224:520191 -t 5:$GUID_BASIC \
+        -n 6:520224:1032191 -t 6:$GUID_BASIC -n 7:1032224:0 -t 7:$GUID_VMFSL "$1" >/dev/null
+    banks_6x "$1" 0102030405060708090a0b0c0d0e0f10 8.0.3-24022510 4 \
+        1112131415161718191a1b1c1d1e1f20 8.0.2-22380479 3
+    vmfs_write "$1" 1032224 512 osdata 6 OSDATA-cut
+}
+# cut_copy SRC DST SECTORS: the first SECTORS sectors of SRC, as dd count= copies them
+cut_copy() { dd if="$1" of="$2" bs=512 count="$3" conv=sparse status=none; }
+
+# bank_cfg IMG START END FILE: a 250 MB bank whose boot.cfg is FILE's bytes as they are
+bank_cfg() {
+    local off=$(($2 * 512))
+    mkfs.fat -F 16 -R 2 -n BOOTBANK1 -i 1234abcd --invariant --offset="$2" "$1" \
+        $(( ($3 - $2 + 1) / 2 )) >/dev/null 2>&1
+    put_str "$1" $((off + 512)) "VMWARE FAT16    "
+    put_hex "$1" $((off + 528)) 0102030405060708090a0b0c0d0e0f10
+    local tmp; tmp=$(mktemp -d)
+    cp "$4" "$tmp/boot.cfg"
+    MTOOLS_SKIP_CHECK=1 mcopy -i "$1@@$off" "$tmp/boot.cfg" ::
+    rm -rf "$tmp"
+}
+# onebank_write IMG FILE: one bank (partition 5, 64 MiB) on a 128 MiB disk, its boot.cfg
+# FILE's bytes (not an mk_: those take the image alone)
+onebank_write() { # IMG FILE
+    rm -f "$1"; truncate -s 128M "$1"
+    sgdisk -a 1 -n 5:2048:133119 -t 5:$GUID_BASIC "$1" >/dev/null
+    bank_cfg "$1" 2048 133119 "$2"
 }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -34,10 +35,19 @@ static void bootcfg_by_the_loaders_rules(void **state)
     assert_false(c.quickboot);
 
     /* keys without case, blanks around '=' trimmed, comments, CRLF, no final newline */
-    parse("# a comment\r\n  BUILD =  6.7.0-15160138  \r\nUpdated= 2 # two\r\nBootState=3", &c);
+    parse("# a comment\r\n  BUILD =  6.7.0-15160138  \r\nUpdated= 2\r\n  # x=1\r\nBootState=3", &c);
     assert_string_equal(c.build, "6.7.0-15160138");
     assert_int_equal(c.updated, 2);
     assert_int_equal(c.bootstate, 3);
+    assert_int_equal(c.lines, 3);
+    assert_false(c.num[CFG_UPDATED].odd);
+    /* '#' after a value is part of it, as for the loader: no number, the file rejected */
+    parse("build=a # b\nupdated=2 # two\n", &c);
+    assert_string_equal(c.build, "a # b");
+    assert_true(c.rejected);
+    assert_string_equal(c.reject_key, "updated");
+    assert_string_equal(c.reject_text, "2 # two");
+    assert_false(bank_eligible(&c));
 
     /* missing bootstate: config.c's default 0, marked as unset */
     parse("build=x\nupdated=1\n", &c);
@@ -51,11 +61,36 @@ static void bootcfg_by_the_loaders_rules(void **state)
     big[sizeof big - 1] = 0;
     bootcfg_parse(big, strlen(big), &c);
     assert_int_equal(strlen(c.build), sizeof c.build - 1);
-    parse("updated=99999999999\nbootstate=x\nquickboot=1\nmodules= --- a ---  --- b\n", &c);
-    assert_int_equal(c.updated, 0);
-    assert_int_equal(c.bootstate, -1);
+    /* numbers as esx-boot's atoi reads them: strtol saturates at the long's bounds
+     * (64-bit UEFI, 32-bit BIOS), the int keeps the low 32 bits, updated is unsigned */
+    static const struct { const char *text; uint32_t updated; int32_t bios; int odd; } nums[] = {
+        { "4", 4, 4, 0 },                                 { "007", 7, 7, 0 },
+        { "", 0, 0, 1 },                                  { "-", 0, 0, 1 },
+        { "-5", 4294967291u, -5, 1 },                     { "2147483647", 2147483647u, 2147483647, 0 },
+        { "3000000000", 3000000000u, 2147483647, 1 },     { "4294967296", 0, 2147483647, 1 },
+        { "99999999999999999999999", 4294967295u, 2147483647, 1 },
+        { "-99999999999999999999999", 0, INT32_MIN, 1 },
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "updated=%s\n", nums[i].text);
+        parse(line, &c);
+        if (c.rejected || c.updated != nums[i].updated || c.num[CFG_UPDATED].bios != nums[i].bios ||
+            c.num[CFG_UPDATED].odd != nums[i].odd)
+            fail_msg("updated=%s: %u (bios %d, odd %d)", nums[i].text, c.updated,
+                     c.num[CFG_UPDATED].bios, c.num[CFG_UPDATED].odd);
+    }
+    parse("updated=12\nbootstate=x\nquickboot=1\nmodules= --- a ---  --- b\n", &c);
+    assert_true(c.rejected);                /* bootstate=x: the whole file rejected */
+    assert_string_equal(c.reject_key, "bootstate");
     assert_true(c.quickboot);
     assert_int_equal(c.modules, 2);
+    parse("bootstate=99999999999999999999999\n", &c);   /* LONG_MAX, -1 in the int: invalid */
+    assert_int_equal(c.bootstate, -1);
+    assert_int_equal(bank_state_of(&c), BANK_INVALID);
+    /* no key=value lines: binary, or a key that is no word */
+    parse("\x89PNG\r\n\x1a\n\x01=\x02\n\xff=1\n", &c);
+    assert_int_equal(c.lines, 0);
     /* a NUL inside the text ends its line, not the parse */
     static const char nul[] = "build=a\0zz\nupdated=7\n";
     bootcfg_parse(nul, sizeof nul - 1, &c);

@@ -381,6 +381,57 @@ static void results_round_trip_and_strictness(void **state)
     results_free(&q);
 }
 
+/* esxperf_evidence: every row of evidence_table.h goes over and back; a peer's bad
+ * member (a string, negative, past its row's bound, an object) is unknown, not an
+ * error; a key that is no object, or none (iperf3), leaves every figure unknown */
+static void results_carry_the_evidence_table(void **state)
+{
+    (void)state;
+    struct test_results r, q;
+    const char *why = NULL;
+    memset(&r, 0, sizeof r);
+    side_evidence_init(&r.ev);
+    r.thread_cpu_demand = -1;
+    for (size_t i = 0; i < side_evidence_nrows; i++) {
+        double v = (double)(i % 2) + 10.0 * (double)i / 4, max = side_evidence_rows[i].max;
+        *side_evidence_at(&r.ev, &side_evidence_rows[i]) = v < max ? v : max;
+    }
+    size_t n;
+    char *js = results_encode(&r, &n);
+    assert_non_null(js);
+    assert_non_null(strstr(js, "\"esxperf_evidence\":{\"sender_thread_cpu\":0.0,"));
+    assert_int_equal(results_decode(js, n, &q, &why), 0);
+    free(js);
+    for (size_t i = 0; i < side_evidence_nrows; i++) {
+        double want = *side_evidence_at(&r.ev, &side_evidence_rows[i]);
+        double got = *side_evidence_at(&q.ev, &side_evidence_rows[i]);
+        assert_true(got > want - 0.051 && got < want + 0.051);
+    }
+    results_free(&q);
+
+    const char *bad = "{\"cpu_util_total\":0,\"cpu_util_user\":0,\"cpu_util_system\":0,"
+                      "\"sender_has_retransmits\":1,\"streams\":[],\"esxperf_evidence\":{"
+                      "\"sender_thread_cpu\":\"99\",\"receiver_thread_cpu\":-3,"
+                      "\"busy_us\":1e300,\"rtt_us\":{\"a\":1},\"retransmits\":[1],"
+                      "\"segments_sent\":1000,\"unknown_figure\":5}}";
+    assert_int_equal(results_decode(bad, strlen(bad), &q, &why), 0);
+    assert_true(q.ev.snd_thread_pct < 0 && q.ev.rcv_thread_pct < 0 && q.ev.busy_us < 0);
+    assert_true(q.ev.rtt_us < 0 && q.ev.retrans < 0);
+    assert_true(q.ev.segs_out == 1000);
+    results_free(&q);
+    const char *notobj = "{\"cpu_util_total\":0,\"cpu_util_user\":0,\"cpu_util_system\":0,"
+                         "\"sender_has_retransmits\":1,\"streams\":[],\"esxperf_evidence\":[1,2]}";
+    assert_int_equal(results_decode(notobj, strlen(notobj), &q, &why), 0);
+    for (size_t i = 0; i < side_evidence_nrows; i++)
+        assert_true(*side_evidence_at(&q.ev, &side_evidence_rows[i]) < 0);
+    results_free(&q);
+    assert_int_equal(results_decode(real_results, strlen(real_results), &q, &why), 0);
+    for (size_t i = 0; i < side_evidence_nrows; i++)
+        assert_true(*side_evidence_at(&q.ev, &side_evidence_rows[i]) < 0);
+    assert_true(q.thread_cpu_demand < 0);
+    results_free(&q);
+}
+
 static const char rs_head[] = "{\"cpu_util_total\":1,\"cpu_util_user\":0,\"cpu_util_system\":1,"
                               "\"sender_has_retransmits\":1,\"streams\":[";
 
@@ -619,6 +670,7 @@ int main(void)
         cmocka_unit_test(framed_params_message),
         cmocka_unit_test(decodes_real_iperf3_results),
         cmocka_unit_test(results_round_trip_and_strictness),
+        cmocka_unit_test(results_carry_the_evidence_table),
         cmocka_unit_test(results_refuse_absurd_values),
         cmocka_unit_test(results_token_limit),
         cmocka_unit_test(server_states_are_named),

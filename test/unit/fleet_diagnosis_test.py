@@ -106,6 +106,19 @@ class Diagnosis(unittest.TestCase):
         self.assertEqual(link(perf(r, 'h1', 'h2')), (None, None, None, None))
 
 
+    def test_a_nominal_link_and_a_new_class_pass_through(self):
+        # esxperf on a VM's vmxnet3 (a virtual device: its speed no bound) naming the
+        # receiver's socket buffer: the class as given, no percentage of any link
+        doc = json.loads(DIAG_LINK)
+        doc['end']['diagnosis'].update(bottleneck='receive-buffer', link_speed_mbps=None, percent_of_link=None)
+        doc['end']['diagnosis']['link'].update(nominal=True, note='eth0 is a virtual device (vmxnet3): its '
+                                               '10000 Mb/s is nominal, not a bound')
+        r = build({'h1': (None, [run('h2', json.dumps(doc))]), 'h2': (None, [])})
+        p = perf(r, 'h1', 'h2')
+        self.assertEqual(fm.bottleneck(p), 'receive-buffer')
+        self.assertEqual(link(p), (None, None, None, None))
+
+
 class LinkShare(unittest.TestCase):
     def test_vcenter_speeds_give_the_percentage(self):
         r = build({'h1': (vcenter(25000, 25000), [run('h2', DIAG)]), 'h2': (vcenter(25000), [])})

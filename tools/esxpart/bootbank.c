@@ -37,7 +37,7 @@ static int state_after(const struct bootcfg *c)
 int bank_eligible(const struct bootcfg *c)
 {
     int after = state_after(c);
-    return c->updated > 0 && c->build[0] && !c->quickboot && (after == 0 || after == 2);
+    return !c->rejected && c->updated > 0 && c->build[0] && !c->quickboot && (after == 0 || after == 2);
 }
 
 int bank_choose(const struct bank_info *const *banks, size_t n)
@@ -57,6 +57,13 @@ const char *bank_verdict(const struct bank_info *b)
     const struct bootcfg *c = &b->cfg;
     if (!b->has_cfg)
         return "not bootable: no readable boot.cfg";
+    if (b->cfg_truncated && !bank_eligible(c))
+        return "cannot be told: boot.cfg is larger than esxpart reads, and a key past that "
+               "may make it bootable";
+    if (c->lines == 0)
+        return "not bootable: boot.cfg has no key=value lines";
+    if (c->rejected)
+        return "not bootable: a number in boot.cfg is no number, so the loader rejects the file";
     if (c->quickboot)
         return "not bootable: a one-time QuickBoot bank";
     if (!c->build[0])
@@ -65,6 +72,9 @@ const char *bank_verdict(const struct bank_info *b)
         return "not bootable: updated is 0";
     switch (bank_state_of(c)) {
     case BANK_UPGRADING:
+        if (b->undecided)
+            return "upgraded; which bank boots next cannot be told: a partition that may "
+                   "hold a bank is cut off";
         return b->boots_next ? "boots next, once, as the first boot after an upgrade"
                              : "upgraded, not chosen (another bank has a higher updated)";
     case BANK_DIRTY:
@@ -73,6 +83,9 @@ const char *bank_verdict(const struct bank_info *b)
     case BANK_INVALID:
         return "a failed boot rolled back from it";
     default:
+        if (b->undecided)
+            return "bootable; which bank boots next cannot be told: a partition that may "
+                   "hold a bank is cut off";
         return b->boots_next ? "boots next" : "the fallback (another bank has a higher "
                                "updated)";
     }

@@ -15,6 +15,9 @@ struct bank_info {
     unsigned index;           /* 1, 2, ...: order of marked partitions by number */
     unsigned char uuid[16];
     int has_cfg;              /* boot.cfg read and parsed */
+    uint32_t cfg_size;        /* its size in the directory */
+    int cfg_truncated;        /* larger than BOOTCFG_MAX: only that much was read */
+    int undecided;            /* the choice cannot be made: a possible bank is cut off */
     const char *cfg_problem;  /* why not (fat16_rc_text), NULL when read */
     struct bootcfg cfg;
     int eligible;             /* the loader may boot it */

@@ -11,9 +11,9 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define BOOTCFG_MAX 16384u   /* boot.cfg is a few KiB; the rest is not read */
 #define BANKS_MAX 3u         /* the loader keeps the first three banks it finds */
 
 struct note_ctx { struct ptable *t; unsigned num; };
@@ -22,6 +22,44 @@ static void vmfs_note(void *ctx, int error, const char *text)
 {
     struct note_ctx *n = ctx;
     pt_add(n->t, error ? SEV_ERROR : SEV_WARN, "partition %u: VMFS: %s", n->num, text);
+}
+
+/* what a readable boot.cfg says that the report must name: a file cut at the bound,
+ * no key=value lines, a number the loader rejects or reads otherwise than written */
+static void cfg_findings(struct ptable *t, const struct part *p)
+{
+    const struct bank_info *k = &p->bank;
+    const struct bootcfg *c = &k->cfg;
+    char text[48];
+    if (k->cfg_truncated)
+        pt_add(t, SEV_WARN, "partition %u: boot.cfg is %" PRIu32 " bytes; only the first %u "
+               "were read (a real one is a few KiB): a key past them is not seen", p->num,
+               k->cfg_size, BOOTCFG_MAX);
+    if (c->lines == 0 && !k->cfg_truncated) {
+        pt_add(t, SEV_ERROR, "partition %u: boot.cfg (%" PRIu32 " byte%s) has no key=value "
+               "lines: the loader finds no build in it", p->num, k->cfg_size,
+               k->cfg_size == 1 ? "" : "s");
+        return;
+    }
+    if (c->rejected) {
+        esc_text(c->reject_text, text, sizeof text);
+        pt_add(t, SEV_ERROR, "partition %u: boot.cfg's %s=\"%s\" is no number (the loader takes "
+               "only '-' and digits): it rejects the whole file and skips this bank",
+               p->num, c->reject_key, text);
+    }
+    for (int i = 0; i < CFG_NUMS && !c->rejected; i++) {
+        const struct cfg_num *x = &c->num[i];
+        if (!x->set || !x->odd)
+            continue;
+        esc_text(x->text, text, sizeof text);
+        long long v = i == CFG_UPDATED ? (long long)(uint32_t)x->value : x->value;
+        long long b = i == CFG_UPDATED ? (long long)(uint32_t)x->bios : x->bios;
+        char bios[64] = "";
+        if (v != b)
+            snprintf(bios, sizeof bios, " (%lld by the legacy BIOS loader)", b);
+        pt_add(t, SEV_WARN, "partition %u: boot.cfg's %s=\"%s\" is read by the loader as %lld%s",
+               p->num, bootcfg_num_name(i), text, v, bios);
+    }
 }
 
 static void read_bank(struct disk *d, struct ptable *t, struct part *p, uint64_t base,
@@ -40,11 +78,18 @@ static void read_bank(struct disk *d, struct ptable *t, struct part *p, uint64_t
     k->marked = 1;
     memcpy(k->uuid, b + 16, 16);
     p->role = "bootbank";
-    char cfg[BOOTCFG_MAX];
+    char *cfg = malloc(BOOTCFG_MAX);
+    if (!cfg) {
+        k->cfg_problem = "cannot be read: out of memory";
+        pt_add(t, SEV_ERROR, "partition %u: bootbank's boot.cfg %s", p->num, k->cfg_problem);
+        return;
+    }
     size_t n;
     uint32_t bad;
-    enum fat16_rc rc = fat16_read_file(d, base, len, "BOOT    CFG", cfg, sizeof cfg, &n, &bad);
+    enum fat16_rc rc = fat16_read_file(d, base, len, "BOOT    CFG", cfg, BOOTCFG_MAX, &n,
+                                       &k->cfg_size, &bad);
     if (rc != FAT16_OK) {
+        free(cfg);
         k->cfg_problem = fat16_rc_text(rc);
         if (rc == FAT16_LOOP || rc == FAT16_PAST_FAT)
             pt_add(t, SEV_ERROR, "partition %u: bootbank's boot.cfg: %s (at cluster %" PRIu32
@@ -57,7 +102,23 @@ static void read_bank(struct disk *d, struct ptable *t, struct part *p, uint64_t
         return;
     }
     bootcfg_parse(cfg, n, &k->cfg);
+    free(cfg);
     k->has_cfg = 1;
+    k->cfg_truncated = k->cfg_size > n;
+    cfg_findings(t, p);
+}
+
+/* a partition cut off by the image's end whose type a bootbank has (Basic Data, as
+ * the installer writes banks): with it unread, the loader's choice is unknown */
+static const struct part *may_be_cut_bank(const struct ptable *t)
+{
+    for (size_t i = 0; i < t->nparts; i++) {
+        const struct part *p = &t->parts[i];
+        if (p->past_end && t->kind == PT_GPT && p->ptype->expect == CF_FAT &&
+            strcmp(p->ptype->parted, "linuxNative") == 0)
+            return p;
+    }
+    return NULL;
 }
 
 void esxi_parts_probe(struct disk *d, struct ptable *t)
@@ -97,18 +158,30 @@ void esxi_parts_probe(struct disk *d, struct ptable *t)
     }
     if (nb == 0)
         return;
-    int best = bank_choose(banks, nb);
+    const struct part *cut = may_be_cut_bank(t);
+    int best = cut ? -1 : bank_choose(banks, nb);
     for (size_t i = 0; i < nb; i++) {
         struct bank_info *k = &owners[i]->bank;
         k->eligible = k->has_cfg && bank_eligible(&k->cfg);
         k->boots_next = (int)i == best;
+        k->undecided = cut != NULL;
         enum bank_state s = bank_state_of(&k->cfg);
         if (k->has_cfg && (s == BANK_DIRTY || s == BANK_INVALID))
             pt_add(t, SEV_WARN, "partition %u: bootbank %zu is %s (bootstate=%d): %s",
                    owners[i]->num, i + 1, bank_state_name(s), k->cfg.bootstate,
                    bank_verdict(k));
     }
-    if (best < 0)
+    const struct bank_info *cutcfg = NULL;
+    for (size_t i = 0; i < nb && best < 0; i++)
+        if (owners[i]->bank.cfg_truncated && !owners[i]->bank.eligible)
+            cutcfg = &owners[i]->bank;
+    if (cutcfg)
+        pt_add(t, SEV_INFO, "which bootbank boots next cannot be told: bank %u's boot.cfg is "
+               "truncated", cutcfg->index);
+    else if (cut)
+        pt_add(t, SEV_INFO, "which bootbank boots next cannot be told: partition %u (%s) "
+               "ends past the image's end and may hold a bank", cut->num, cut->ptype->name);
+    else if (best < 0)
         pt_add(t, SEV_ERROR, "no bootbank the loader would boot (%zu found): ESXi does not "
                "start from this disk", nb);
 }
@@ -134,17 +207,46 @@ static void bank_line(FILE *out, const struct part *p)
                 p->num, uuid, k->cfg_problem);
         return;
     }
-    enum bank_state s = bank_state_of(&k->cfg);
+    const struct bootcfg *c = &k->cfg;
+    char size[48] = "";
+    if (k->cfg_truncated)
+        snprintf(size, sizeof size, " (boot.cfg truncated: %" PRIu32 " bytes)", k->cfg_size);
+    if (c->lines == 0 && !k->cfg_truncated) {
+        fprintf(out, "  bootbank %u (partition %u): boot.cfg (%" PRIu32 " byte%s) has no "
+                "key=value lines: not bootable\n", k->index, p->num, k->cfg_size,
+                k->cfg_size == 1 ? "" : "s");
+        return;
+    }
+    /* the state's name beside a boot verdict; beside "not bootable" the bootstate as
+     * written, so that "valid" never stands next to it */
+    enum bank_state s = bank_state_of(c);
+    const char *verdict = bank_verdict(k);
+    int boot_words = strncmp(verdict, "not bootable", 12) != 0 &&
+                     strncmp(verdict, "cannot be told", 14) != 0;
     char state[48];
-    if (s == BANK_VALID || s == BANK_UNSET)
-        snprintf(state, sizeof state, "%s", s == BANK_VALID ? "valid" : "valid (no bootstate)");
+    if (!c->has_bootstate)
+        snprintf(state, sizeof state, "%s", boot_words ? "valid (no bootstate)" : "no bootstate");
+    else if (s == BANK_VALID && boot_words)
+        snprintf(state, sizeof state, "valid");
+    else if (boot_words)
+        snprintf(state, sizeof state, "%s (bootstate=%d)", bank_state_name(s), c->bootstate);
     else
-        snprintf(state, sizeof state, "%s (bootstate=%d)", bank_state_name(s), k->cfg.bootstate);
-    char build[200];
-    esc_text(k->cfg.build[0] ? k->cfg.build : "(none)", build, sizeof build);
-    fprintf(out, "  bootbank %u (partition %u): build %s, updated %" PRIu32 ", %s: %s\n",
-            k->index, p->num, build, k->cfg.updated,
-            state, bank_verdict(k));
+        snprintf(state, sizeof state, "bootstate=%d", c->bootstate);
+    char build[200], upd[64];
+    esc_text(c->build[0] ? c->build : k->cfg_truncated ? "(not in the part read)" : "(none)",
+             build, sizeof build);
+    const struct cfg_num *u = &c->num[CFG_UPDATED];
+    if (u->set && u->odd) {
+        char text[48];
+        esc_text(u->text, text, sizeof text);
+        snprintf(upd, sizeof upd, "%" PRIu32 " (written %s)", c->updated, text);
+    } else if (c->rejected) {
+        snprintf(upd, sizeof upd, "not read");
+    } else {
+        snprintf(upd, sizeof upd, "%" PRIu32, c->updated);
+    }
+    fprintf(out, "  bootbank %u (partition %u): build %s, updated %s, %s: %s%s\n",
+            k->index, p->num, build, upd, state, verdict, size);
 }
 
 static void vmfs_line(FILE *out, const struct part *p)

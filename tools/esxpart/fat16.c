@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define DIRENT 32u
-#define MAX_CHAIN 1024u    /* clusters remembered for the loop check: cap / 512 */
+#define MAX_CHAIN (FAT16_CAP_MAX / 512u)   /* clusters remembered for the loop check */
 
 static const char *const rc_text[] = {
     [FAT16_OK] = "read",
@@ -61,12 +61,15 @@ static int geometry(const unsigned char *b, uint64_t len, struct geom *g)
 
 enum fat16_rc fat16_read_file(struct disk *d, uint64_t base, uint64_t len,
                               const char name83[11], char *buf, size_t cap, size_t *n,
-                              uint32_t *bad)
+                              uint32_t *size_out, uint32_t *bad)
 {
     unsigned char b[512];
     struct geom g;
     *n = 0;
     *bad = 0;
+    *size_out = 0;
+    if (cap > FAT16_CAP_MAX)
+        cap = FAT16_CAP_MAX;
     if (len < sizeof b || disk_read(d, base, b, sizeof b) < 0)
         return FAT16_IO;
     if (geometry(b, len, &g) < 0)
@@ -93,6 +96,7 @@ enum fat16_rc fat16_read_file(struct disk *d, uint64_t base, uint64_t len,
     }
     if (!found)
         return FAT16_NO_FILE;
+    *size_out = size;
     uint32_t csize = g.bps * g.spc;
     size_t want = size < cap ? size : cap;
     uint32_t seen[MAX_CHAIN];

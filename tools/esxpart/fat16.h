@@ -19,12 +19,17 @@ enum fat16_rc {
     FAT16_IO,          /* a read failed */
 };
 
+/* the most a read follows of a chain with its loop check whole: the cap a caller
+ * may give, in bytes (clusters are 512 bytes or more) */
+#define FAT16_CAP_MAX (1024u * 1024u)
+
 /* read the file name83 ("BOOT    CFG", 11 bytes) of the FAT16 volume of len bytes
- * at byte base into buf (up to cap bytes); *n its length read; *bad the cluster
- * number at fault for LOOP/PAST_FAT */
+ * at byte base into buf (up to cap bytes, at most FAT16_CAP_MAX); *n its length
+ * read, *size its size in the directory (more than *n when cap cut it); *bad the
+ * cluster number at fault for LOOP/PAST_FAT */
 enum fat16_rc fat16_read_file(struct disk *d, uint64_t base, uint64_t len,
                               const char name83[11], char *buf, size_t cap, size_t *n,
-                              uint32_t *bad);
+                              uint32_t *size, uint32_t *bad);
 const char *fat16_rc_text(enum fat16_rc rc);
 
 #endif

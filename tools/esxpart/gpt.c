@@ -1,5 +1,9 @@
 /* GPT: both headers and entry arrays are checked; entries are streamed through a
- * fixed buffer, so memory does not grow with what the header claims. */
+ * fixed buffer, so memory does not grow with what the header claims. A primary
+ * header that is intact but describes a larger disk (its backup and last usable
+ * sector lie past the end) is a cut copy, as support staff get from `dd count=`:
+ * its entries are listed, those that end past the end are marked, and the cut is
+ * one finding, not a damaged table. */
 #include "gpt.h"
 #include "crc32.h"
 #include "fail.h"
@@ -13,6 +17,8 @@ struct gpt_hdr {
     int present;            /* "EFI PART" found */
     int ok;                 /* header checks passed */
     int entries_ok;         /* entry array readable and its CRC matches */
+    int beyond;             /* intact, but written for a disk larger than this one */
+    uint32_t in_image;      /* entries the image holds (count unless the cut is inside) */
     char why[160];          /* first reason it is not ok */
     uint64_t lba, my_lba, alt_lba, first_usable, last_usable, entries_lba;
     uint32_t revision, hdr_size, hdr_crc, count, esize, entries_crc;
@@ -87,18 +93,31 @@ static void read_header(struct disk *d, const struct ptable *t, uint64_t lba,
     else if (h->count > GPT_MAX_ENTRIES || (uint64_t)h->count * h->esize > GPT_MAX_ARRAY)
         hdr_fail(h, "entry count %u is absurd (limit %u entries, 4 MiB)",
                  h->count, GPT_MAX_ENTRIES);
-    if (h->first_usable > h->last_usable || h->last_usable >= t->sectors)
+    /* a primary whose usable range and backup lie past the end, in that order, was
+     * written for a larger disk: this one is a cut copy (or a shrunk disk) */
+    if (is_primary && h->ok && h->first_usable <= h->last_usable &&
+        h->last_usable < h->alt_lba && h->alt_lba >= t->sectors && h->alt_lba < UINT64_MAX)
+        h->beyond = 1;
+    else if (h->first_usable > h->last_usable || h->last_usable >= t->sectors)
         hdr_fail(h, "usable range %llu-%llu does not fit the disk",
                  (unsigned long long)h->first_usable, (unsigned long long)h->last_usable);
     if (!h->ok)
         return;
     uint64_t n = array_sectors(h, t->sector);
+    h->in_image = h->count;
+    if (h->beyond && h->entries_lba >= 2 && n > t->sectors - (h->entries_lba < t->sectors ?
+                                                              h->entries_lba : t->sectors)) {
+        /* the cut is before the entry array's end: the entries before it can be read */
+        uint64_t room = h->entries_lba < t->sectors
+                      ? (t->sectors - h->entries_lba) * t->sector / h->esize : 0;
+        h->in_image = (uint32_t)room;
+    }
     if (h->entries_lba < 2)
         hdr_fail(h, "entry array at LBA %llu overlaps the %s (it starts at LBA 2 or later)",
                  (unsigned long long)h->entries_lba, h->entries_lba == 0 ? "MBR" : "GPT header");
-    else if (h->entries_lba >= t->sectors || n > t->sectors - h->entries_lba)
-        hdr_fail(h, "entry array at LBA %llu (%llu sectors) lies outside the disk",
-                 (unsigned long long)h->entries_lba, (unsigned long long)n);
+    else if (!h->beyond && (h->entries_lba >= t->sectors || n > t->sectors - h->entries_lba))
+        hdr_fail(h, "entry array at LBA %llu (%llu sector%s) lies outside the disk",
+                 (unsigned long long)h->entries_lba, (unsigned long long)n, plural_s(n));
     else if (is_primary ? h->entries_lba + n > h->first_usable
                         : h->entries_lba <= h->last_usable)
         hdr_fail(h, "entry array at LBA %llu overlaps the usable range (first usable %llu)",
@@ -112,8 +131,8 @@ static int walk_entries(struct disk *d, struct ptable *t, struct gpt_hdr *h, int
     uint32_t per = (uint32_t)(sizeof buf / h->esize);
     uint32_t crc = 0;
     uint64_t off = h->entries_lba * t->sector;
-    for (uint32_t i = 0; i < h->count; ) {
-        uint32_t k = h->count - i < per ? h->count - i : per;
+    for (uint32_t i = 0; i < h->in_image; ) {
+        uint32_t k = h->in_image - i < per ? h->in_image - i : per;
         size_t len = (size_t)k * h->esize;
         if (disk_read(d, off, buf, len) < 0) {
             snprintf(h->why, sizeof h->why, "entry array truncated: cannot read entries "
@@ -137,6 +156,7 @@ static int walk_entries(struct disk *d, struct ptable *t, struct gpt_hdr *h, int
             p->attrs = load_le64(e + 48);
             gpt_name(e + 56, 36, p->name, sizeof p->name);
             p->ptype = type_by_guid(p->type);
+            p->past_end = p->end >= t->sectors;
             if (p->start > p->end || p->start < h->first_usable || p->end > h->last_usable)
                 t->parts_bad = 1;
             if (p->start > p->end)
@@ -151,6 +171,8 @@ static int walk_entries(struct disk *d, struct ptable *t, struct gpt_hdr *h, int
         off += len;
         i += k;
     }
+    if (h->in_image < h->count)
+        return 0;   /* no CRC over a part: the caller says the array is cut */
     if (crc != h->entries_crc) {
         snprintf(h->why, sizeof h->why, "entry array CRC32 mismatch (stored 0x%08x, "
                  "computed 0x%08x)", h->entries_crc, crc);
@@ -179,20 +201,56 @@ static void compare(struct ptable *t, const struct gpt_hdr *p, const struct gpt_
 
 static void use_header(struct ptable *t, const struct gpt_hdr *h)
 {
+    t->gpt_header = 1;
     memcpy(t->disk_guid, h->disk_guid, 16);
     t->first_usable = h->first_usable;
     t->last_usable = h->last_usable;
     t->entries_lba = h->entries_lba;
     t->entry_count = h->count;
     t->entry_size = h->esize;
+    /* the disk this header was written for ends at the backup header (0: a header
+     * naming LBA 2^64-1 names no size) */
+    uint64_t end = h->lba == 1 ? h->alt_lba : h->my_lba;
+    t->gpt_sectors = end < UINT64_MAX ? end + 1 : 0;
+}
+
+/* a primary written for a larger disk: one line for the cut, one when it falls
+ * inside the entry array; the entries the image holds are listed */
+static void cut_copy(struct disk *d, struct ptable *t, struct gpt_hdr *p)
+{
+    t->gpt_cut = 1;
+    t->primary_ok = p->entries_ok;
+    pt_add(t, SEV_WARN, "the image is smaller than its GPT says: %llu sectors expected, "
+           "%llu present: a cut copy (the backup GPT and everything from sector %llu on "
+           "are not in it)", (unsigned long long)(p->alt_lba + 1),
+           (unsigned long long)t->sectors, (unsigned long long)t->sectors);
+    if (p->in_image == p->count && !p->entries_ok)   /* whole, but damaged */
+        pt_add(t, SEV_ERROR, "primary GPT: %s (no backup in the image to read instead)",
+               p->why);
+    if (p->in_image == 0)
+        pt_add(t, SEV_WARN, "the cut is before the entry array (LBA %llu): no partition "
+               "can be listed", (unsigned long long)p->entries_lba);
+    else if (p->in_image < p->count)
+        pt_add(t, SEV_WARN, "the cut is inside the entry array: entries 1-%u of %u are in "
+               "the image (its CRC cannot be checked)", p->in_image, p->count);
+    use_header(t, p);
+    walk_entries(d, t, p, 1);
 }
 
 int gpt_parse(struct disk *d, struct ptable *t)
 {
     struct gpt_hdr p, b;
     read_header(d, t, 1, 1, &p);
-    if (p.ok && walk_entries(d, t, &p, 0) == 0)
+    if (t->sectors < 3 && !(p.ok && p.beyond))
+        return 0;   /* no room for a primary and a backup: only a cut copy has one */
+    if (p.ok && walk_entries(d, t, &p, 0) == 0 && p.in_image == p.count)
         p.entries_ok = 1;
+    t->primary_lba = 1;
+    if (p.ok && p.beyond) {
+        t->backup_lba = p.alt_lba;
+        cut_copy(d, t, &p);
+        return 1;
+    }
     uint64_t last = t->sectors - 1;
     uint64_t at = p.ok && p.alt_lba > 1 && p.alt_lba < t->sectors ? p.alt_lba : last;
     read_header(d, t, at, 0, &b);
@@ -205,7 +263,6 @@ int gpt_parse(struct disk *d, struct ptable *t)
     if (!p.present && !b.present && !t->protective)
         return 0;
 
-    t->primary_lba = 1;
     t->backup_lba = at;
     t->primary_ok = p.entries_ok;
     t->backup_ok = b.entries_ok;

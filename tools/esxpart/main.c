@@ -54,6 +54,13 @@ static void partedutil_damaged(const char *shown, const struct ptable *t)
     for (size_t i = 0; i < t->nfind; i++)
         if (t->findings[i].sev == SEV_ERROR && errors++ == 0)
             first = t->findings[i].text;
+    if (errors == 0 && t->gpt_cut) {   /* no table that does not fit its disk is printed */
+        warnmsg("%s: the disk is smaller than its GPT says (%llu sectors expected, %llu "
+                "present: a cut copy): no getptbl table for it; nothing printed (esxpart "
+                "without -p lists the partitions)", shown, (unsigned long long)t->gpt_sectors,
+                (unsigned long long)t->sectors);
+        return;
+    }
     char more[64] = "";
     if (errors > 1)
         snprintf(more, sizeof more, " (and %zu more)", errors - 1);
@@ -66,8 +73,8 @@ static void partedutil_damaged(const char *shown, const struct ptable *t)
  * part of the output is one more member here, with a text and a JSON form. */
 struct out;
 struct sink {
-    /* --showguids without disks: the GUID table alone */
-    void (*guids_only)(struct out *u);
+    /* --types without disks: the GUID table alone */
+    void (*types_only)(struct out *u);
     /* before the first disk */
     void (*begin)(struct out *u);
     /* a disk that cannot be read (named on stderr already) */
@@ -85,10 +92,10 @@ struct out {
     struct jsonw w;             /* JSON: the document */
 };
 
-static void text_guids_only(struct out *u)
+static void text_types_only(struct out *u)
 {
     (void)u;
-    report_showguids(stdout);
+    report_types(stdout);
 }
 
 static void text_begin(struct out *u)
@@ -115,29 +122,29 @@ static void text_disk(struct out *u, const char *path, const char *shown, size_t
         /* a damaged table is never printed as a healthy one: partedUtil (libparted)
          * shows a GPT read whole from its intact copy, after saying the other is
          * corrupt, and refuses any other damaged table */
-        if (pt_worst(t) == SEV_ERROR) {
+        if (pt_worst(t) == SEV_ERROR || t->gpt_cut) {
             partedutil_damaged(shown, t);
             k->no_answer++;
         }
-        if (pt_worst(t) != SEV_ERROR || pt_read_whole(t))
+        if ((pt_worst(t) != SEV_ERROR && !t->gpt_cut) || pt_read_whole(t))
             report_partedutil(stdout, t);
     } else if (o->usable && report_usable(stdout, t, &need) < 0) {
-        warnmsg("%s: no usable sectors: %llu sectors of %u bytes cannot hold a GPT "
+        warnmsg("%s: no usable sectors: %llu sector%s of %u bytes cannot hold a GPT "
                 "(it needs at least %llu: 34 at each end with 512-byte sectors)", shown,
-                (unsigned long long)t->sectors, t->sector, (unsigned long long)need);
+                (unsigned long long)t->sectors, plural_s(t->sectors), t->sector, (unsigned long long)need);
         k->no_answer++;
     } else if (!o->usable) {
         report_table(stdout, path, t);
     }
 }
 
-/* --showguids' table after the disks; -V's count of damaged disks */
+/* --types' table after the disks; -V's count of damaged disks */
 static void text_end(struct out *u, const struct tally *k, int rc)
 {
     (void)rc;
-    if (u->o->showguids) {
+    if (u->o->types) {
         putchar('\n');
-        report_showguids(stdout);
+        report_types(stdout);
     }
     if (u->o->verify && k->with_errors)
         warnmsg("verify: %zu disk(s) with error-level findings", k->with_errors);
@@ -151,10 +158,10 @@ static void json_open(struct jsonw *w)
     jw_str(w, "version", version_string());
 }
 
-static void json_guids_only(struct out *u)
+static void json_types_only(struct out *u)
 {
     json_open(&u->w);
-    report_showguids_json(&u->w);
+    report_types_json(&u->w);
     jw_end(&u->w);
     fputs(jw_text(&u->w), stdout);
     jw_free(&u->w);
@@ -182,8 +189,8 @@ static void json_end(struct out *u, const struct tally *k, int rc)
 {
     struct jsonw *w = &u->w;
     jw_end(w);   /* disks */
-    if (u->o->showguids)
-        report_showguids_json(w);
+    if (u->o->types)
+        report_types_json(w);
     jw_uint(w, "disks_read", k->readable);
     jw_uint(w, "disks_unreadable", k->unreadable);
     jw_uint(w, "disks_with_errors", k->with_errors);
@@ -195,10 +202,10 @@ static void json_end(struct out *u, const struct tally *k, int rc)
 }
 
 static const struct sink text_sink = {
-    text_guids_only, text_begin, text_unreadable, text_disk, text_end,
+    text_types_only, text_begin, text_unreadable, text_disk, text_end,
 };
 static const struct sink json_sink = {
-    json_guids_only, json_begin, json_unreadable, json_disk, json_end,
+    json_types_only, json_begin, json_unreadable, json_disk, json_end,
 };
 
 /* the one place text or JSON is chosen */
@@ -249,8 +256,8 @@ int main(int argc, char **argv)
     size_t npaths = (size_t)(argc - optind);
 
     struct out u = { .sink = sink_for(&o), .o = &o };
-    if (o.showguids && npaths == 0) {
-        u.sink->guids_only(&u);
+    if (o.types && npaths == 0) {
+        u.sink->types_only(&u);
         return output_done(stdout, "stdout", STDERR_FILENO, EXIT_OKAY);
     }
 

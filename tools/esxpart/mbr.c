@@ -53,8 +53,9 @@ static struct part *add(struct ptable *t, unsigned num, const unsigned char *e,
         pt_add(t, SEV_ERROR, "partition %u starts at LBA 0, over the MBR", num);
     if (p->end >= t->sectors)
         pt_add(t, SEV_ERROR, "partition %u (%llu-%llu) extends beyond the end of the disk "
-               "(%llu sectors)", num, (unsigned long long)p->start,
-               (unsigned long long)p->end, (unsigned long long)t->sectors);
+               "(%llu sector%s)", num, (unsigned long long)p->start,
+               (unsigned long long)p->end, (unsigned long long)t->sectors,
+               plural_s(t->sectors));
     return p;
 }
 
@@ -87,8 +88,9 @@ static void walk_chain(struct disk *d, struct ptable *t, uint64_t ext_start, uin
             char size[32];
             fmt_iec(size, sizeof size, t->size_bytes);
             pt_add(t, SEV_ERROR, "EBR at LBA %llu lies beyond the end of the disk (%llu "
-                   "sectors of %u bytes, %s): no logical partitions can be read",
-                   (unsigned long long)ebr, (unsigned long long)t->sectors, t->sector, size);
+                   "sector%s of %u bytes, %s): no logical partitions can be read",
+                   (unsigned long long)ebr, (unsigned long long)t->sectors,
+                   plural_s(t->sectors), t->sector, size);
             return;
         }
         if (disk_read(d, ebr * t->sector, s, t->sector) < 0) {

@@ -16,7 +16,7 @@ enum {
 };
 
 struct part_opts {
-    int partedutil, usable, showguids, json, verify;   /* -p, -u, -g, -J, -v */
+    int partedutil, usable, types, json, verify;     /* -p, -u, -g, -J, -v */
     unsigned sector;                                   /* -s: 512, 4096, 0 for the disk's */
 };
 

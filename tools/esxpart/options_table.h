@@ -38,8 +38,9 @@ OPT('p', "partedutil", NONE, FLAG(partedutil),
 "  -p, --partedutil     print exactly what 'partedUtil getptbl DISK' prints\n")
 OPT('u', "usable", NONE, FLAG(usable),
 "  -u, --usable         print first and last usable sector ('getUsableSectors')\n")
-OPT('g', "showguids", NONE, FLAG(showguids),
-"  -g, --showguids      print the known partition type table (partedUtil showGuids)\n")
+OPT('g', "types", NONE, FLAG(types),
+"  -g, --types          print esxpart's table of partition types: GUID, getptbl\n"
+"                       name, label, role (esxpart's own, not partedUtil showGuids)\n")
 OPT('J', "json", NONE, FLAG(json),
 "  -J, --json           JSON output (keys documented in docs/esxpart.md)\n")
 OPT('v', "verify", NONE, FLAG(verify),

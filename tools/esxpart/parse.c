@@ -67,7 +67,7 @@ static void classify(struct disk *d, struct ptable *t, struct part *p)
     if (p->content.fam == CF_FAT && strncmp(p->content.label, "BOOTBANK", 8) == 0)
         p->role = "bootbank";
     enum cfam want = p->ptype->expect, got = p->content.fam;
-    if (p->extended || want == CF_ANY)
+    if (p->extended || p->past_end || want == CF_ANY)   /* past the end: nothing was read */
         return;
     if (got != CF_NONE && got != want) {
         p->mismatch = 1;
@@ -145,8 +145,8 @@ void pt_parse(struct disk *d, struct ptable *t, unsigned force_sector)
     t->sector_source = "default";
     if (d->size < 512) {
         t->sectors = 0;
-        pt_add(t, SEV_ERROR, "only %llu bytes: too small for any partition table",
-               (unsigned long long)d->size);
+        pt_add(t, SEV_ERROR, "only %llu byte%s: too small for any partition table",
+               (unsigned long long)d->size, plural_s(d->size));
         return;
     }
     size_t n = d->size < sizeof head ? (size_t)d->size : sizeof head;
@@ -187,7 +187,7 @@ void pt_parse(struct disk *d, struct ptable *t, unsigned force_sector)
                (unsigned)(d->size % t->sector));
 
     mbr_inspect(head, t);
-    if (t->sectors >= 3 && gpt_parse(d, t)) {
+    if (t->sectors >= 2 && gpt_parse(d, t)) {
         t->kind = PT_GPT;
         if (t->mbr_valid && !t->protective)
             pt_add(t, SEV_WARN, "the MBR has no 0xEE protective entry (MBR tools may "
@@ -197,6 +197,10 @@ void pt_parse(struct disk *d, struct ptable *t, unsigned force_sector)
         if (t->hybrid)
             pt_add(t, SEV_WARN, "hybrid MBR: the 0xEE entry shares the MBR with other "
                    "partition entries (ESXi writes a protective MBR only)");
+    } else if (t->protective && t->sectors < 2) {
+        t->kind = PT_GPT;
+        pt_add(t, SEV_WARN, "protective MBR (0xEE), but the image ends before LBA 1, where "
+               "the GPT header is: a cut copy of the MBR alone");
     } else if (t->protective) {
         t->kind = PT_GPT;
         pt_add(t, SEV_ERROR, "protective MBR (0xEE) but no GPT header at LBA 1 or at the "

@@ -40,7 +40,8 @@ struct part *pt_new_part(struct ptable *t)
 
 int pt_read_whole(const struct ptable *t)
 {
-    return t->kind == PT_GPT && (t->primary_ok || t->backup_ok) && !t->parts_bad && !t->parts_full;
+    return t->kind == PT_GPT && (t->primary_ok || t->backup_ok) && !t->gpt_cut && !t->parts_bad &&
+           !t->parts_full;
 }
 
 int pt_worst(const struct ptable *t)

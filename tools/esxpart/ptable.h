@@ -44,6 +44,7 @@ struct part {
     int boot;                     /* msdos boot flag 0x80 */
     int logical, extended;
     int mismatch;                 /* content is not what the type promises */
+    int past_end;                 /* ends past the disk's end (a cut copy): not read */
     char name[112];               /* GPT name as UTF-8 (controls kept: outputs escape) */
     const struct ptype *ptype;
     const char *role;
@@ -66,6 +67,9 @@ struct ptable {
     uint32_t mbr_id;
     /* GPT */
     int gpt_backup_used, primary_ok, backup_ok;
+    int gpt_header;               /* a header was read: the fields below are its */
+    int gpt_cut;                  /* the primary describes a larger disk: a cut copy */
+    uint64_t gpt_sectors;         /* the disk size the header was written for, 0 none */
     unsigned char disk_guid[16];
     uint64_t first_usable, last_usable, primary_lba, backup_lba, entries_lba;
     uint32_t entry_count, entry_size;
@@ -78,13 +82,16 @@ struct ptable {
     size_t nfind, dropped;
 };
 
+/* "s" after a count that is not 1: "1 sector", "0 sectors", "2 bytes" */
+static inline const char *plural_s(uint64_t n) { return n == 1 ? "" : "s"; }
+
 void pt_add(struct ptable *t, enum sev sev, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* room for one more partition? adds an error finding the first time it is full */
 struct part *pt_new_part(struct ptable *t);
 int pt_worst(const struct ptable *t);   /* highest severity, -1 when no finding */
-/* 1 when a GPT was read whole from a copy whose header and entries are intact, and its
- * entries are consistent: what partedUtil shows even while the other copy is damaged */
+/* 1 when a GPT was read whole from a copy whose header and entries are intact, its
+ * disk not cut short, and its entries are consistent: what partedUtil shows even while the other copy is damaged */
 int pt_read_whole(const struct ptable *t);
 const char *pt_health(const struct ptable *t);   /* "ok", "warning", "error" */
 const char *pt_kind_name(enum pt_kind k);

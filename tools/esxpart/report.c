@@ -1,5 +1,5 @@
-/* Output formats: the human table, partedUtil getptbl / getUsableSectors / showGuids
- * lines, and JSON (keys documented in docs/esxpart.md, "esxpart JSON"). */
+/* Output formats: the human table, partedUtil getptbl / getUsableSectors lines,
+ * esxpart's type table, and JSON (keys documented in docs/esxpart.md, "esxpart JSON"). */
 #include "report.h"
 #include "bytes.h"
 #include "content.h"
@@ -35,6 +35,8 @@ static void flags_text(const struct ptable *t, const struct part *p, char *out, 
         FLAG("logical");
     if (p->mismatch)
         FLAG("type-mismatch");
+    if (p->past_end)
+        FLAG("past-end");
 #undef FLAG
 }
 
@@ -73,6 +75,7 @@ static uint64_t part_bytes(const struct ptable *t, const struct part *p)
 }
 
 #define NCOL 8
+#define CONTENT_COLS 60   /* the content column's widest; longer is cut with "..." */
 static const char *const head[NCOL] = { "#", "start", "end", "size", "type", "role",
                                         "content", "flags" };
 
@@ -94,7 +97,12 @@ static void row_cells(const struct ptable *t, const struct part *p, char cell[NC
         size_t o = strlen(raw);
         snprintf(raw + o, sizeof raw - o, "%sbuild %s", o ? " " : "", esxi_parts_build(p));
     }
-    esc_text(raw, cell[6], sizeof cell[6]);
+    /* a long label (VMFS allows 128 bytes, escaped up to four columns each) is cut
+     * in the table: the detail line and -J carry it whole */
+    if (esc_text(raw, cell[6], sizeof cell[6]) > CONTENT_COLS) {
+        esc_text(raw, cell[6], CONTENT_COLS - 2);
+        strcat(cell[6], "...");
+    }
     flags_text(t, p, cell[7], sizeof cell[7]);
 }
 
@@ -112,18 +120,22 @@ static void print_row(FILE *out, char cell[NCOL][600], const int *w)
 void report_table(FILE *out, const char *path, const struct ptable *t)
 {
     char size[32], shown[1024];
-    fmt_iec(size, sizeof size, t->size_bytes);
+    if (t->size_bytes < 1024)   /* "1 byte", "700 bytes" rather than "1 B" */
+        snprintf(size, sizeof size, "%u byte%s", (unsigned)t->size_bytes,
+                 plural_s(t->size_bytes));
+    else
+        fmt_iec(size, sizeof size, t->size_bytes);
     esc_text(path, shown, sizeof shown);
-    fprintf(out, "%s: %s, %" PRIu64 " sectors of %u bytes, %s%s, health: %s\n", shown, size,
-            t->sectors, t->sector, pt_kind_name(t->kind),
+    fprintf(out, "%s: %s, %" PRIu64 " sector%s of %u bytes, %s%s, health: %s\n", shown, size,
+            t->sectors, plural_s(t->sectors), t->sector, pt_kind_name(t->kind),
             t->gpt_backup_used ? " (from the backup GPT)" : "",
             pt_health(t));
-    if (t->kind == PT_GPT && (t->primary_ok || t->backup_ok)) {
+    if (t->kind == PT_GPT && t->gpt_header) {
         char g[37];
         guid_canon(t->disk_guid, g);
-        fprintf(out, "  disk GUID %s, usable sectors %" PRIu64 "-%" PRIu64 ", %u entries "
+        fprintf(out, "  disk GUID %s, usable sectors %" PRIu64 "-%" PRIu64 ", %u entr%s "
                 "of %u bytes\n", g, t->first_usable, t->last_usable, t->entry_count,
-                t->entry_size);
+                t->entry_count == 1 ? "y" : "ies", t->entry_size);
     }
     /* column widths from the data */
     int w[NCOL];
@@ -181,7 +193,7 @@ void report_partedutil(FILE *out, const struct ptable *t)
 
 int report_usable(FILE *out, const struct ptable *t, uint64_t *need)
 {
-    if (t->kind == PT_GPT && (t->primary_ok || t->backup_ok)) {
+    if (t->kind == PT_GPT && t->gpt_header) {
         fprintf(out, "%" PRIu64 " %" PRIu64 "\n", t->first_usable, t->last_usable);
         return 0;
     }
@@ -195,19 +207,21 @@ int report_usable(FILE *out, const struct ptable *t, uint64_t *need)
     return 0;
 }
 
-void report_showguids(FILE *out)
+/* esxpart's own table of the types it knows, in its own layout: partedUtil
+ * showGuids' exact output on ESXi 7 and 8 (its columns, spacing and rows) is not
+ * in any public capture at hand, so nothing here imitates it (-g -J has the same) */
+void report_types(FILE *out)
 {
     size_t n;
     const struct ptype *tab = type_gpt_table(&n);
-    fprintf(out, " %-20s %-33s %-16s %s\n", "Partition Type", "GUID", "getptbl name", "role");
+    fprintf(out, "%-16s %-32s  %-16s %-19s %s\n", "type", "GUID", "getptbl name", "label",
+            "role");
     for (size_t i = 0; i < n; i++)
-        fprintf(out, " %-20s %-33s %-16s %s\n", tab[i].show ? tab[i].show : tab[i].name,
-                tab[i].hex, tab[i].parted, tab[i].role);
-    fprintf(out, " %-20s %-33s %-16s %s\n", "Unused Entry", "00000000000000000000000000000000",
-            "", "empty slot");
+        fprintf(out, "%-16s %-32s  %-16s %-19s %s\n", tab[i].name, tab[i].hex, tab[i].parted,
+                tab[i].show ? tab[i].show : "-", tab[i].role);
 }
 
-void report_showguids_json(struct jsonw *w)
+void report_types_json(struct jsonw *w)
 {
     size_t n;
     const struct ptype *tab = type_gpt_table(&n);
@@ -259,9 +273,19 @@ static void json_bank(struct jsonw *w, const struct bank_info *k)
     jw_obj(w, "bootbank");
     jw_uint(w, "index", k->index);
     jw_str(w, "uuid", u);
-    jw_str(w, "boot_cfg", k->has_cfg ? "read" : k->cfg_problem);
+    jw_str(w, "boot_cfg", !k->has_cfg ? k->cfg_problem : k->cfg_truncated ? "truncated" : "read");
+    if (k->has_cfg) {
+        jw_uint(w, "boot_cfg_bytes", k->cfg_size);
+        jw_uint(w, "lines", k->cfg.lines);
+    } else {
+        jw_null(w, "boot_cfg_bytes");
+        jw_null(w, "lines");
+    }
     jw_str(w, "build", k->has_cfg && k->cfg.build[0] ? k->cfg.build : NULL);
-    jw_uint(w, "updated", k->cfg.updated);
+    if (k->has_cfg && !k->cfg.rejected)   /* the loader's value (0 when missing) */
+        jw_uint(w, "updated", k->cfg.updated);
+    else
+        jw_null(w, "updated");
     if (k->has_cfg && k->cfg.has_bootstate)
         jw_int(w, "bootstate", k->cfg.bootstate);
     else
@@ -371,14 +395,26 @@ void report_json_disk(struct jsonw *w, const char *path, const struct ptable *t)
         jw_str(w, "source", t->gpt_backup_used ? "backup" : "primary");
         jw_bool(w, "primary_ok", t->primary_ok);
         jw_bool(w, "backup_ok", t->backup_ok);
-        guid_canon(t->disk_guid, buf);
-        jw_str(w, "disk_guid", buf);
-        jw_uint(w, "first_usable", t->first_usable);
-        jw_uint(w, "last_usable", t->last_usable);
-        jw_uint(w, "backup_lba", t->backup_lba);
-        jw_uint(w, "entries_lba", t->entries_lba);
-        jw_uint(w, "entry_count", t->entry_count);
-        jw_uint(w, "entry_size", t->entry_size);
+        /* a header's values, or null when no header could be read: never zeros */
+        if (t->gpt_header) {
+            guid_canon(t->disk_guid, buf);
+            jw_str(w, "disk_guid", buf);
+        } else {
+            jw_null(w, "disk_guid");
+        }
+        const struct { const char *key; uint64_t value; int known; } nums[] = {
+            { "first_usable", t->first_usable, 1 }, { "last_usable", t->last_usable, 1 },
+            { "backup_lba", t->backup_lba, 1 },     { "entries_lba", t->entries_lba, 1 },
+            { "entry_count", t->entry_count, 1 },   { "entry_size", t->entry_size, 1 },
+            { "sectors_expected", t->gpt_sectors, t->gpt_sectors != 0 },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(nums); i++) {
+            if (t->gpt_header && nums[i].known)
+                jw_uint(w, nums[i].key, nums[i].value);
+            else
+                jw_null(w, nums[i].key);
+        }
+        jw_bool(w, "cut", t->gpt_cut);
         jw_end(w);
     } else {
         jw_null(w, "gpt");

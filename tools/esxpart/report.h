@@ -13,8 +13,8 @@ void report_partedutil(FILE *out, const struct ptable *t);
  * leave; -1 (nothing printed, *need = the fewest sectors that hold a GPT) when
  * the disk is too small for one */
 int report_usable(FILE *out, const struct ptable *t, uint64_t *need);
-void report_showguids(FILE *out);
-void report_showguids_json(struct jsonw *w);
+void report_types(FILE *out);
+void report_types_json(struct jsonw *w);
 /* one element of the "disks" array */
 void report_json_disk(struct jsonw *w, const char *path, const struct ptable *t);
 void report_json_error(struct jsonw *w, const char *path, const char *why);

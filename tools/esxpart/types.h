@@ -31,7 +31,7 @@ int guid_is_zero(const unsigned char g[16]);
 /* look-ups never fail: an unknown GUID or byte gets the "unknown" row */
 const struct ptype *type_by_guid(const unsigned char g[16]);
 const struct ptype *type_by_mbr(unsigned byte);
-/* the GPT table, for --showguids */
+/* the GPT table, for --types */
 const struct ptype *type_gpt_table(size_t *n);
 
 int mbr_is_extended(unsigned byte);

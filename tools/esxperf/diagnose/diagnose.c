@@ -1,12 +1,12 @@
 /* The decision table of diagnose.h: one row per class, in the order they are tried
- * (a bound the user or the host set, -b, the link, a window, comes before the
+ * (a path that carries no full-size packet first, as nothing else can be judged on
+ * it; a bound the user or the host set, -b, the link, a window, comes before the
  * receiver's CPU: a receiver busy with a small window's many wake-ups is fixed by
  * the window);
  * each row's test reads only known figures (an unknown one makes it not fire) and
  * writes the words that show why it fired; the advice is the row's. */
 #include "diagnose.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,10 +19,12 @@ void diag_evidence_init(struct diag_evidence *e)
     e->rcv_thread_pct = e->rcv_thread_demand_pct = -1;
     e->snd_proc_pct = e->rcv_proc_pct = -1;
     e->wall_us = e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
-    e->app_limited = e->tso_off = e->lro_off = -1;
+    e->app_limited = -1;
+    e->tso_off = e->lro_off = -1;
     e->local_sender = 1;
     e->rtt_us = e->segs_out = e->retrans = e->udp_loss_pct = -1;
     e->peer_wnd_bytes = e->autotune_cap_bytes = -1;
+    e->snd_buf_bytes = e->rcv_buf_bytes = e->udp_drop_pct = e->dsack_dups = -1;
     e->mss_bytes = e->bytes_acked = e->rto_backoff = e->route_mtu = e->udp_len = -1;
     e->frag_creates = e->mss_start_bytes = e->udp_sent = e->udp_received = -1;
 }
@@ -43,14 +45,42 @@ static double pct_of_busy(double part, double busy)
     return known(part) && busy > 0 ? 100.0 * part / busy : -1;
 }
 
-static double link_pct(const struct diag_evidence *e)
+/* the rate passed the link's speed: that speed is no bound. A few percent over is
+ * the measure's edge, not a faster link: the bytes in flight and in a shaper's queue
+ * at the end arrive after the sender's clock stopped, and a shaper's bucket lets a
+ * burst through (up to 105 %, and the share is shown as 100) */
+static int link_passed(const struct diag_evidence *e)
 {
-    return known(e->link_mbps) && e->link_mbps > 0 && known(e->rate_bps)
-               ? 100.0 * e->rate_bps / (e->link_mbps * 1e6) : -1;
+    return known(e->link_mbps) && e->link_mbps > 0 && known(e->rate_bps) &&
+           e->rate_bps > e->link_mbps * 1e6 * DIAG_SPEED_SLACK_PCT / 100;
 }
 
-/* the bandwidth-delay product in bytes (rate x RTT) */
-static double bdp_bytes(const struct diag_evidence *e)
+/* the share of the link, of a speed that bounds only: not a virtual device's
+ * nominal one, and never above 100 (a rate above a speed proves it no bound) */
+static double link_pct(const struct diag_evidence *e)
+{
+    if (!known(e->link_mbps) || !(e->link_mbps > 0) || !known(e->rate_bps) || e->link_nominal ||
+        link_passed(e))
+        return -1;
+    double pct = 100.0 * e->rate_bps / (e->link_mbps * 1e6);
+    return pct < 100 ? pct : 100;
+}
+
+/* the link in words, for the line: its share, or why it has none */
+static void link_words(const struct diag_evidence *e, char *w, size_t n)
+{
+    const char *name = e->link_name ? e->link_name : "the link";
+    if (!known(e->link_mbps) || !(e->link_mbps > 0))
+        snprintf(w, n, "link speed unknown");
+    else if (e->link_nominal)
+        snprintf(w, n, "%s's %.0f Mb/s is a virtual device's, no bound", name, e->link_mbps);
+    else if (link_passed(e))
+        snprintf(w, n, "the rate passes %s's %.0f Mb/s, so that speed is no bound", name, e->link_mbps);
+    else
+        snprintf(w, n, "%.0f %% of %s's %.0f Mb/s", link_pct(e), name, e->link_mbps);
+}
+
+double diag_bdp_bytes(const struct diag_evidence *e)
 {
     return known(e->rate_bps) && known(e->rtt_us) ? e->rate_bps / 8.0 * e->rtt_us / 1e6 : -1;
 }
@@ -65,135 +95,114 @@ static double rcv_window(const struct diag_evidence *e)
     return e->autotune_cap_bytes;
 }
 
-/* the IP header's bytes, and with UDP's the bytes before a datagram's payload */
-static double ip_header(const struct diag_evidence *e)
-{
-    return e->ipv6 ? 40 : 20;
-}
-
-/* the IP packets one datagram leaves in: 1 when it fits the route's MTU, else its
- * fragments (each carries a multiple of 8 bytes; IPv6 adds an 8-byte fragment
- * header); -1 unknown */
-static double frags_per_datagram(const struct diag_evidence *e)
-{
-    if (!e->udp || !known(e->udp_len) || !(e->route_mtu > 0))
-        return -1;
-    double whole = e->udp_len + 8;
-    if (whole + ip_header(e) <= e->route_mtu)
-        return 1;
-    double per = floor((e->route_mtu - ip_header(e) - (e->ipv6 ? 8 : 0)) / 8) * 8;
-    return per > 0 ? ceil(whole / per) : -1;
-}
-
-/* the largest IP packet the data left in: a full TCP segment, or a datagram (its
- * first fragment when it is fragmented); -1 unknown */
-static double data_packet(const struct diag_evidence *e)
-{
-    if (!e->udp)
-        return known(e->mss_bytes) ? e->mss_bytes + ip_header(e) + 20 : -1;
-    if (!known(e->udp_len))
-        return -1;
-    double whole = e->udp_len + 8 + ip_header(e);
-    return e->route_mtu > 0 && whole > e->route_mtu ? e->route_mtu : whole;
-}
-
-/* TCP cut its MSS during the run below what the route's MTU carries (a segment,
- * with 40 bytes of TCP options at most, fits with room to spare), from a full-size
- * one: Linux's black-hole detection (net.ipv4.tcp_mtu_probing 1) does that after
- * about 3 s of timeouts with no ICMP error. A frag-needed would have cut the route's
- * MTU with it. */
-static int mss_cut(const struct diag_evidence *e)
-{
-    return known(e->mss_start_bytes) && known(e->mss_bytes) && e->route_mtu > 0 &&
-           e->mss_bytes < e->mss_start_bytes && e->mss_start_bytes + ip_header(e) + 20 > DIAG_SMALL_PACKET &&
-           e->mss_bytes + ip_header(e) + 60 < e->route_mtu;
-}
-
-/* the datagrams lost, % of those sent: the receiver's count of gaps in the
- * sequence, or where more, the sender's count against the receiver's (a receiver
- * that got none sees no gap) */
-static double udp_lost_pct(const struct diag_evidence *e)
-{
-    double pct = e->udp_loss_pct;
-    if (e->udp_sent > 0 && known(e->udp_received) && e->udp_received <= e->udp_sent) {
-        double by_count = 100.0 * (1 - e->udp_received / e->udp_sent);
-        if (by_count > pct)
-            pct = by_count;
-    }
-    return pct;
-}
-
 /* --- the rules: 1 fires (because written), 0 not */
 
-/* Path MTU: full-size packets vanish while small ones cross, the signature of a hop
- * with a smaller MTU that drops what it cannot carry without an ICMP error (a
- * physical switch port left at 1500 between two hosts at 9000). TCP: the handshake
- * (small) made the connection and the control connection carried the results, yet
- * of the bytes sent (segments x MSS) under 1 % were acknowledged, with retransmits:
- * the data segments never arrive (random loss, even 50 %, lets far more through);
- * or the kernel cut the MSS on its own (mss_cut), which lets some data through
- * later and so hides the first sign.
- * UDP: 99 % of the datagrams lost, each an IP packet over 1280 bytes, while the
- * stream's small hello datagram crossed; not fragmented datagrams, whose loss may
- * as well be the receiver's reassembly (the fragmentation rule's). First: nothing else can be judged on a
- * path that carries no full-size packet. */
-static int r_path_mtu(const struct diag_evidence *e, char *w, size_t n)
+static double udp_loss(const struct diag_evidence *e)
 {
-    double pkt = data_packet(e);
-    if (e->udp) {
-        double lost = udp_lost_pct(e), k = frags_per_datagram(e);
-        if (!known(lost) || !known(pkt) || (known(k) && k >= 2 && e->frag_creates != 0))
-            return 0;
-        snprintf(w, n, "%.1f %% of the %.0f-byte datagrams lost (IP packets of %.0f bytes) while the small "
-                 "hello datagram and the control connection crossed", lost, e->udp_len, pkt);
-        return lost >= DIAG_LOST_ALL_PCT && pkt > DIAG_SMALL_PACKET;
-    }
-    if (!known(pkt) || !(e->segs_out > 0) || !(e->retrans > 0))
-        return 0;
-    if (mss_cut(e)) {
-        snprintf(w, n, "the MSS fell from %.0f to %.0f bytes while the route's MTU stayed %.0f (the kernel's "
-                 "black-hole detection, tcp_mtu_probing); %.0f of %.0f segments retransmitted",
-                 e->mss_start_bytes, e->mss_bytes, e->route_mtu, e->retrans, e->segs_out);
-        return 1;
-    }
-    if (!known(e->bytes_acked))
-        return 0;
-    double pct = 100.0 * e->bytes_acked / (e->segs_out * e->mss_bytes);
-    snprintf(w, n, "%.0f of %.0f segments of %.0f bytes retransmitted, %.0f bytes acknowledged (%.2f %% of "
-             "those sent)", e->retrans, e->segs_out, e->mss_bytes, e->bytes_acked, pct);
-    if (known(e->rto_backoff))
-        snprintf(w + strlen(w), n - strlen(w), ", %.0f timeouts in a row", e->rto_backoff);
-    snprintf(w + strlen(w), n - strlen(w), "; the handshake and the control connection worked");
-    return pct < DIAG_ACKED_PCT && pkt > DIAG_SMALL_PACKET;
+    return e->udp ? e->udp_loss_pct : -1;
 }
 
 /* Pacing: the run was asked for a rate and reached it, so the rate asked for is the
- * limit; 90 % leaves room for the pacer's start and the TCP ramp. */
+ * limit; 90 % leaves room for the pacer's start and the TCP ramp. The datagrams a
+ * paced UDP run lost are said beside it: a rate reached with loss is not clean. */
 static int r_pacing(const struct diag_evidence *e, char *w, size_t n)
 {
     if (!(e->target_bps > 0) || !known(e->rate_bps))
         return 0;
     double pct = 100.0 * e->rate_bps / e->target_bps;
-    snprintf(w, n, "%.0f %% of the %.0f Mbit/s asked for", pct, e->target_bps / 1e6);
+    int k = snprintf(w, n, "%.0f %% of the %.0f Mbit/s asked for", pct, e->target_bps / 1e6);
+    if (known(udp_loss(e)) && udp_loss(e) >= DIAG_LOSS_PCT && k > 0 && (size_t)k < n)
+        snprintf(w + k, n - (size_t)k, ", but %.2f %% of the datagrams lost", udp_loss(e));
     return pct >= DIAG_PACING_PCT;
 }
 
+/* UDP datagrams lost mostly in the receiving host: 1 % lost or more, and the share
+ * its sockets dropped for a full buffer (/proc/net/snmp's Udp RcvbufErrors against
+ * InDatagrams over the run) at least half the share lost. Not the network: the
+ * reader. */
+static int udp_overflow(const struct diag_evidence *e, char *w, size_t n)
+{
+    if (!known(udp_loss(e)) || udp_loss(e) < DIAG_LOSS_PCT || !known(e->udp_drop_pct) ||
+        e->udp_drop_pct < DIAG_OVERFLOW_FRAC * udp_loss(e))
+        return 0;
+    double t = thread_load(e->rcv_thread_pct, e->rcv_thread_demand_pct);
+    int k = snprintf(w, n, "%.2f %% of the datagrams lost, %.2f %% dropped by the receiver's full "
+                     "socket buffer", udp_loss(e), e->udp_drop_pct);
+    if (k > 0 && (size_t)k < n)
+        snprintf(w + k, n - (size_t)k, known(t) ? "; its thread ran or waited to run %.0f %% of a core"
+                 : "; its thread's CPU unknown", t);
+    return 1;
+}
+
+/* ... and the receiving thread at 75 % of a core or more: with datagrams always
+ * waiting in its full buffer it never had to wait for one, so the quarter left is its
+ * loop's start and end (the first datagram, the drain after the sender stops), not
+ * room: it could not read faster */
+static int r_udp_receiver_cpu(const struct diag_evidence *e, char *w, size_t n)
+{
+    double t = thread_load(e->rcv_thread_pct, e->rcv_thread_demand_pct);
+    return udp_overflow(e, w, n) && known(t) && t >= DIAG_OVERFLOW_CPU_PCT;
+}
+
+/* ... the thread had room: the buffer was too small for the bursts between reads */
+static int r_receive_buffer(const struct diag_evidence *e, char *w, size_t n)
+{
+    return udp_overflow(e, w, n);
+}
+
 /* Line rate: at 90 % of the link's speed little is left: framing (Ethernet, IP and
- * TCP headers) takes about 5 % of a 1500-byte frame. */
+ * TCP headers) takes about 5 % of a 1500-byte frame. Only a speed that bounds:
+ * not a virtual device's, not one the rate passed. */
 static int r_line_rate(const struct diag_evidence *e, char *w, size_t n)
 {
     double pct = link_pct(e);
-    snprintf(w, n, "%.0f %% of %s's %.0f Mb/s", pct, e->link_name ? e->link_name : "the link",
-             e->link_mbps);
+    link_words(e, w, n);
     return known(pct) && pct >= DIAG_LINE_RATE_PCT;
+}
+
+/* the buffer -w made (the kernel doubles what it is asked for, and keeps about half
+ * for data): the sender's SO_SNDBUF as read back, else twice -w */
+static double set_buffer(const struct diag_evidence *e)
+{
+    return known(e->snd_buf_bytes) && e->snd_buf_bytes > 0 ? e->snd_buf_bytes : 2 * e->window_bytes;
+}
+
+/* -w set and its window full: TCP held by the receiver's window and its own send
+ * buffer together half its busy time or more, or in flight (rate x RTT) a quarter of
+ * the buffer -w made or more (about half of it holds data, the rest the kernel's
+ * overhead). Both the receiver's window and the sender's buffer are -w's, so the
+ * class is the window -w set, whichever of the two held TCP longer in this run (the
+ * line gives both): one class for one cause, run after run. */
+static int r_set_window(const struct diag_evidence *e, char *w, size_t n)
+{
+    if (e->udp || !(e->window_bytes > 0))
+        return 0;
+    double rw = pct_of_busy(e->rwnd_limited_us, e->busy_us), sb = pct_of_busy(e->sndbuf_limited_us, e->busy_us);
+    double bdp = diag_bdp_bytes(e), buf = set_buffer(e);
+    int held = known(rw) && known(sb) && rw + sb >= DIAG_LIMITED_PCT;
+    int full = known(bdp) && bdp >= DIAG_INFLIGHT_FRAC * buf;
+    size_t l = (size_t)snprintf(w, n, "-w %.0f KiB: the kernel made a %.0f KiB send buffer", e->window_bytes / 1024,
+                                buf / 1024);
+    if (l < n && known(e->rcv_buf_bytes))
+        l += (size_t)snprintf(w + l, n - l, ", %.0f KiB receive buffer", e->rcv_buf_bytes / 1024);
+    if (l < n && known(e->peer_wnd_bytes) && e->peer_wnd_bytes > 0)
+        l += (size_t)snprintf(w + l, n - l, ", the receiver's window at most %.0f KiB", e->peer_wnd_bytes / 1024);
+    if (l < n && known(bdp))
+        l += (size_t)snprintf(w + l, n - l, "; in flight (rate x RTT %.2f ms) %.1f KiB", e->rtt_us / 1000,
+                              bdp / 1024);
+    if (l < n && known(rw) && known(sb))
+        snprintf(w + l, n - l, "; TCP held by the receiver's window %.0f %%, by its send buffer %.0f %% of "
+                 "its busy time", rw, sb);
+    return held || full;
 }
 
 /* Sender CPU: a stream thread that ran, or was runnable and waited for a CPU, 90 %
  * of the time never waited for the network: one core is the limit, whatever the
- * process total on a many-core host. The process figure stands in only where no
- * thread figure was measured, and then per stream (each stream is one thread).
- * Also a TCP sender whose connection had data to send less than half the time its
- * loop ran, unpaced: nothing but the sending thread itself kept the socket unfed. */
+ * process total on a many-core host (a thread crowded off its core by another
+ * process ran half the time and waited the rest: 100 %). The process figure stands
+ * in only where no thread figure was measured, and then per stream (each stream is
+ * one thread). Also a TCP sender whose connection had data to send less than half
+ * the time its loop ran, unpaced: nothing but the sending thread kept it unfed. */
 static int r_sender_cpu(const struct diag_evidence *e, char *w, size_t n)
 {
     if (!(e->target_bps > 0) && known(e->busy_us) && e->wall_us > 0 &&
@@ -206,11 +215,13 @@ static int r_sender_cpu(const struct diag_evidence *e, char *w, size_t n)
     }
     double t = thread_load(e->snd_thread_pct, e->snd_thread_demand_pct);
     if (known(t)) {
-        snprintf(w, n, "one stream thread %s %.0f %% of a core; receiver %s",
-                 known(e->snd_thread_demand_pct) ? "ran or waited to run" : "at", t,
-                 known(e->rcv_proc_pct) ? "" : "n/a");
-        if (known(e->rcv_proc_pct))
-            snprintf(w + strlen(w), n - strlen(w), "%.0f %%", e->rcv_proc_pct);
+        int k = snprintf(w, n, "one stream thread %s %.0f %% of a core", known(e->snd_thread_demand_pct)
+                         ? "ran or waited to run" : "at", t);
+        if (k > 0 && (size_t)k < n && known(e->snd_thread_demand_pct) && known(e->snd_thread_pct))
+            k += snprintf(w + k, n - (size_t)k, " (ran %.0f %%)", e->snd_thread_pct);
+        if (k > 0 && (size_t)k < n)
+            snprintf(w + k, n - (size_t)k, known(e->rcv_proc_pct) ? "; receiver %.0f %%" : "; receiver n/a",
+                     e->rcv_proc_pct);
         return t >= DIAG_CPU_BOUND_PCT;
     }
     if (!known(e->snd_proc_pct))
@@ -226,24 +237,26 @@ static int r_sender_cpu(const struct diag_evidence *e, char *w, size_t n)
  * grow it, though the buffer stays full. */
 static int window_bounded(const struct diag_evidence *e)
 {
-    double bdp = bdp_bytes(e), cap = e->autotune_cap_bytes;
+    double bdp = diag_bdp_bytes(e), cap = e->autotune_cap_bytes;
     return e->window_bytes > 0 || (known(cap) && known(bdp) && bdp >= cap * DIAG_AUTOTUNE_FRAC);
 }
 
-/* Receiver CPU: the receiving thread at 90 % of a core (measured where this side
- * receives); else the receiving process at 90 % of a core per stream; else the
- * sender held back by the receiver's window a quarter of its busy time or more while
- * that window was free to grow (no -w, autotuning below half its cap): the receive
- * buffer was full of unread data, so the reading application fell behind. A quarter,
- * not half: a receiver starved of CPU reads in bursts, and between them the sender
- * also waits on the congestion window its delayed ACKs hold back; autotuning's own
- * ramp costs a few RTTs, far less. The receiver's process CPU is no help under a
- * cap (it shows the cap), hence the sender's view. */
+/* Receiver CPU: the receiving thread at 90 % of a core, ran or waited to run
+ * (measured where this side receives, or sent by an esxperf peer); else the
+ * receiving process at 90 % of a core per stream; else the sender held back by the
+ * receiver's window a quarter of its busy time or more while that window was free
+ * to grow (no -w, autotuning below half its cap): the receive buffer was full of
+ * unread data, so the reading application fell behind. A quarter, not half: a
+ * receiver starved of CPU reads in bursts, and between them the sender also waits
+ * on the congestion window its delayed ACKs hold back; autotuning's own ramp costs a
+ * few RTTs, far less. The receiver's process CPU is no help under a cap (it shows
+ * the cap), hence the sender's view. */
 static int r_receiver_cpu(const struct diag_evidence *e, char *w, size_t n)
 {
     double t = thread_load(e->rcv_thread_pct, e->rcv_thread_demand_pct);
     if (known(t)) {
-        snprintf(w, n, "one receiving thread at %.0f %% of a core", t);
+        snprintf(w, n, "one receiving thread %s %.0f %% of a core",
+                 known(e->rcv_thread_demand_pct) ? "ran or waited to run" : "at", t);
         if (t >= DIAG_CPU_BOUND_PCT)
             return 1;
     }
@@ -263,81 +276,128 @@ static int r_receiver_cpu(const struct diag_evidence *e, char *w, size_t n)
     return rw >= DIAG_STARVED_PCT && !window_bounded(e);
 }
 
-/* Network loss: 1 % of the segments retransmitted (or 1 % of the datagrams lost) is
- * far more than TCP's own probing of a full queue costs (well under 0.5 %), so the
- * path drops packets and the congestion window never opens. */
+/* the segments lost on the path, percent of those sent: the retransmits less those
+ * the receiver already had (it says so with a DSACK: a sender whose ACKs came late, a
+ * crowded core, retransmits what was never lost) */
+static double lost_pct(const struct diag_evidence *e)
+{
+    if (!known(e->retrans) || !(e->segs_out > 0))
+        return -1;
+    double lost = e->retrans - (known(e->dsack_dups) ? e->dsack_dups : 0);
+    return 100.0 * (lost > 0 ? lost : 0) / e->segs_out;
+}
+
+/* Network loss: 1 % of the segments lost (retransmitted, less the needless ones), or
+ * 1 % of the datagrams, is far more than TCP's own probing of a full queue costs (well
+ * under 0.5 %), so the path drops packets and the congestion window never opens. */
 static int r_loss(const struct diag_evidence *e, char *w, size_t n)
 {
     if (e->udp) {
         snprintf(w, n, "%.2f %% of the datagrams lost", e->udp_loss_pct);
         return known(e->udp_loss_pct) && e->udp_loss_pct >= DIAG_LOSS_PCT;
     }
-    if (!known(e->retrans) || !(e->segs_out > 0))
+    double pct = lost_pct(e);
+    if (!known(pct))
         return 0;
-    double pct = 100.0 * e->retrans / e->segs_out;
-    snprintf(w, n, "%.2f %% of the segments retransmitted", pct);
+    int k = snprintf(w, n, "%.2f %% of the segments retransmitted", 100.0 * e->retrans / e->segs_out);
+    if (known(e->dsack_dups) && e->dsack_dups > 0 && k > 0 && (size_t)k < n)
+        snprintf(w + k, n - (size_t)k, ", %.2f %% needlessly (the receiver had them): %.2f %% lost",
+                 100.0 * e->dsack_dups / e->segs_out, pct);
     return pct >= DIAG_LOSS_PCT;
 }
 
-/* Fragmentation: datagrams larger than the route's MTU leave in fragments, and one
- * fragment lost loses its datagram (k fragments turn a packet loss p into a datagram
- * loss near k x p), so the 1 % of datagrams lost that the loss rule reads comes from
- * the fragmenting; before that rule, as its cause. Where this host counted no
- * fragment made (the don't-fragment bit, or a datagram that fit) it does not fire. */
-static int r_fragmentation(const struct diag_evidence *e, char *w, size_t n)
+/* the window and the send buffer held TCP half its busy time or more together;
+ * which held it longer */
+static int held(const struct diag_evidence *e, double *rw, double *sb)
 {
-    double k = frags_per_datagram(e), lost = udp_lost_pct(e);
-    if (!known(k) || k < 2 || !known(lost) || e->frag_creates == 0)
-        return 0;
-    snprintf(w, n, "%.2f %% of the datagrams lost; each %.0f-byte datagram left in %.0f fragments (route MTU "
-             "%.0f)", lost, e->udp_len, k, e->route_mtu);
-    return lost >= DIAG_LOSS_PCT;
+    *rw = pct_of_busy(e->rwnd_limited_us, e->busy_us);
+    *sb = pct_of_busy(e->sndbuf_limited_us, e->busy_us);
+    return known(*rw) && known(*sb) && *rw + *sb >= DIAG_LIMITED_PCT;
 }
 
-/* Receive window: the sender held back by the receiver's window more than half its
- * busy time, and that window at its bound (-w, or autotuning at half its cap): the
- * rate is the window / RTT; the bandwidth-delay product (rate x RTT) shows how
- * little the window holds. */
+/* Receive window (no -w): the sender held back by the receiver's window (with its
+ * own buffer, half its busy time or more, the window the longer), and that window at
+ * autotuning's bound (the BDP at half its cap): the rate is the window / RTT. */
 static int r_receive_window(const struct diag_evidence *e, char *w, size_t n)
 {
-    double rw = pct_of_busy(e->rwnd_limited_us, e->busy_us), sb = pct_of_busy(e->sndbuf_limited_us, e->busy_us);
-    double bdp = bdp_bytes(e), win = rcv_window(e);
-    if (!known(rw) || rw < DIAG_LIMITED_PCT || (known(sb) && sb > rw))
+    double rw, sb, bdp = diag_bdp_bytes(e), win = rcv_window(e);
+    if (!held(e, &rw, &sb) || sb > rw)
         return 0;
     if (known(bdp) && known(win))
-        snprintf(w, n, "sender held by the receiver's window %.0f %% of its busy time; window %.0f KiB%s, "
-                 "bandwidth-delay product %.0f KiB (RTT %.2f ms)", rw, win / 1024,
-                 e->window_bytes > 0 ? " (-w)" : "", bdp / 1024, e->rtt_us / 1000);
+        snprintf(w, n, "sender held by the receiver's window %.0f %% of its busy time; window %.0f KiB, "
+                 "bandwidth-delay product %.0f KiB (RTT %.2f ms), the autotuning cap %.0f KiB", rw,
+                 win / 1024, bdp / 1024, e->rtt_us / 1000, e->autotune_cap_bytes / 1024);
     else
         snprintf(w, n, "sender held by the receiver's window %.0f %% of its busy time", rw);
     return window_bounded(e) || !known(e->autotune_cap_bytes);
 }
 
-/* Send buffer: the sender's own socket buffer full more than half its busy time:
- * the data in flight is capped by SO_SNDBUF (-w, or its autotuning cap). */
+/* Send buffer (no -w): the sender's own socket buffer full, with the window half its
+ * busy time or more, the buffer the longer: in flight is capped by SO_SNDBUF's
+ * autotuning. */
 static int r_send_buffer(const struct diag_evidence *e, char *w, size_t n)
 {
-    double sb = pct_of_busy(e->sndbuf_limited_us, e->busy_us);
-    double bdp = bdp_bytes(e);
+    double rw, sb, bdp = diag_bdp_bytes(e);
+    int h = held(e, &rw, &sb);
     if (known(bdp))
-        snprintf(w, n, "send buffer full %.0f %% of the busy time; bandwidth-delay product %.0f KiB "
-                 "(RTT %.2f ms)", sb, bdp / 1024, e->rtt_us / 1000);
+        snprintf(w, n, "send buffer full %.0f %% of the busy time (the receiver's window %.0f %%); "
+                 "bandwidth-delay product %.0f KiB (RTT %.2f ms)", sb, rw, bdp / 1024, e->rtt_us / 1000);
     else
         snprintf(w, n, "send buffer full %.0f %% of the busy time", sb);
-    return known(sb) && sb >= DIAG_LIMITED_PCT;
+    return h && sb > rw;
+}
+
+/* the time a thread waited to run while runnable, percent of its loop's run */
+static double waited(double used, double demand)
+{
+    return known(used) && known(demand) && demand > used ? demand - used : -1;
+}
+
+/* Crowded: a stream thread runnable but kept off its core by other work (a busy
+ * process beside it, VMs on an ESXi host) a quarter of its loop's run or more. Such
+ * a thread is not at 90 % of a core when it also sleeps in poll (its ACKs, processed on
+ * the same crowded core, come late and its buffer stays full), so the rule above does
+ * not see it; nothing the network did explains the rate either (no loss, no window:
+ * those rules come first). The side that waited longer is named. */
+static int crowded_side(const struct diag_evidence *e, int sender, char *w, size_t n)
+{
+    double ws = waited(e->snd_thread_pct, e->snd_thread_demand_pct);
+    double wr = waited(e->rcv_thread_pct, e->rcv_thread_demand_pct);
+    double mine = sender ? ws : wr, other = sender ? wr : ws;
+    if (!known(mine) || mine < DIAG_CROWDED_PCT || (known(other) && other > mine))
+        return 0;
+    snprintf(w, n, "the %s thread waited to run %.0f %% of its run (it ran %.0f %%): crowded off its "
+             "core; the %s's waited %s%.0f %%", sender ? "sending" : "receiving", mine,
+             sender ? e->snd_thread_pct : e->rcv_thread_pct, sender ? "receiver" : "sender",
+             known(other) ? "" : "n/a ", known(other) ? other : 0);
+    return 1;
+}
+
+static int r_sender_crowded(const struct diag_evidence *e, char *w, size_t n)
+{
+    return crowded_side(e, 1, w, n);
+}
+
+static int r_receiver_crowded(const struct diag_evidence *e, char *w, size_t n)
+{
+    return crowded_side(e, 0, w, n);
 }
 
 /* Network: TCP said what held it (busy time known) and neither window, buffer, loss
- * nor CPU did: the congestion window, i.e. the path's capacity below the link. */
+ * nor CPU did: the congestion window, i.e. the path's capacity. The line gives each
+ * figure that was below its rule, never "none seen" over figures it has. */
 static int r_network(const struct diag_evidence *e, char *w, size_t n)
 {
-    double pct = link_pct(e);
-    if (known(pct))
-        snprintf(w, n, "%.0f %% of %s's %.0f Mb/s; no window, buffer, loss or CPU limit seen", pct,
-                 e->link_name ? e->link_name : "the link", e->link_mbps);
-    else
-        snprintf(w, n, "no window, buffer, loss or CPU limit seen");
-    return e->udp ? known(e->udp_loss_pct) : e->busy_us > 0;
+    char lw[120];
+    link_words(e, lw, sizeof lw);
+    if (e->udp) {
+        snprintf(w, n, "%.2f %% of the datagrams lost; %s", e->udp_loss_pct, lw);
+        return known(e->udp_loss_pct);
+    }
+    double rw = pct_of_busy(e->rwnd_limited_us, e->busy_us), sb = pct_of_busy(e->sndbuf_limited_us, e->busy_us);
+    snprintf(w, n, "TCP held by the receiver's window %.0f %% and its send buffer %.0f %% of its busy "
+             "time, %.2f %% of the segments lost: under each rule's bound; %s", rw, sb, lost_pct(e), lw);
+    return e->busy_us > 0;
 }
 
 static int r_unknown(const struct diag_evidence *e, char *w, size_t n)
@@ -347,203 +407,127 @@ static int r_unknown(const struct diag_evidence *e, char *w, size_t n)
     return 1;
 }
 
-struct diag_rule {
-    enum diag_class cls;
-    const char *key, *label;
-    int (*test)(const struct diag_evidence *, char *, size_t);
-    const char *advice;
+/* the classes: key, label and advice (TCP; UDP's where it differs) */
+struct diag_class_row {
+    const char *key, *label, *advice, *advice_udp;
 };
 
-static const struct diag_rule rules[DIAG_CLASSES] = {
-    { DIAG_PATH_MTU, "path-mtu", "path MTU", r_path_mtu,
-      "a hop drops full-size packets without an ICMP error (a switch port or vSwitch at a smaller "
-      "MTU); confirm with" },
-    { DIAG_PACING, "pacing", "pacing", r_pacing,
-      "the rate asked for (-b, --fq-rate) was reached; drop it to measure the path" },
-    { DIAG_LINE_RATE, "line-rate", "line rate", r_line_rate,
-      "the link is full; a faster link, or more uplinks for more flows, is the next step" },
-    { DIAG_SENDER_CPU, "sender-cpu", "sender CPU", r_sender_cpu,
-      "try -P 4 (a core per stream), or check TSO on the sender's uplink" },
-    { DIAG_FRAGMENTATION, "fragmentation", "fragmentation", r_fragmentation,
-      "datagrams over the route's MTU leave in fragments: a smaller -l keeps each in one packet" },
-    { DIAG_NETWORK_LOSS, "network-loss", "network loss", r_loss,
-      "the path drops packets: check the uplinks' error counters, cabling and the switch ports" },
-    { DIAG_RECEIVE_WINDOW, "receive-window", "receive window", r_receive_window,
-      "a larger window: -w at least rate x RTT (ESXi's autotuning stops at 16 MiB)" },
-    { DIAG_SEND_BUFFER, "send-buffer", "send buffer", r_send_buffer,
-      "a larger send buffer: -w at least rate x RTT (ESXi's autotuning stops at 16 MiB)" },
-    { DIAG_RECEIVER_CPU, "receiver-cpu", "receiver CPU", r_receiver_cpu,
-      "try -P 4 (a core per stream), or check LRO (/Net/TcpipDefLROEnabled) on the receiver" },
-    { DIAG_NETWORK, "network", "network", r_network,
-      "the path below the link's speed: a shaper, a slower hop or other traffic; try -P 4 for "
-      "more flows" },
-    { DIAG_UNKNOWN, "unknown", "unknown", r_unknown,
-      "measure with TCP_INFO (a Linux peer as the sender) or read the figures above" },
+static const struct diag_class_row classes[DIAG_CLASSES] = {
+    [DIAG_PATH_MTU] = { "path-mtu", "path MTU",
+        "a hop drops full-size packets without an ICMP error (a switch port or vSwitch at a smaller "
+        "MTU); confirm with", NULL },
+    [DIAG_PACING] = { "pacing", "pacing",
+        "the rate asked for (-b, --fq-rate) was reached; drop it to measure the path", NULL },
+    [DIAG_LINE_RATE] = { "line-rate", "line rate",
+        "the link is full; a faster link, or more uplinks for more flows, is the next step", NULL },
+    [DIAG_SENDER_CPU] = { "sender-cpu", "sender CPU",
+        "try -P 4 (a core per stream), or check TSO on the sender's uplink",
+        "try -P 4 (a core per stream), or larger datagrams (-l) for fewer sends" },
+    [DIAG_FRAGMENTATION] = { "fragmentation", "fragmentation",
+        "datagrams over the route's MTU leave in fragments: a smaller -l keeps each in one packet", NULL },
+    [DIAG_NETWORK_LOSS] = { "network-loss", "network loss",
+        "the path drops packets: check the uplinks' error counters, cabling and the switch ports", NULL },
+    [DIAG_RECEIVE_WINDOW] = { "receive-window", "receive window",
+        "a larger window than autotuning reaches: -w at least rate x RTT, or a higher cap (Linux "
+        "tcp_rmem; ESXi's autotuning stops at 16 MiB)", NULL },
+    [DIAG_SEND_BUFFER] = { "send-buffer", "send buffer",
+        "a larger send buffer than autotuning reaches: -w at least rate x RTT, or a higher cap (Linux "
+        "tcp_wmem)", NULL },
+    [DIAG_RECEIVER_CPU] = { "receiver-cpu", "receiver CPU",
+        "try -P 4 (a core per stream), or check LRO (/Net/TcpipDefLROEnabled) on the receiver",
+        "try -P 4 (a core per stream); a larger socket buffer (-w, net.core.rmem_max) rides out "
+        "bursts, not a reader that is too slow" },
+    [DIAG_RECEIVE_BUFFER] = { "receive-buffer", "receive buffer",
+        "a larger receive buffer: -w (Linux caps it at net.core.rmem_max: raise that too), or -P 2 "
+        "for more readers", NULL },
+    [DIAG_NETWORK] = { "network", "network",
+        "the path below the link's speed: a shaper, a slower hop or other traffic; try -P 4 for "
+        "more flows", NULL },
+    [DIAG_UNKNOWN] = { "unknown", "unknown",
+        "measure with TCP_INFO (a Linux peer as the sender) or read the figures above", NULL },
 };
+
+/* the rules in the order they are tried; a class may have more than one */
+struct diag_rule {
+    enum diag_class cls;
+    int (*test)(const struct diag_evidence *, char *, size_t);
+    const char *advice;           /* the rule's own, else the class's */
+};
+
+static const struct diag_rule rules[] = {
+    { DIAG_PATH_MTU, diag_r_path_mtu, NULL },
+    { DIAG_PACING, r_pacing, NULL },
+    { DIAG_RECEIVER_CPU, r_udp_receiver_cpu, NULL },
+    { DIAG_RECEIVE_BUFFER, r_receive_buffer, NULL },
+    { DIAG_LINE_RATE, r_line_rate, NULL },
+    { DIAG_RECEIVE_WINDOW, r_set_window,
+      "-w holds the rate (rate = what is in flight / RTT): a larger -w, or none (autotuning)" },
+    { DIAG_SENDER_CPU, r_sender_cpu, NULL },
+    { DIAG_FRAGMENTATION, diag_r_fragmentation, NULL },
+    { DIAG_NETWORK_LOSS, r_loss, NULL },
+    { DIAG_RECEIVE_WINDOW, r_receive_window, NULL },
+    { DIAG_SEND_BUFFER, r_send_buffer, NULL },
+    { DIAG_RECEIVER_CPU, r_receiver_cpu, NULL },
+    { DIAG_SENDER_CPU, r_sender_crowded,
+      "the sender's core is shared: pin it to a core of its own (-A), or move what crowds it" },
+    { DIAG_RECEIVER_CPU, r_receiver_crowded,
+      "the receiver's core is shared: pin it to a core of its own (-A), or move what crowds it" },
+    { DIAG_NETWORK, r_network, NULL },
+    { DIAG_UNKNOWN, r_unknown, NULL },
+};
+#define NRULES (sizeof rules / sizeof rules[0])
 
 const char *diag_class_key(enum diag_class c)
 {
-    return (unsigned)c < DIAG_CLASSES ? rules[c].key : NULL;
+    return (unsigned)c < DIAG_CLASSES ? classes[c].key : NULL;
 }
 
-static void add(struct diagnosis *d, const char *name, double v, const char *unit)
+/* the class's advice, with this host's offloads where they are the side it names */
+static void advise(const struct diag_evidence *e, const struct diag_rule *r, struct diagnosis *d)
 {
-    if (known(v) && d->n < DIAG_ITEMS)
-        d->ev[d->n++] = (struct diag_item){ name, v, unit };
-}
-
-static void miss(struct diagnosis *d, int absent, const char *name)
-{
-    if (!absent)
+    const struct diag_class_row *c = &classes[r->cls];
+    const char *a = r->advice ? r->advice : e->udp && c->advice_udp ? c->advice_udp : c->advice;
+    int l = snprintf(d->advice, sizeof d->advice, "%s", a);
+    if (l < 0 || (size_t)l >= sizeof d->advice)
         return;
-    size_t l = strlen(d->missing);
-    snprintf(d->missing + l, sizeof d->missing - l, "%s%s", l ? ", " : "", name);
-}
-
-/* the evidence list, and what was not measured */
-static void list_evidence(const struct diag_evidence *e, struct diagnosis *d)
-{
-    add(d, "rate", e->rate_bps / 1e6, "Mbit/s");
-    if (e->target_bps > 0)
-        add(d, "target_rate", e->target_bps / 1e6, "Mbit/s");
-    add(d, "link_speed", e->link_mbps, "Mb/s");
-    add(d, "sender_thread_cpu", e->snd_thread_pct, "% of a core");
-    add(d, "sender_thread_cpu_demand", e->snd_thread_demand_pct, "% of a core");
-    add(d, "receiver_thread_cpu", e->rcv_thread_pct, "% of a core");
-    add(d, "receiver_thread_cpu_demand", e->rcv_thread_demand_pct, "% of a core");
-    add(d, "sender_process_cpu", e->snd_proc_pct, "% of a core");
-    add(d, "receiver_process_cpu", e->rcv_proc_pct, "% of a core");
-    add(d, "busy_time", e->busy_us / 1000, "ms");
-    add(d, "rwnd_limited", e->rwnd_limited_us / 1000, "ms");
-    add(d, "sndbuf_limited", e->sndbuf_limited_us / 1000, "ms");
-    add(d, "app_limited", e->app_limited, "bool");
-    add(d, "rtt", e->rtt_us / 1000, "ms");
-    add(d, "bandwidth_delay_product", bdp_bytes(e), "bytes");
-    add(d, "segments_sent", e->segs_out, "segments");
-    add(d, "retransmits", e->retrans, "segments");
-    add(d, "udp_loss", e->udp_loss_pct, "%");
-    add(d, "datagrams_sent", e->udp_sent, "datagrams");
-    add(d, "datagrams_received", e->udp_received, "datagrams");
-    add(d, "peer_window", e->peer_wnd_bytes, "bytes");
-    if (e->window_bytes > 0)
-        add(d, "socket_buffer", e->window_bytes, "bytes");
-    add(d, "autotune_cap", e->autotune_cap_bytes, "bytes");
-    add(d, "tso_off", e->tso_off, "bool");
-    add(d, "lro_off", e->lro_off, "bool");
-    add(d, "mss_start", e->mss_start_bytes, "bytes");
-    add(d, "mss", e->mss_bytes, "bytes");
-    add(d, "bytes_acked", e->bytes_acked, "bytes");
-    add(d, "rto_backoff", e->rto_backoff, "timeouts");
-    add(d, "route_mtu", e->route_mtu, "bytes");
-    add(d, "datagram_size", e->udp ? e->udp_len : -1, "bytes");
-    add(d, "fragments_per_datagram", frags_per_datagram(e), "packets");
-    add(d, "fragments_created", e->frag_creates, "packets");
-    miss(d, !known(e->link_mbps), "link speed");
-    miss(d, !known(e->snd_thread_pct) && !known(e->snd_proc_pct), "sender CPU");
-    miss(d, !known(e->rcv_thread_pct) && !known(e->rcv_proc_pct), "receiver CPU");
-    if (!e->udp) {
-        miss(d, !known(e->rtt_us) && !known(e->retrans), "TCP_INFO");
-        miss(d, (known(e->rtt_us) || known(e->retrans)) && !known(e->busy_us),
-             "TCP_INFO busy/rwnd/sndbuf times (Linux 4.10+)");
-    } else {
-        miss(d, !known(e->route_mtu), "route MTU (IP_MTU)");
-        miss(d, frags_per_datagram(e) >= 2 && !known(e->frag_creates), "fragments made (/proc/net/snmp)");
-    }
-}
-
-/* the esxmtu command that checks the path to the peer at MTU mtu: the ICMP data of
- * a full packet (IP and ICMP headers off, as vmkping -d -s takes it), through the
- * vmknic the data left by */
-static void esxmtu_cmd(const struct diag_evidence *e, double mtu, char *buf, size_t n)
-{
-    snprintf(buf, n, "esxmtu%s%s -s %.0f -d %s", e->vmk ? " -I " : "", e->vmk ? e->vmk : "",
-             mtu - ip_header(e) - 8, e->peer ? e->peer : "PEER");
-}
-
-/* the largest datagram payload that fits the route's MTU in one packet */
-static double udp_fits(const struct diag_evidence *e)
-{
-    return e->route_mtu - ip_header(e) - 8;
-}
-
-/* the MTU classes' advice, with this path's figures: path-mtu the esxmtu command at
- * the route's MTU (the size that vanished; 9000 where unknown), fragmentation the -l
- * that fits one packet and the esxmtu command for jumbo frames */
-static void mtu_advice(const struct diag_evidence *e, struct diagnosis *d)
-{
-    char cmd[96];
-    size_t l = strlen(d->advice);
-    if (d->cls == DIAG_PATH_MTU) {
-        esxmtu_cmd(e, e->route_mtu > 0 ? e->route_mtu : 9000, cmd, sizeof cmd);
-        snprintf(d->advice + l, sizeof d->advice - l, " %s", cmd);
-    } else if (d->cls == DIAG_FRAGMENTATION) {
-        esxmtu_cmd(e, 9000, cmd, sizeof cmd);
-        snprintf(d->advice, sizeof d->advice, "datagrams over the route's MTU (%.0f) leave in fragments: "
-                 "-l %.0f keeps each in one packet; where jumbo frames are meant: %s", e->route_mtu,
-                 udp_fits(e), cmd);
-    }
-}
-
-/* what the run shows beside its bottleneck: datagrams fragmented where the class is
- * not fragmentation itself (a loss later on that path costs whole datagrams) */
-static void list_findings(const struct diag_evidence *e, struct diagnosis *d)
-{
-    double k = frags_per_datagram(e);
-    if (d->cls != DIAG_FRAGMENTATION && d->cls != DIAG_PATH_MTU && known(k) && k >= 2 &&
-        e->frag_creates != 0 && d->nfind < DIAG_FINDINGS) {
-        struct diag_finding *f = &d->find[d->nfind++];
-        char cmd[96];
-        esxmtu_cmd(e, 9000, cmd, sizeof cmd);
-        f->key = "fragmentation";
-        snprintf(f->text, sizeof f->text, "each %.0f-byte datagram left in %.0f fragments (route MTU %.0f): "
-                 "one fragment lost loses the datagram; -l %.0f keeps each in one packet; where jumbo frames "
-                 "are meant: %s", e->udp_len, k, e->route_mtu, udp_fits(e), cmd);
-        if (known(e->frag_creates) && strlen(f->text) + 40 < sizeof f->text)
-            snprintf(f->text + strlen(f->text), sizeof f->text - strlen(f->text), " (%.0f fragments made here)",
-                     e->frag_creates);
-    }
+    if (d->cls == DIAG_SENDER_CPU && !e->udp && e->local_sender && e->tso_off == 1)
+        snprintf(d->advice + l, sizeof d->advice - (size_t)l, "; TSO is off here%s%s",
+                 e->link_name ? " on " : "", e->link_name ? e->link_name : "");
+    else if (d->cls == DIAG_RECEIVER_CPU && !e->udp && !e->local_sender && e->lro_off == 1)
+        snprintf(d->advice + l, sizeof d->advice - (size_t)l, "; LRO is off here (/Net/TcpipDefLROEnabled 0)");
+    else if (d->cls == DIAG_PACING && known(udp_loss(e)) && udp_loss(e) >= DIAG_LOSS_PCT)
+        snprintf(d->advice + l, sizeof d->advice - (size_t)l, "; the loss is the receiver's or the path's: "
+                 "lower -b until it stops");
 }
 
 void diag_decide(const struct diag_evidence *e, struct diagnosis *d)
 {
     memset(d, 0, sizeof *d);
-    int c = 0;
-    for (; c < DIAG_CLASSES - 1; c++) {
-        d->because[0] = '\0';
-        if (rules[c].test(e, d->because, sizeof d->because))
+    char why[sizeof d->because];
+    size_t c = 0;
+    for (; c < NRULES - 1; c++) {
+        why[0] = '\0';
+        if (rules[c].test(e, why, sizeof why))
             break;
     }
-    if (c == DIAG_CLASSES - 1)
-        rules[c].test(e, d->because, sizeof d->because);
-    d->cls = rules[c].cls;
-    d->key = rules[c].key;
-    d->label = rules[c].label;
-    snprintf(d->advice, sizeof d->advice, "%s", rules[c].advice);
-    /* an offload found off on this host, where it is the side the class names */
-    size_t l = strlen(d->advice);
-    if (d->cls == DIAG_SENDER_CPU && e->local_sender && e->tso_off == 1)
-        snprintf(d->advice + l, sizeof d->advice - l, "; TSO is off here%s%s", e->link_name ? " on " : "",
-                 e->link_name ? e->link_name : "");
-    else if (d->cls == DIAG_RECEIVER_CPU && !e->local_sender && e->lro_off == 1)
-        snprintf(d->advice + l, sizeof d->advice - l, "; LRO is off here (/Net/TcpipDefLROEnabled 0)");
-    mtu_advice(e, d);
-    d->link_mbps = known(e->link_mbps) && e->link_mbps > 0 ? e->link_mbps : -1;
+    if (c == NRULES - 1)
+        rules[c].test(e, why, sizeof why);
+    const struct diag_rule *r = &rules[c];
+    d->cls = r->cls;
+    d->key = classes[r->cls].key;
+    d->label = classes[r->cls].label;
+    /* --bidir: the line names the direction it judges */
+    snprintf(d->because, sizeof d->because, "%s%s", e->direction ? e->direction : "",
+             e->direction ? ": " : "");
+    size_t k = strlen(d->because);
+    snprintf(d->because + k, sizeof d->because - k, "%s", why);
+    advise(e, r, d);
+    diag_mtu_advice(e, d);
+    d->link_mbps = known(e->link_mbps) && e->link_mbps > 0 && !e->link_nominal ? e->link_mbps : -1;
     d->percent_of_link = link_pct(e);
-    list_evidence(e, d);
-    list_findings(e, d);
-}
-
-void diag_finding_line(const struct diagnosis *d, int i, char *buf, size_t len)
-{
-    if (i >= 0 && i < d->nfind)
-        snprintf(buf, len, "finding: %s: %s", d->find[i].key, d->find[i].text);
-    else if (len)
-        buf[0] = '\0';
-}
-
-void diag_line(const struct diagnosis *d, char *buf, size_t len)
-{
-    int n = snprintf(buf, len, "bottleneck: %s (%s): %s", d->label, d->because, d->advice);
-    if (n >= 0 && (size_t)n < len && d->missing[0])
-        snprintf(buf + n, len - (size_t)n, "; not measured: %s", d->missing);
+    if (link_passed(e) && !e->link_nominal)
+        snprintf(d->link_note, sizeof d->link_note, "the rate passed the %.0f Mb/s %s reports: that speed "
+                 "is no bound", e->link_mbps, e->link_name ? e->link_name : "the link");
+    diag_list_evidence(e, d);
+    diag_list_findings(e, d);
 }

@@ -5,6 +5,7 @@
 #include "net.h"
 #include "runcmd.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <stdio.h>
@@ -58,6 +59,61 @@ static double sysfs_speed(const char *iface)
     buf[n] = '\0';
     long v = strtol(buf, NULL, 10);
     return v > 0 ? (double)v : -1;            /* -1 (SPEED_UNKNOWN) too */
+}
+
+/* drivers of network devices that are themselves virtual: a VM's NIC reports a
+ * speed the hypervisor made up (vmxnet3 and virtio_net say 10000 whatever the host
+ * carries), so it is no bound */
+static const char *const virtual_drivers[] = {
+    "vmxnet3", "virtio_net", "hv_netvsc", "netvsc", "vif", "xen-netfront", "veth", "tun",
+};
+
+/* the driver of IF's device (/sys/class/net/IF/device/driver's last part); "" when IF
+ * has no device: veth, tun, a bridge, bond, VLAN, macvlan, loopback */
+static void driver_of(const char *iface, char *out, size_t len)
+{
+    char path[128], link[256];
+    snprintf(path, sizeof path, "/sys/class/net/%s/device/driver", iface);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    out[0] = '\0';
+    if (n <= 0)
+        return;
+    link[n] = '\0';
+    const char *b = strrchr(link, '/');
+    snprintf(out, len, "%s", b ? b + 1 : link);
+}
+
+/* 1 when IF, or a device below it (a VLAN's or macvlan's lower device, a bond's
+ * slaves: /sys/class/net/IF/lower_*), is a physical NIC: a device with a driver that
+ * is not virtual. depth bounds the walk down stacked devices. what names the first
+ * virtual driver or device met, for the note. */
+static int physical_below(const char *iface, int depth, char *what, size_t len)
+{
+    char drv[256];
+    driver_of(iface, drv, sizeof drv);
+    if (drv[0]) {
+        for (size_t i = 0; i < sizeof virtual_drivers / sizeof virtual_drivers[0]; i++)
+            if (!strcmp(drv, virtual_drivers[i])) {
+                if (!what[0])
+                    snprintf(what, len, "%s", virtual_drivers[i]);
+                return 0;
+            }
+        return 1;
+    }
+    if (!what[0])
+        snprintf(what, len, "no device of its own");
+    char dir[96];
+    snprintf(dir, sizeof dir, "/sys/class/net/%s", iface);
+    DIR *d = depth > 0 ? opendir(dir) : NULL;
+    if (!d)
+        return 0;
+    int phys = 0;
+    struct dirent *de;
+    while (!phys && (de = readdir(d)) != NULL)
+        if (!strncmp(de->d_name, "lower_", 6) && strlen(de->d_name + 6) < 32)
+            phys = physical_below(de->d_name + 6, depth - 1, what, len);
+    closedir(d);
+    return phys;
 }
 
 /* leading blanks dropped; "Key: value" -> value when the key matches */
@@ -235,6 +291,23 @@ static void esxcli_speed(struct link_info *li)
     li->note[0] = '\0';
 }
 
+/* sysfs: the speed, and whether any physical NIC stands behind it */
+static void sysfs_link(struct link_info *li)
+{
+    li->mbps = sysfs_speed(li->iface);
+    if (li->mbps <= 0) {
+        snprintf(li->note, sizeof li->note, "%s reports no speed", li->iface);
+        return;
+    }
+    li->via = "sysfs";
+    char what[64] = "";
+    if (physical_below(li->iface, LINK_STACK_MAX, what, sizeof what))
+        return;
+    li->nominal = 1;
+    snprintf(li->note, sizeof li->note, "%s is a virtual device (%s): its %.0f Mb/s is nominal, "
+             "not a bound", li->iface, what, li->mbps);
+}
+
 void link_speed_of(int fd, struct link_info *li)
 {
     memset(li, 0, sizeof *li);
@@ -257,12 +330,13 @@ void link_speed_of(int fd, struct link_info *li)
         return;
     }
     if (!strncmp(li->iface, "vmk", 3)) {
-        esxcli_speed(li);
-        return;
+        char prog[256];
+        /* a vmknic's speed is its uplink's; a vmk-named interface on a host
+         * without esxcli (Linux) is an ordinary one */
+        if (netstack_find_esxcli(prog, sizeof prog) == 0) {
+            esxcli_speed(li);
+            return;
+        }
     }
-    li->mbps = sysfs_speed(li->iface);
-    if (li->mbps > 0)
-        li->via = "sysfs";
-    else
-        snprintf(li->note, sizeof li->note, "%s reports no speed", li->iface);
+    sysfs_link(li);
 }

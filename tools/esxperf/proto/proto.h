@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "side_evidence.h"
 
 /* state bytes (signed char on the wire) */
 enum ctl_state {
@@ -138,6 +139,9 @@ struct test_results {
     /* esxperf's own addition, which iperf3 ignores: the busiest stream thread's CPU
      * used or waited for (runnable), % of one core; -1 unknown (an iperf3 peer) */
     double thread_cpu_demand;
+    /* esxperf's evidence for the verdict (`esxperf_evidence`, one member per row of
+     * evidence_table.h): every figure -1 from an iperf3 peer */
+    struct side_evidence ev;
     int nstreams;
     struct stream_result streams[2 * MAX_STREAMS];
     char *server_output_text;            /* malloc'd or NULL */
@@ -147,7 +151,10 @@ char *results_encode(const struct test_results *r, size_t *len);
 /* decode into r (owned strings malloc'd; free with results_free). Refuses more than
  * RESULTS_TOKENS_MAX tokens, nesting deeper than JR_MAX_DEPTH, more than 2 x
  * MAX_STREAMS streams and values out of range (counts 0..RESULTS_COUNT_MAX, CPU
- * 0..100000 %, times 0..1e7 s), so what the report adds up and prints is sane. */
+ * 0..100000 %, times 0..1e7 s), so what the report adds up and prints is sane.
+ * esxperf's own keys are optional: a figure out of its row's range or of the wrong
+ * type is unknown (-1), never an error, so a peer's bad evidence costs the verdict
+ * that figure, not the test. */
 int results_decode(const char *js, size_t len, struct test_results *r, const char **why);
 void results_free(struct test_results *r);
 const struct stream_result *results_find(const struct test_results *r, int id);

@@ -14,6 +14,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* esxperf_evidence: evidence_table.h's rows that this side knows (iperf3 ignores
+ * the key: it reads its own keys by name) */
+static void evidence_encode(struct jsonw *w, const struct side_evidence *v)
+{
+    jw_obj(w, "esxperf_evidence");
+    for (size_t i = 0; i < side_evidence_nrows; i++) {
+        double x = *side_evidence_at((struct side_evidence *)v, &side_evidence_rows[i]);
+        if (x >= 0)
+            jw_double_prec(w, side_evidence_rows[i].name, x, 1);
+    }
+    jw_end(w);
+}
+
+/* the peer's esxperf_evidence, row by row: a member absent, not a number or out of
+ * its row's range stays unknown; anything else in the object is ignored */
+static void evidence_decode(const struct jsonr *r, struct side_evidence *v)
+{
+    side_evidence_init(v);
+    int o = jr_find(r, 0, "esxperf_evidence");
+    if (o < 0 || r->tok[o].type != JSMN_OBJECT)
+        return;
+    for (size_t i = 0; i < side_evidence_nrows; i++) {
+        const struct side_evidence_row *row = &side_evidence_rows[i];
+        int m = jr_find(r, o, row->name);
+        double x;
+        if (m >= 0 && jr_double(r, m, &x) == 0 && x >= 0 && x <= row->max)
+            *side_evidence_at(v, row) = x;
+    }
+}
+
 char *results_encode(const struct test_results *r, size_t *len)
 {
     struct jsonw w;
@@ -27,6 +57,7 @@ char *results_encode(const struct test_results *r, size_t *len)
         jw_str(&w, "congestion_used", r->congestion_used);
     if (r->thread_cpu_demand >= 0)
         jw_double_prec(&w, "esxperf_thread_cpu_demand", r->thread_cpu_demand, 1);
+    evidence_encode(&w, &r->ev);
     jw_arr(&w, "streams");
     for (int i = 0; i < r->nstreams; i++) {
         const struct stream_result *s = &r->streams[i];
@@ -157,6 +188,8 @@ static int stream_decode(const struct jsonr *r, int o, struct stream_result *s, 
 int results_decode(const char *js, size_t len, struct test_results *res, const char **why)
 {
     memset(res, 0, sizeof *res);
+    side_evidence_init(&res->ev);
+    res->thread_cpu_demand = -1;
     if (len == 0 || len > RESULTS_MAX) {
         *why = "results empty or larger than our limit";
         return -1;
@@ -191,6 +224,7 @@ int results_decode(const char *js, size_t len, struct test_results *res, const c
     if (jr_find(&r, 0, "esxperf_thread_cpu_demand") >= 0 &&
         get_num(&r, 0, "esxperf_thread_cpu_demand", 1, &dem) == 0 && dem >= 0 && dem <= RESULTS_CPU_MAX)
         res->thread_cpu_demand = dem;
+    evidence_decode(&r, &res->ev);
     int v = jr_find(&r, 0, "congestion_used");
     if (v >= 0 && jr_str(&r, v, res->congestion_used, sizeof res->congestion_used) < 0) {
         *why = "results congestion_used has the wrong type";

@@ -385,7 +385,8 @@ static void json_diagnosis(struct jsonw *w, const struct totals *t)
     else
         jw_null(w, "tcpip_lro");
     jw_str(w, "source", t->link.via);
-    jw_str(w, "note", t->link.note[0] ? t->link.note : NULL);
+    jw_bool(w, "nominal", t->link.nominal);      /* a virtual device's speed: no bound */
+    jw_str(w, "note", d->link_note[0] ? d->link_note : t->link.note[0] ? t->link.note : NULL);
     jw_end(w);
     jw_end(w);
 }

@@ -371,6 +371,14 @@ static int exchange(struct server *sv, const char **why)
     if (drc < 0)
         return -1;
     sv->s.have_remote = 1;
+    /* the summary ends with the verdict, which may ask esxcli for the link (seconds on
+     * ESXi): the client waits for our results only when it asked for our output in them */
+    if (!sv->s.p.get_server_output) {
+        int rc = send_results(sv, why);
+        session_summary(&sv->s);
+        sv->rep.sink->close(&sv->rep);
+        return rc;
+    }
     session_summary(&sv->s);
     sv->rep.sink->close(&sv->rep);
     return send_results(sv, why);

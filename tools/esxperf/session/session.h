@@ -115,9 +115,12 @@ void session_local_results(struct session *s, struct test_results *r, const char
 /* the end figures of the test (after session_stop_all; with the peer's results
  * when have_remote), without printing */
 void session_totals(const struct session *s, struct totals *t);
-/* the client's bottleneck verdict into t (diag_gather.c): the streams' evidence,
- * the peer's CPU, the egress link's speed (may ask esxcli, bounded) */
+/* the bottleneck verdict into t (diag_gather.c), on either side: this side's and
+ * the peer's evidence (the results exchange), the egress link's speed (may ask
+ * esxcli, bounded) */
 void session_diagnose(const struct session *s, struct totals *t);
+/* this side's evidence for the verdict, as it goes into the results exchange */
+void session_side_evidence(const struct session *s, struct side_evidence *v);
 /* session_totals on the report (text rows, or the JSON "end"); keeps the run's
  * headline in fig */
 void session_summary(struct session *s);

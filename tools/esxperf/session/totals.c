@@ -54,6 +54,7 @@ void session_local_results(struct session *s, struct test_results *r, const char
         stream_congestion(s->st[0].fd, s->congestion, sizeof s->congestion);
         snprintf(r->congestion_used, sizeof r->congestion_used, "%s", s->congestion);
     }
+    session_side_evidence(s, &r->ev);
     r->server_output_text = server_text ? xstrdup(server_text) : NULL;
     r->server_output_json = server_json ? xstrdup(server_json) : NULL;
 }
@@ -242,8 +243,7 @@ void session_summary(struct session *s)
 {
     struct totals *t = xmalloc(sizeof *t);
     session_totals(s, t);
-    if (s->is_client)
-        session_diagnose(s, t);
+    session_diagnose(s, t);
     s->rep->sink->summary(s->rep, t);
     s->fig = t->fig;
     free(t);

@@ -1,15 +1,16 @@
 /* A stream's evidence for the verdict (stream_evidence.h): the thread's CPU clock,
- * its schedstat (run and runnable-wait times), one TCP_INFO read at the end, and a
- * UDP sender's count of IP fragments made (/proc/net/snmp) at both ends. */
+ * its schedstat (run and runnable-wait times), one TCP_INFO read at the end, the
+ * socket's buffer, and /proc/net/snmp's counts at both ends: a UDP sender's IP
+ * fragments made, a UDP receiver's datagrams dropped for a full buffer. */
 #include "stream_evidence.h"
 #include "stream.h"
 #include "clock.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -28,6 +29,7 @@
 #define TI_BUSY 168               /* tcpi_busy_time, u64 us (4.10) */
 #define TI_RWND_LIMITED 176
 #define TI_SNDBUF_LIMITED 184
+#define TI_DSACK_DUPS 216         /* tcpi_dsack_dups: retransmits the receiver had (5.0) */
 #define TI_SND_WND 228            /* 5.4 */
 
 static int64_t ti_get(const unsigned char *raw, socklen_t len, size_t at, size_t size)
@@ -72,33 +74,42 @@ static void sched_times(int64_t *run, int64_t *wait)
     }
 }
 
+/* /proc/net/snmp's counters of one protocol ("Ip:", "Udp:"), by name: names[i]'s
+ * value into out[i], -1 where the host has no such file (ESXi) or no such counter.
+ * The file's lines come in pairs: the names, then the values. */
+static void snmp_counters(const char *proto, const char *const names[], int64_t out[], int n)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = -1;
+    FILE *f = fopen("/proc/net/snmp", "r");
+    if (!f)
+        return;
+    size_t pl = strlen(proto);
+    char hs[1024], vs[1024];
+    while (fgets(hs, sizeof hs, f) && fgets(vs, sizeof vs, f)) {
+        if (strncmp(hs, proto, pl) || strncmp(vs, proto, pl))
+            continue;
+        char *hp = NULL, *vp = NULL;
+        char *h = strtok_r(hs + pl, " \n", &hp), *x = strtok_r(vs + pl, " \n", &vp);
+        for (; h && x; h = strtok_r(NULL, " \n", &hp), x = strtok_r(NULL, " \n", &vp))
+            for (int i = 0; i < n; i++)
+                if (!strcmp(h, names[i]))
+                    out[i] = strtoll(x, NULL, 10);
+        break;
+    }
+    fclose(f);
+}
+
 /* the IP fragments this host (network namespace) has made: "Ip:" FragCreates in
  * /proc/net/snmp plus Ip6FragCreates in /proc/net/snmp6; -1 where neither reads */
 static int64_t frag_creates(void)
 {
-    int64_t sum = -1;
-    char line[1024], head[1024];
-    FILE *f = fopen("/proc/net/snmp", "r");
+    static const char *const name[] = { "FragCreates" };
+    int64_t sum;
+    snmp_counters("Ip:", name, &sum, 1);
+    FILE *f = fopen("/proc/net/snmp6", "r");
     if (f) {
-        head[0] = '\0';
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "Ip: ", 4))
-                continue;
-            if (!head[0]) {                 /* the names, then the values */
-                snprintf(head, sizeof head, "%s", line);
-                continue;
-            }
-            char *hs = NULL, *vs = NULL;
-            char *h = strtok_r(head, " \n", &hs), *v = strtok_r(line, " \n", &vs);
-            for (; h && v; h = strtok_r(NULL, " \n", &hs), v = strtok_r(NULL, " \n", &vs))
-                if (!strcmp(h, "FragCreates"))
-                    sum = strtoll(v, NULL, 10);
-            break;
-        }
-        fclose(f);
-    }
-    f = fopen("/proc/net/snmp6", "r");
-    if (f) {
+        char line[256];
         long long v;
         while (fgets(line, sizeof line, f))
             if (sscanf(line, "Ip6FragCreates %lld", &v) == 1 && v >= 0)
@@ -106,6 +117,31 @@ static int64_t frag_creates(void)
         fclose(f);
     }
     return sum;
+}
+
+/* /proc/net/snmp's Udp InDatagrams and RcvbufErrors: the datagrams this network
+ * namespace's UDP sockets took and those they dropped for a full buffer (a GRO batch
+ * counts once in each, so their ratio is the share dropped); -1 where unknown */
+static void udp_counters(int64_t *in, int64_t *drops)
+{
+    static const char *const names[] = { "InDatagrams", "RcvbufErrors" };
+    int64_t v[2];
+    snmp_counters("Udp:", names, v, 2);
+    *in = v[0];
+    *drops = v[1];
+}
+
+/* the share of the datagrams arriving over the stream's run that the host dropped
+ * for a full socket buffer, in percent; -1 unknown */
+static double udp_drop_pct(const struct stream_evidence *e)
+{
+    int64_t in, drops;
+    udp_counters(&in, &drops);
+    if (in < 0 || drops < 0 || e->udp_in_begin < 0 || e->udp_drops_begin < 0 || in < e->udp_in_begin ||
+        drops < e->udp_drops_begin)
+        return -1;
+    double d = (double)(drops - e->udp_drops_begin), all = d + (double)(in - e->udp_in_begin);
+    return all > 0 ? 100.0 * d / all : -1;
 }
 
 void stream_evidence_begin(struct stream *s)
@@ -124,6 +160,9 @@ void stream_evidence_begin(struct stream *s)
         if (getsockopt(s->fd, IPPROTO_TCP, TCP_INFO, &u, &len) == 0)
             e->mss_begin = ti_get(u.raw, len, TI_SND_MSS, 4);
     }
+    e->udp_in_begin = e->udp_drops_begin = -1;
+    if (!s->sender && s->udp)
+        udp_counters(&e->udp_in_begin, &e->udp_drops_begin);
 }
 
 static void tcp_evidence(struct stream *s)
@@ -143,6 +182,7 @@ static void tcp_evidence(struct stream *s)
     e->busy_us = ti_get(u.raw, len, TI_BUSY, 8);
     e->rwnd_limited_us = ti_get(u.raw, len, TI_RWND_LIMITED, 8);
     e->sndbuf_limited_us = ti_get(u.raw, len, TI_SNDBUF_LIMITED, 8);
+    e->dsack_dups = ti_get(u.raw, len, TI_DSACK_DUPS, 4);
     e->snd_wnd = ti_get(u.raw, len, TI_SND_WND, 4);
     e->mss = ti_get(u.raw, len, TI_SND_MSS, 4);
     e->bytes_acked = ti_get(u.raw, len, TI_BYTES_ACKED, 8);
@@ -163,8 +203,13 @@ void stream_evidence_end(struct stream *s)
         e->demand_pct = 100.0 * (double)(run - e->run_begin_ns + wait - e->wait_begin_ns) / wall;
     e->app_limited = -1;
     e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
-    e->rtt_us = e->segs_out = e->retrans = e->snd_wnd = -1;
+    e->rtt_us = e->segs_out = e->retrans = e->snd_wnd = e->dsack_dups = -1;
     e->mss = e->bytes_acked = e->backoff = e->frags = -1;
+    int buf = 0;
+    socklen_t bl = sizeof buf;
+    e->sock_buf = getsockopt(s->fd, SOL_SOCKET, s->sender ? SO_SNDBUF : SO_RCVBUF, &buf, &bl) == 0 &&
+                  buf > 0 ? buf : -1;
+    e->udp_drop_pct = !s->sender && s->udp ? udp_drop_pct(e) : -1;
     if (s->sender && !s->udp)
         tcp_evidence(s);
     int64_t frags = s->sender && s->udp && e->frags_begin >= 0 ? frag_creates() : -1;

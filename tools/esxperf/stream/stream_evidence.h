@@ -6,7 +6,12 @@
  * (Linux 4.10+), RTT, segments sent and retransmitted, the peer's window, the MSS,
  * the bytes acknowledged and the timeouts in a row (a path that loses every
  * full-size segment); for a UDP sender the IP fragments this host made while it
- * ran (/proc/net/snmp, a count of the whole host or namespace). Every
+ * ran (/proc/net/snmp, a count of the whole host or namespace); the
+ * socket's buffer as the kernel made it (what -w became); for a UDP receiver the
+ * share of the datagrams arriving that the host dropped for a full socket buffer
+ * (/proc/net/snmp's Udp RcvbufErrors against InDatagrams over its run: the drop
+ * counts a GRO batch once, as InDatagrams does, where the socket's own count,
+ * SO_RXQ_OVFL's, has nothing to set it against). Every
  * figure the host refuses stays -1 (ESXi: TCP_INFO ENOSYS, no /proc). Written by the
  * stream's thread, read after its join. */
 #ifndef ESXPERF_STREAM_EVIDENCE_H
@@ -25,6 +30,12 @@ struct stream_evidence {
     int64_t rtt_us, segs_out, retrans, snd_wnd;
     int64_t mss_begin, mss, bytes_acked, backoff;  /* the MSS at the start and at the end */
     int64_t frags_begin, frags;           /* UDP sender: FragCreates at the start, made since */
+    int64_t dsack_dups;                   /* retransmits the receiver already had (5.0+) */
+    int64_t sock_buf;                     /* SO_SNDBUF of a sender, SO_RCVBUF of a
+                                           * receiver, as the kernel made it; -1 */
+    int64_t udp_in_begin, udp_drops_begin;   /* a UDP receiver: the host's counters */
+    double udp_drop_pct;                  /* ... the share of the datagrams arriving over
+                                           * its run dropped for a full socket buffer, -1 */
 };
 
 struct stream;

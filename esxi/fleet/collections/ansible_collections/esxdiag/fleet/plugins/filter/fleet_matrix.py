@@ -29,7 +29,7 @@ HINTS = {
 # esxperf's bottleneck classes (docs/esxperf.md); a word outside them is shown when it
 # looks like one (a newer esxperf's class), anything else as '?'
 BOTTLENECKS = ('path-mtu', 'fragmentation', 'line-rate', 'sender-cpu', 'receiver-cpu', 'receive-window',
-               'send-buffer', 'network-loss', 'pacing', 'network', 'unknown')
+               'send-buffer', 'network-loss', 'receive-buffer', 'pacing', 'network', 'unknown')
 # a pair esxperf calls path-mtu carries no full-size packet: whatever else its figures
 # say follows from that, so it is the pair to fix first
 FIX_FIRST = ('path-mtu',)
