@@ -19,8 +19,10 @@ setup_file() {
     # P's IP reassembly memory above a run's incomplete datagrams: they stay queued for
     # net.ipv4.ipfrag_time (30 s), and at the default 4 MiB one lossy run at 100
     # Mbit/s fills it, so that P drops every fragment of the next run for half a
-    # minute (docs/esxperf.md: what fragmentation costs a receiver)
+    # minute (docs/esxperf.md: what fragmentation costs a receiver); V's the same, the
+    # receiver of -R
     ip netns exec "$NS_P" sysctl -qw net.ipv4.ipfrag_high_thresh=67108864 || { vmonet_down; return 1; }
+    ip netns exec "$NS_V" sysctl -qw net.ipv4.ipfrag_high_thresh=67108864 || { vmonet_down; return 1; }
     export PORT=5311
     ip netns exec "$NS_P" "$BIN/esxperf" -s -p "$PORT" -D -I "$BATS_FILE_TMPDIR/server.pid" ||
         { vmonet_down; return 1; }
@@ -41,21 +43,32 @@ setup() {
     [ -n "${NS_V:-}" ] || skip "no test bench (needs root)"
     vmonet_reset
     ip -n "$NS_S" link set sv mtu 9000
+    ip -n "$NS_S" link set sp mtu 9000
     ip netns exec "$NS_V" sysctl -qw net.ipv4.tcp_mtu_probing=0
 }
 
-# a share of what crosses the switch towards P dropped at random, $1 per mille; of
-# IPv4 fragments only with $2 = frags (the UDP stream's one hello datagram, which
-# nothing resends, and the control connection cross)
+# a share of what crosses the switch towards P (towards V with $3 = sv) dropped at
+# random, $1 per mille; of IPv4 fragments only with $2 = frags (the UDP stream's one
+# hello datagram, which nothing resends, and the control connection cross)
 switch_drops() {
     local only=()
     [ "${2:-}" = frags ] && only=(ip frag-off '&' 0x3fff != 0)
-    ip netns exec "$NS_S" nft add rule bridge esxmtu esxmtu_fwd oifname sp "${only[@]}" numgen random mod 1000 lt "$1" drop
+    ip netns exec "$NS_S" nft add rule bridge esxmtu esxmtu_fwd oifname "${3:-sp}" "${only[@]}" numgen random mod 1000 lt "$1" drop
+}
+
+# the switch port towards V drops IP packets over $1 bytes, no ICMP (-R's black hole)
+port_blackhole_to_v() {
+    ip netns exec "$NS_S" nft add rule bridge esxmtu esxmtu_fwd oifname sv ip length gt "$1" drop
 }
 
 # V's link at $1 (both ends of its veth: the bridge port too)
 v_mtu() {
     ip -n "$NS_V" link set vmk1 mtu "$1" && ip -n "$NS_S" link set sv mtu "$1"
+}
+
+# P's link at $1 (both ends)
+p_mtu() {
+    ip -n "$NS_P" link set p0 mtu "$1" && ip -n "$NS_S" link set sp mtu "$1"
 }
 
 # $1's end.diagnosis as shell variables, read in one python run: BOTTLENECK, ADVICE,
@@ -123,9 +136,20 @@ verdict_is() {
 
 @test "path-mtu with -R: UDP from the server through a port towards V that drops over 1500, judged by the counts" {
     # the sender is the server: this side has the receiver's count, the server's results its own
-    ip netns exec "$NS_S" nft add rule bridge esxmtu esxmtu_fwd oifname sv ip length gt 1500 drop
+    port_blackhole_to_v 1500
     verdict_is path-mtu "path MTU" 1 -R -u -b 100M -t 2
     [ "$EV_datagrams_received" = 0 ] && [ "$EV_datagrams_sent" -gt 100 ] || flunk "$DIAG"
+}
+
+@test "path-mtu with -R: TCP from the server through a port towards V that drops over 1500; its figures in its evidence" {
+    # the sender is the server: the MSS, bytes acknowledged, timeouts and its route's
+    # MTU come in its esxperf_evidence (without them the client's verdict is unknown)
+    port_blackhole_to_v 1500
+    verdict_is path-mtu "path MTU" 1 -R -t 2
+    [ "$EV_mss" = 8948 ] && [ "$EV_mss_start" = 8948 ] && [ "$EV_route_mtu" = 9000 ] || flunk "$DIAG"
+    [ "$EV_bytes_acked" -lt 100 ] && [ "$EV_retransmits" -ge 1 ] || flunk "$DIAG"
+    [[ "$ADVICE" == *"esxmtu -I vmk1 -s 8972 -d 198.18.3.2" ]] || flunk "advice: $ADVICE"
+    assert_contains "confirm with esxmtu -I vmk1 -s 8972 -d 198.18.3.2"
 }
 
 @test "network-loss stays: 3 % of what crosses the switch dropped at random, segments that fit" {
@@ -141,6 +165,16 @@ verdict_is() {
     [ "$EV_route_mtu" = 1500 ] && [ "$EV_fragments_per_datagram" = 6 ] || flunk "$DIAG"
     [ "$EV_fragments_created" -ge $((6 * EV_datagrams_sent)) ] || flunk "$DIAG"
     assert_contains "-l 1472 keeps each in one packet; where jumbo frames are meant: esxmtu -I vmk1 -s 8972 -d 198.18.3.2"
+}
+
+@test "fragmentation with -R: the server at 1500 sends -l 8000, 4 % of the fragments towards V dropped: its route MTU and fragments" {
+    # V stays at 9000: the route's MTU (1500) and the fragments made are the server's
+    p_mtu 1500
+    switch_drops 40 frags sv
+    verdict_is fragmentation fragmentation 0 -R -u -l 8000 -b 100M -t 2
+    [ "$EV_route_mtu" = 1500 ] && [ "$EV_fragments_per_datagram" = 6 ] || flunk "$DIAG"
+    [ "$EV_fragments_created" -ge $((6 * EV_datagrams_sent)) ] || flunk "$DIAG"
+    assert_contains "-l 1472 keeps each in one packet"
 }
 
 @test "fragmentation finding: the same datagrams at -b 50M, nothing dropped: pacing, and a finding beside it" {
