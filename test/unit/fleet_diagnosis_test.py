@@ -33,6 +33,11 @@ def recorded(name):
 OLD = recorded('esxperf-without-diagnosis.json')       # 10.18 Gbit/s received, no end.diagnosis
 DIAG = recorded('esxperf-diagnosis.json')               # 8.57 Gbit/s, sender-cpu, no link speed
 DIAG_LINK = recorded('esxperf-diagnosis-link.json')     # 19.68 Gbit/s, sender-cpu, 78.8 % of 25000 Mb/s
+# esxperf_diagnose_mtu.bats's bench (hosts at 9000, a switch port dropping IP packets
+# over 1500): `esxperf -c 198.18.3.2 -J -t 2`, no data crossed, path-mtu; and from a
+# host at 1500, `-u -l 8000 -b 50M -t 1`: pacing with the fragmentation finding
+PATH_MTU = recorded('esxperf-path-mtu.json')
+FRAG = recorded('esxperf-fragmentation-finding.json')
 
 
 def vcenter(*speeds):
@@ -266,6 +271,54 @@ class Shown(unittest.TestCase):
         # and data-check (test/lib/fleet-page.bash reads them so)
         for tag in re.findall(r'<tr class="pair-[^>]*>', html):
             self.assertNotIn('data-from', tag)
+
+
+
+class PathMtu(unittest.TestCase):
+    """A pair esxperf calls path-mtu is failed and the one to fix first; the classes
+    and findings of the MTU verdict pass through as esxperf gave them."""
+
+    def report(self):
+        return build({'h1': (vcenter(10000), [run('h2', DIAG), run('h3', PATH_MTU)]),
+                      'h2': (vcenter(10000), [run('h1', FRAG)]), 'h3': (vcenter(10000), [run('h1', DIAG)])})
+
+    def test_the_pair_fails_with_the_verdicts_words(self):
+        p = perf(self.report(), 'h1', 'h3')
+        self.assertEqual(p['verdict'], 'failed')
+        self.assertEqual(p['diagnosis']['bottleneck'], 'path-mtu')
+        self.assertTrue(p['error'].startswith('full-size packets vanish on the way, small ones cross (esxperf: '
+                                              'path-mtu, 5 of 14 segments of 8948 bytes retransmitted'), p['error'])
+        self.assertEqual(fm.bottleneck(p), 'path-mtu')
+        self.assertEqual(fm.bottleneck(perf(self.report(), 'h2', 'h1')), 'pacing')
+        self.assertEqual(perf(self.report(), 'h2', 'h1')['diagnosis']['findings'][0]['key'], 'fragmentation')
+
+    def test_first_in_the_failing_pairs_with_the_esxmtu_command(self):
+        r = self.report()
+        bad = fm.failing(r)
+        self.assertEqual((bad[0]['from'], bad[0]['to']), ('h1', 'h3'))
+        self.assertIn('fix this pair first', bad[0]['hint'])
+        self.assertIn('esxmtu -I vmk1 -s 8972 -d 198.18.3.2', bad[0]['hint'])
+        # a pair that fails for another reason keeps its own hint, after it
+        doc = json.loads(DIAG)
+        doc['end']['sum_received']['bytes'] = 0
+        r = build({'h1': (None, [run('h2', json.dumps(doc)), run('h3', PATH_MTU)]), 'h2': (None, []),
+                   'h3': (None, [])})
+        self.assertEqual([(f['to'], 'fix this pair first' in f['hint']) for f in fm.failing(r)],
+                         [('h3', True), ('h2', False)])
+
+    def test_report_txt_says_fix_first_and_the_grid_cell_is_a_black_hole(self):
+        r = self.report()
+        text = fm.text_report(r)
+        self.assertIn('  h1    h3  failed  0.0%       10000 Mb/s (vCenter)  path-mtu', text)
+        self.assertIn('  fix first: h1 -> h3 (path-mtu: full-size packets vanish on the way', text)
+        grid = [g for g in fm.matrices(r) if g['check'] == 'perf'][0]
+        cell = grid['rows'][0]['cells'][2]
+        self.assertEqual((cell['to'], cell['cls'], cell['bottleneck']),
+                         ('h3', 'fail v-failed v-black-hole', 'path-mtu'))
+        self.assertNotIn('v-black-hole', grid['rows'][0]['cells'][1]['cls'])
+
+    def test_an_old_report_without_path_mtu_says_no_fix_first(self):
+        self.assertNotIn('fix first', fm.text_report(mixed_report()))
 
 
 if __name__ == '__main__':

@@ -1,5 +1,6 @@
 /* The decision table of diagnose.h: one row per class, in the order they are tried
- * (a bound the user or the host set, -b, the link, a window, comes before the
+ * (a path that carries no full-size packet first, as nothing else can be judged on
+ * it; a bound the user or the host set, -b, the link, a window, comes before the
  * receiver's CPU: a receiver busy with a small window's many wake-ups is fixed by
  * the window);
  * each row's test reads only known figures (an unknown one makes it not fire) and
@@ -24,6 +25,8 @@ void diag_evidence_init(struct diag_evidence *e)
     e->rtt_us = e->segs_out = e->retrans = e->udp_loss_pct = -1;
     e->peer_wnd_bytes = e->autotune_cap_bytes = -1;
     e->snd_buf_bytes = e->rcv_buf_bytes = e->udp_drop_pct = e->dsack_dups = -1;
+    e->mss_bytes = e->bytes_acked = e->rto_backoff = e->route_mtu = e->udp_len = -1;
+    e->frag_creates = e->mss_start_bytes = e->udp_sent = e->udp_received = -1;
 }
 
 static int known(double v)
@@ -408,6 +411,9 @@ struct diag_class_row {
 };
 
 static const struct diag_class_row classes[DIAG_CLASSES] = {
+    [DIAG_PATH_MTU] = { "path-mtu", "path MTU",
+        "a hop drops full-size packets without an ICMP error (a switch port or vSwitch at a smaller "
+        "MTU); confirm with", NULL },
     [DIAG_PACING] = { "pacing", "pacing",
         "the rate asked for (-b, --fq-rate) was reached; drop it to measure the path", NULL },
     [DIAG_LINE_RATE] = { "line-rate", "line rate",
@@ -415,6 +421,8 @@ static const struct diag_class_row classes[DIAG_CLASSES] = {
     [DIAG_SENDER_CPU] = { "sender-cpu", "sender CPU",
         "try -P 4 (a core per stream), or check TSO on the sender's uplink",
         "try -P 4 (a core per stream), or larger datagrams (-l) for fewer sends" },
+    [DIAG_FRAGMENTATION] = { "fragmentation", "fragmentation",
+        "datagrams over the route's MTU leave in fragments: a smaller -l keeps each in one packet", NULL },
     [DIAG_NETWORK_LOSS] = { "network-loss", "network loss",
         "the path drops packets: check the uplinks' error counters, cabling and the switch ports", NULL },
     [DIAG_RECEIVE_WINDOW] = { "receive-window", "receive window",
@@ -445,6 +453,7 @@ struct diag_rule {
 };
 
 static const struct diag_rule rules[] = {
+    { DIAG_PATH_MTU, diag_r_path_mtu, NULL },
     { DIAG_PACING, r_pacing, NULL },
     { DIAG_RECEIVER_CPU, r_udp_receiver_cpu, NULL },
     { DIAG_RECEIVE_BUFFER, r_receive_buffer, NULL },
@@ -452,6 +461,7 @@ static const struct diag_rule rules[] = {
     { DIAG_RECEIVE_WINDOW, r_set_window,
       "-w holds the rate (rate = what is in flight / RTT): a larger -w, or none (autotuning)" },
     { DIAG_SENDER_CPU, r_sender_cpu, NULL },
+    { DIAG_FRAGMENTATION, diag_r_fragmentation, NULL },
     { DIAG_NETWORK_LOSS, r_loss, NULL },
     { DIAG_RECEIVE_WINDOW, r_receive_window, NULL },
     { DIAG_SEND_BUFFER, r_send_buffer, NULL },
@@ -510,10 +520,12 @@ void diag_decide(const struct diag_evidence *e, struct diagnosis *d)
     size_t k = strlen(d->because);
     snprintf(d->because + k, sizeof d->because - k, "%s", why);
     advise(e, r, d);
+    diag_mtu_advice(e, d);
     d->link_mbps = known(e->link_mbps) && e->link_mbps > 0 && !e->link_nominal ? e->link_mbps : -1;
     d->percent_of_link = link_pct(e);
     if (link_passed(e) && !e->link_nominal)
         snprintf(d->link_note, sizeof d->link_note, "the rate passed the %.0f Mb/s %s reports: that speed "
                  "is no bound", e->link_mbps, e->link_name ? e->link_name : "the link");
     diag_list_evidence(e, d);
+    diag_list_findings(e, d);
 }

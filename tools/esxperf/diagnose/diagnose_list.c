@@ -48,6 +48,8 @@ void diag_list_evidence(const struct diag_evidence *e, struct diagnosis *d)
     add(d, "retransmits", e->retrans, "segments");
     add(d, "needless_retransmits", e->dsack_dups, "segments");
     add(d, "udp_loss", e->udp_loss_pct, "%");
+    add(d, "datagrams_sent", e->udp_sent, "datagrams");
+    add(d, "datagrams_received", e->udp_received, "datagrams");
     add(d, "udp_socket_drops", e->udp_drop_pct, "%");
     add(d, "peer_window", e->peer_wnd_bytes, "bytes");
     if (e->window_bytes > 0)
@@ -57,6 +59,14 @@ void diag_list_evidence(const struct diag_evidence *e, struct diagnosis *d)
     add(d, "autotune_cap", e->autotune_cap_bytes, "bytes");
     add(d, "tso_off", e->tso_off, "bool");
     add(d, "lro_off", e->lro_off, "bool");
+    add(d, "mss_start", e->mss_start_bytes, "bytes");
+    add(d, "mss", e->mss_bytes, "bytes");
+    add(d, "bytes_acked", e->bytes_acked, "bytes");
+    add(d, "rto_backoff", e->rto_backoff, "timeouts");
+    add(d, "route_mtu", e->route_mtu, "bytes");
+    add(d, "datagram_size", e->udp ? e->udp_len : -1, "bytes");
+    add(d, "fragments_per_datagram", diag_frags_per_datagram(e), "packets");
+    add(d, "fragments_created", e->frag_creates, "packets");
     miss(d, !known(e->link_mbps), "link speed");
     miss(d, !known(e->snd_thread_pct) && !known(e->snd_proc_pct), "sender CPU");
     miss(d, !known(e->rcv_thread_pct) && !known(e->rcv_proc_pct), "receiver CPU");
@@ -65,6 +75,9 @@ void diag_list_evidence(const struct diag_evidence *e, struct diagnosis *d)
         miss(d, !known(e->rtt_us) && !known(e->retrans), "TCP_INFO");
         miss(d, (known(e->rtt_us) || known(e->retrans)) && !known(e->busy_us),
              "TCP_INFO busy/rwnd/sndbuf times (Linux 4.10+)");
+    } else {
+        miss(d, !known(e->route_mtu), "route MTU (IP_MTU)");
+        miss(d, diag_frags_per_datagram(e) >= 2 && !known(e->frag_creates), "fragments made (/proc/net/snmp)");
     }
 }
 

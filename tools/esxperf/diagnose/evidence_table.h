@@ -33,3 +33,13 @@ EV("receiver_socket_buffer", rcv_buf_bytes, EV_COUNT_MAX, EV_RECEIVER, rcv_buf_b
 /* a UDP receiver: the share of the datagrams arriving that the host dropped for a
  * full socket buffer over the test, percent */
 EV("udp_socket_drop_percent", udp_drop_pct, 100, EV_RECEIVER, udp_drop_pct)
+/* the path's MTU (path-mtu, fragmentation), a sender's: its TCP streams' MSS at the
+ * start (the handshake's) and at the end (the largest), the bytes acknowledged
+ * (summed), the timeouts in a row at the end (tcpi_backoff, a byte: the most); its
+ * data socket's route MTU; a UDP sender's host's IP fragments made over the run */
+EV("mss_start_bytes", mss_start_bytes, EV_MTU_MAX, EV_SENDER, mss_start_bytes)
+EV("mss_bytes", mss_bytes, EV_MTU_MAX, EV_SENDER, mss_bytes)
+EV("bytes_acked", bytes_acked, EV_COUNT_MAX, EV_SENDER, bytes_acked)
+EV("rto_backoff", rto_backoff, 255, EV_SENDER, rto_backoff)
+EV("route_mtu", route_mtu, EV_MTU_MAX, EV_SENDER, route_mtu)
+EV("ip_fragments_made", frag_creates, EV_COUNT_MAX, EV_SENDER, frag_creates)

@@ -11,6 +11,7 @@
 #define EV_CPU_MAX 1e5            /* percent of one core: a thousand busy CPUs */
 #define EV_US_MAX 1e13            /* microseconds: 115 days */
 #define EV_COUNT_MAX 9007199254740992.0   /* 2^53: exact in a double */
+#define EV_MTU_MAX 65536.0        /* bytes: the largest MTU Linux gives a device (lo's) */
 
 struct side_evidence {
 #define EV(name, field, max, role, to) double field;

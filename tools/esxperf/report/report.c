@@ -317,6 +317,10 @@ static void text_summary(struct report *r, const struct totals *t)
         char line[900];
         diag_line(&t->diag, line, sizeof line);
         rep_printf(r, "%s\n", line);
+        for (int i = 0; i < t->diag.nfind; i++) {
+            diag_finding_line(&t->diag, i, line, sizeof line);
+            rep_printf(r, "%s\n", line);
+        }
     }
     if (!t->udp && !t->tcp_info && t->local_sender)
         rep_printf(r, "Retransmits: n/a (getsockopt TCP_INFO failed on this host)\n");

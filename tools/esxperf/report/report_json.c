@@ -367,6 +367,14 @@ static void json_diagnosis(struct jsonw *w, const struct totals *t)
     for (char *save = NULL, *m = strtok_r(miss, ",", &save); m; m = strtok_r(NULL, ",", &save))
         jw_str(w, NULL, m + (*m == ' '));
     jw_end(w);
+    jw_arr(w, "findings");          /* what the run shows beside the bottleneck */
+    for (int i = 0; i < d->nfind; i++) {
+        jw_obj(w, NULL);
+        jw_str(w, "key", d->find[i].key);
+        jw_str(w, "text", d->find[i].text);
+        jw_end(w);
+    }
+    jw_end(w);
     jw_obj(w, "link");
     jw_str(w, "interface", t->link.iface[0] ? t->link.iface : NULL);
     jw_str(w, "uplink", t->link.uplink[0] ? t->link.uplink : NULL);

@@ -1,15 +1,19 @@
 /* The verdict's evidence from a finished test (diagnose.h): each side's own figures
- * (side_evidence.h: its streams' measures, stream_evidence.h), this side's gathered here and the peer's from the results exchange; the
+ * (side_evidence.h: its streams' measures, stream_evidence.h, and its data socket's
+ * route MTU), this side's gathered here and the peer's from the results exchange; the
  * direction judged takes the sender's figures from the side that sent and the
  * receiver's from the side that received, so -R, --bidir and a server judge as a
- * forward client does. Then the end figures, the egress link's speed (link_speed.h)
- * and the decision. Read at the start and the end only: nothing here runs per
- * interval. */
+ * forward client does. Then the end figures, the egress link's speed (link_speed.h),
+ * the peer's address and the decision. Read at the start and the end only: nothing
+ * here runs per interval. */
 #include "session.h"
 #include "netstack_enter.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #define ESXI_AUTOTUNE_CAP 16777216.0   /* Net.TcpipAutoScaleRcvBufSize's default */
 
@@ -41,6 +45,40 @@ static void sum_into(double *to, double v)
         *to = (*to < 0 ? 0 : *to) + v;
 }
 
+/* the data socket's peer: its family and address (as text into buf); unknown where
+ * the host refuses. Returns the family, AF_UNSPEC unknown. */
+static int peer_of(int fd, struct diag_evidence *e, char *buf, size_t len)
+{
+    union { struct sockaddr sa; struct sockaddr_in in; struct sockaddr_in6 in6; } a;
+    socklen_t al = sizeof a;
+    if (fd < 0 || getpeername(fd, &a.sa, &al) < 0)
+        return AF_UNSPEC;
+    if (e) {
+        e->ipv6 = a.sa.sa_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&a.in6.sin6_addr);
+        const void *addr = a.sa.sa_family == AF_INET6 ? (const void *)&a.in6.sin6_addr
+                                                       : (const void *)&a.in.sin_addr;
+        if (inet_ntop(a.sa.sa_family, addr, buf, (socklen_t)len)) {
+            if (!strncmp(buf, "::ffff:", 7) && strchr(buf, '.'))
+                memmove(buf, buf + 7, strlen(buf + 7) + 1);
+            e->peer = buf;
+        }
+    }
+    return a.sa.sa_family;
+}
+
+/* the MTU of the data socket's route (IP_MTU / IPV6_MTU, on a connected socket): the
+ * sender's decides what leaves in fragments; -1 where the host refuses */
+static double route_mtu(int fd)
+{
+    int af = peer_of(fd, NULL, NULL, 0), mtu = 0;
+    socklen_t ml = sizeof mtu;
+    if (af == AF_UNSPEC)
+        return -1;
+    int rc = af == AF_INET6 ? getsockopt(fd, IPPROTO_IPV6, IPV6_MTU, &mtu, &ml)
+                            : getsockopt(fd, IPPROTO_IP, IP_MTU, &mtu, &ml);
+    return rc == 0 && mtu > 0 ? mtu : -1;
+}
+
 /* a TCP sender's TCP_INFO into the side's sums */
 static void tcp_sender(const struct stream_evidence *x, const struct stream_book *b, struct side_evidence *v)
 {
@@ -56,6 +94,10 @@ static void tcp_sender(const struct stream_evidence *x, const struct stream_book
     if (x->app_limited >= 0)
         v->app_limited = v->app_limited > 0 || x->app_limited;
     max_into(&v->peer_wnd_bytes, (double)(b->tcpinfo_ok ? b->max_snd_wnd : x->snd_wnd));
+    max_into(&v->mss_bytes, (double)x->mss);
+    max_into(&v->mss_start_bytes, (double)x->mss_begin);
+    sum_into(&v->bytes_acked, (double)x->bytes_acked);
+    max_into(&v->rto_backoff, (double)x->backoff);
 }
 
 void session_side_evidence(const struct session *s, struct side_evidence *v)
@@ -72,6 +114,8 @@ void session_side_evidence(const struct session *s, struct side_evidence *v)
             max_into(&v->snd_buf_bytes, (double)x->sock_buf);
             if (!st->udp && x->tcpi_len)
                 tcp_sender(x, &s->bk[i], v);
+            if (st->udp)          /* the host's count: each stream saw the whole run's */
+                max_into(&v->frag_creates, (double)x->frags);
         } else {
             max_into(&v->rcv_thread_pct, x->thread_pct);
             max_into(&v->rcv_demand_pct, x->demand_pct);
@@ -80,6 +124,7 @@ void session_side_evidence(const struct session *s, struct side_evidence *v)
                 max_into(&v->udp_drop_pct, x->udp_drop_pct);
         }
     }
+    v->route_mtu = route_mtu(s->nstreams > 0 ? s->st[0].fd : -1);
 }
 
 /* the link this side's data leaves by, and this host's offloads (ESXi, through
@@ -100,6 +145,7 @@ static void link_evidence(const struct session *s, struct totals *t, struct diag
 void session_diagnose(const struct session *s, struct totals *t)
 {
     struct diag_evidence e;
+    char peer[INET6_ADDRSTRLEN];
     diag_evidence_init(&e);
     const struct group_totals *g0 = &t->grp[0];
     e.udp = t->udp;
@@ -137,6 +183,15 @@ void session_diagnose(const struct session *s, struct totals *t)
     e.window_bytes = (double)s->p.window;
     if (!e.udp)
         e.autotune_cap_bytes = autotune_cap();
+    peer_of(s->nstreams > 0 ? s->st[0].fd : -1, &e, peer, sizeof peer);
+    if (e.udp) {
+        e.udp_len = (double)s->p.len;
+        if (g0->nsnd)
+            e.udp_sent = (double)g0->snd.packets;
+        if (g0->nrcv && g0->rcv.packets >= g0->rcv.lost)
+            e.udp_received = (double)(g0->rcv.packets - g0->rcv.lost);
+    }
+    e.vmk = !strncmp(t->link.iface, "vmk", 3) ? t->link.iface : NULL;
     diag_decide(&e, &t->diag);
     t->have_diag = 1;
     t->fig.bottleneck = t->diag.key;

@@ -3,7 +3,10 @@
  * CPU its thread used and, where the host's /proc tells, the time it waited to run
  * (a thread throttled by a CPU cap or crowded off its core waits runnable); and for
  * a TCP sender TCP_INFO's busy, receive-window-limited and send-buffer-limited times
- * (Linux 4.10+), RTT, segments sent and retransmitted, the peer's window; the
+ * (Linux 4.10+), RTT, segments sent and retransmitted, the peer's window, the MSS,
+ * the bytes acknowledged and the timeouts in a row (a path that loses every
+ * full-size segment); for a UDP sender the IP fragments this host made while it
+ * ran (/proc/net/snmp, a count of the whole host or namespace); the
  * socket's buffer as the kernel made it (what -w became); for a UDP receiver the
  * share of the datagrams arriving that the host dropped for a full socket buffer
  * (/proc/net/snmp's Udp RcvbufErrors against InDatagrams over its run: the drop
@@ -25,6 +28,8 @@ struct stream_evidence {
     int64_t busy_us, rwnd_limited_us, sndbuf_limited_us;
     int app_limited;
     int64_t rtt_us, segs_out, retrans, snd_wnd;
+    int64_t mss_begin, mss, bytes_acked, backoff;  /* the MSS at the start and at the end */
+    int64_t frags_begin, frags;           /* UDP sender: FragCreates at the start, made since */
     int64_t dsack_dups;                   /* retransmits the receiver already had (5.0+) */
     int64_t sock_buf;                     /* SO_SNDBUF of a sender, SO_RCVBUF of a
                                            * receiver, as the kernel made it; -1 */

@@ -29,8 +29,11 @@ HINTS = {
 
 # esxperf's bottleneck classes (docs/esxperf.md); a word outside them is shown when it
 # looks like one (a newer esxperf's class), anything else as '?'
-BOTTLENECKS = ('line-rate', 'sender-cpu', 'receiver-cpu', 'receive-window', 'send-buffer', 'network-loss',
-               'receive-buffer', 'pacing', 'network', 'unknown')
+BOTTLENECKS = ('path-mtu', 'fragmentation', 'line-rate', 'sender-cpu', 'receiver-cpu', 'receive-window',
+               'send-buffer', 'network-loss', 'receive-buffer', 'pacing', 'network', 'unknown')
+# a pair esxperf calls path-mtu carries no full-size packet: whatever else its figures
+# say follows from that, so it is the pair to fix first
+FIX_FIRST = ('path-mtu',)
 SOURCE_NAME = {'vcenter': 'vCenter', 'esxperf': 'esxperf'}
 
 
@@ -49,6 +52,11 @@ def bottleneck(pair):
         return word
     ok = 0 < len(word) <= 32 and all(c.isascii() and (c.isalnum() or c == '-') for c in word)
     return word if ok else '?'
+
+
+def fix_first(pair):
+    """True for a throughput pair whose bottleneck is to be fixed before anything else."""
+    return pair.get('check') == 'perf' and bottleneck(pair) in FIX_FIRST
 
 
 def advice(pair):
@@ -144,6 +152,9 @@ def hint(pair, vmk_of, mtu_bad=()):
         return ("what shares the path: esxperf -c %s --rr --rr-load on %s shows the queueing a bulk "
                 "stream adds; then the hops between them (esxmtu --trace)" % (pair['to'], pair['from']))
     if pair['check'] == 'perf':
+        if fix_first(pair):
+            return 'fix this pair first, an MTU black hole between %s and %s: %s' % (
+                pair['from'], pair['to'], advice(pair) or 'esxmtu between them shows where')
         if (pair['from'], pair['to']) in mtu_bad:
             return 'the MTU check of this pair fails too: full-size TCP segments cannot cross; fix that first'
         err = pair.get('error') or ''
@@ -191,8 +202,9 @@ def matrices(report):
                                   'title': why, 'from': a, 'to': b, 'asym': False})
                 else:
                     ok = p['verdict'] in ('PASS', 'ok')
+                    cls = 'pass' if ok else 'fail v-%s' % p['verdict'].lower()
                     cells.append({'label': cell_label(p), 'from': a, 'to': b, 'asym': p.get('asymmetric', False),
-                                  'cls': 'pass' if ok else 'fail v-%s' % p['verdict'].lower(),
+                                  'cls': cls + (' v-black-hole' if fix_first(p) else ''),
                                   'title': '%s -> %s: %s' % (a, b, pair_details(p)), 'verdict': p['verdict'],
                                   'netstack': netstack_label(p), 'bottleneck': bottleneck(p) or '',
                                   'advice': advice(p), 'percent_of_link': percent_label(p),
@@ -207,7 +219,8 @@ def failing(report):
     vmk_of = dict((h['name'], h.get('vmk')) for h in report['hosts'])
     mtu_bad = set((p['from'], p['to']) for p in report['pairs'] if p['check'] == 'mtu' and p['verdict'] != 'PASS')
     out = []
-    for p in report['pairs']:
+    # the pairs to fix first lead (sorted() keeps the rest in their order)
+    for p in sorted(report['pairs'], key=lambda p: not fix_first(p)):
         if p['verdict'] in ('PASS', 'ok'):
             continue
         what = ('MTU %s' % FAMILY_NAME.get(p.get('family'), '') if p['check'] == 'mtu'
@@ -280,6 +293,10 @@ def _perf_pairs_text(report):
     if any(not bottleneck(p) for p in perf):
         lines.append('  bottleneck -: esxperf gave no diagnosis (an esxperf without it, or no result)')
     lines += ['  %s: %s' % (b, a) for b, a in said]
+    first = ['%s -> %s' % (p['from'], p['to']) for p in perf if fix_first(p)]
+    if first:
+        lines.append('  fix first: %s (path-mtu: full-size packets vanish on the way; every other figure of '
+                     'such a pair follows from that)' % ', '.join(first))
     return lines
 
 

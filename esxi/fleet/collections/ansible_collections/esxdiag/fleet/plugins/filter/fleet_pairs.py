@@ -193,6 +193,13 @@ def link_share(pair, bps, cfg_from, cfg_to):
     return out
 
 
+def _printable_short(text, limit=240):
+    """A host's words for one line: control characters shown as '?', at most limit
+    characters."""
+    text = ''.join(c if c.isprintable() else '?' for c in str(text or ''))
+    return text if len(text) <= limit else text[:limit - 3] + '...'
+
+
 def _receiver_said(run):
     doc = parse_json(run.get('receiver_stdout'))
     text = (doc or {}).get('error') or (run.get('receiver_stderr') or '').strip()
@@ -229,6 +236,9 @@ def _perf_pair(rec, run, min_gbps, cfg_to=None):
     elif doc is None or (doc or {}).get('error'):
         msg = (doc or {}).get('error') or (run.get('stderr') or '').strip() or 'no JSON from esxperf'
         pair['error'] = 'esxperf exit %s: %s' % (run.get('rc'), msg)
+    elif (pair['diagnosis'] or {}).get('bottleneck') == 'path-mtu':
+        pair['error'] = 'full-size packets vanish on the way, small ones cross (esxperf: path-mtu, %s)' % (
+            _printable_short(pair['diagnosis'].get('because')))
     elif not recv.get('bytes'):
         pair['error'] = 'no data reached the receiver in %.1f s (sent %s bytes, %s retransmits)' % (
             recv.get('seconds') or 0, sent.get('bytes'), sent.get('retransmits'))
