@@ -409,7 +409,10 @@ PY
         got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
         case $got in sender-cpu|receiver-cpu) ;; *) flunk "$dir: $got: $(jget "$JSON" 'd["end"]["diagnosis"]')" ;; esac
         ran=$(evidence sender_thread_cpu) want=$(evidence sender_thread_cpu_demand)
-        python3 -c "import sys; sys.exit(not $want - $ran >= 25)" ||
+        # a thread alone on its core waits a few percent; beside the loop about half
+        # its run, less when it also sleeps on a receiver that the other suite running
+        # at the same time slows (seen: 22): 15 tells the two apart
+        python3 -c "import sys; sys.exit(not $want - $ran >= 15)" ||
             flunk "$dir: the crowded sender ran $ran %, ran or waited $want %"
         jget "$JSON" 'd["end"]["diagnosis"]["because"]' | grep -q "waited to run" ||
             flunk "$dir: because: $(jget "$JSON" 'd["end"]["diagnosis"]["because"]')"
