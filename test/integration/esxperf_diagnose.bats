@@ -363,7 +363,11 @@ PY
         got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
         case $got in receive-buffer) LABEL="receive buffer" ;; receiver-cpu) LABEL="receiver CPU" ;;
             *) flunk "$dir: bottleneck $got: $(jget "$JSON" 'd["end"]["diagnosis"]')" ;; esac
-        [ "$(jget "$JSON" 'd["end"]["diagnosis"]["percent_of_link"]')" = None ]
+        # vmnic1's 10000 Mb/s (esxcli) is passed on a quiet machine (33-42 Gbit/s: no
+        # share) and not when the other suite takes a core: a share then, never above 100
+        pct=$(jget "$JSON" 'd["end"]["diagnosis"]["percent_of_link"]')
+        [ "$pct" = None ] || python3 -c "import sys; sys.exit(not 0 < $pct <= 100)" ||
+            flunk "$dir: percent_of_link $pct"
         [ -n "$(evidence udp_socket_drops)" ] || flunk "no socket drops: $(jget "$JSON" 'd["end"]["diagnosis"]')"
         run client "$BIN/esxperf" -c 198.18.8.2 -p "$PORT" -t 2 -u -b 0 $dir
         assert_status 0
