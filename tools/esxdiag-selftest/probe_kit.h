@@ -57,6 +57,7 @@ void try_sendfile(const struct probe *p, struct probe_result *r);
 void try_socket(const struct probe *p, struct probe_result *r);
 void try_setopt(const struct probe *p, struct probe_result *r);
 void try_getopt(const struct probe *p, struct probe_result *r);
+void try_getopt_connected(const struct probe *p, struct probe_result *r);
 void try_timeo(const struct probe *p, struct probe_result *r);
 void try_pacing(const struct probe *p, struct probe_result *r);
 void try_bindtodevice(const struct probe *p, struct probe_result *r);

@@ -68,6 +68,40 @@ void try_getopt(const struct probe *p, struct probe_result *r)
     close(fd);
 }
 
+/* getsockopt(level, opt) of an int on a UDP socket connected to loopback: a
+ * route's MTU (IP_MTU, IPV6_MTU) is only known once the socket has a peer */
+void try_getopt_connected(const struct probe *p, struct probe_result *r)
+{
+    int fd = opt_socket(p, r);
+    if (fd < 0)
+        return;
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    memset(&ss, 0, sizeof ss);
+    if (p->family == AF_INET6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        a->sin6_family = AF_INET6;
+        a->sin6_addr = in6addr_loopback;
+        a->sin6_port = htons(9);
+        sl = sizeof *a;
+    } else {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        a->sin_family = AF_INET;
+        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a->sin_port = htons(9);
+        sl = sizeof *a;
+    }
+    if (connect(fd, (struct sockaddr *)&ss, sl) < 0) {
+        not_tried(r, "connect to loopback failed", errno);
+        close(fd);
+        return;
+    }
+    int v = 0;
+    socklen_t len = sizeof v;
+    set_result(r, getsockopt(fd, p->level, p->opt, &v, &len));
+    close(fd);
+}
+
 /* SO_RCVTIMEO / SO_SNDTIMEO take a struct timeval */
 void try_timeo(const struct probe *p, struct probe_result *r)
 {
