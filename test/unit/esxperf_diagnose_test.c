@@ -338,6 +338,24 @@ static void udp_receiver_overflow(void **state)
     assert_int_equal(decide(&e, &d), DIAG_PACING);
     assert_non_null(strstr(d.because, "3.10 % of the datagrams lost"));
     assert_non_null(strstr(d.advice, "lower -b"));
+    /* paced across 3 % drops with a starved reader: 87.5 % received, 9.5 % dropped by
+     * its socket; 96.7 % reached the host, so the rate asked for still held it */
+    e.rate_bps = 0.875e9;
+    e.udp_loss_pct = 12.5;
+    e.udp_drop_pct = 9.5;
+    assert_int_equal(decide(&e, &d), DIAG_PACING);
+    assert_non_null(strstr(d.because, "97 % reached the receiving host"));
+    assert_non_null(strstr(d.because, "9.50 % by the receiver's full socket buffer"));
+    assert_non_null(strstr(d.advice, "a larger -w"));
+    e.udp_drop_pct = 2;                /* 89 % reached: short of the rate, the path lost 10.5 % */
+    assert_int_equal(decide(&e, &d), DIAG_NETWORK_LOSS);
+    assert_non_null(strstr(d.because, "10.50 % on the path"));
+    e.target_bps = 0;                  /* -b 0: the socket's drops are no loss of the path's */
+    e.udp_loss_pct = 1.6;
+    e.udp_drop_pct = 0.7;              /* under half: no overflow class, 0.9 % on the path */
+    assert_int_not_equal(decide(&e, &d), DIAG_NETWORK_LOSS);
+    e.udp_drop_pct = 0.5;              /* 1.1 % on the path */
+    assert_int_equal(decide(&e, &d), DIAG_NETWORK_LOSS);
 }
 
 /* -w 8K on a veth, as recorded in runs that flipped between receive-window,

@@ -100,18 +100,35 @@ static double udp_loss(const struct diag_evidence *e)
     return e->udp ? e->udp_loss_pct : -1;
 }
 
+/* the share of the datagrams that the receiving host's full socket buffer dropped:
+ * they crossed the path, so they are no loss of the network's; -1 unknown */
+static double socket_drops(const struct diag_evidence *e)
+{
+    return e->udp && known(e->udp_drop_pct) && e->udp_drop_pct < 100 ? e->udp_drop_pct : -1;
+}
+
 /* Pacing: the run was asked for a rate and reached it, so the rate asked for is the
- * limit; 90 % leaves room for the pacer's start and the TCP ramp. The datagrams a
- * paced UDP run lost are said beside it: a rate reached with loss is not clean. */
+ * limit; 90 % leaves room for the pacer's start and the TCP ramp. Reached means at
+ * the receiving host: what its socket then dropped for a full buffer (a reader short
+ * of CPU on a crowded host) arrived at the rate asked. The datagrams a paced UDP run
+ * lost are said beside it: a rate reached with loss is not clean. */
 static int r_pacing(const struct diag_evidence *e, char *w, size_t n)
 {
     if (!(e->target_bps > 0) || !known(e->rate_bps))
         return 0;
-    double pct = 100.0 * e->rate_bps / e->target_bps;
+    double pct = 100.0 * e->rate_bps / e->target_bps, drops = socket_drops(e), arrived = pct;
     int k = snprintf(w, n, "%.0f %% of the %.0f Mbit/s asked for", pct, e->target_bps / 1e6);
-    if (known(udp_loss(e)) && udp_loss(e) >= DIAG_LOSS_PCT && k > 0 && (size_t)k < n)
-        snprintf(w + k, n - (size_t)k, ", but %.2f %% of the datagrams lost", udp_loss(e));
-    return pct >= DIAG_PACING_PCT;
+    if (known(drops) && drops > 0) {
+        arrived = pct / (1 - drops / 100);
+        if (k > 0 && (size_t)k < n)
+            k += snprintf(w + k, n - (size_t)k, " (%.0f %% reached the receiving host)", arrived);
+    }
+    if (known(udp_loss(e)) && udp_loss(e) >= DIAG_LOSS_PCT && k > 0 && (size_t)k < n) {
+        k += snprintf(w + k, n - (size_t)k, ", but %.2f %% of the datagrams lost", udp_loss(e));
+        if (known(drops) && drops > 0 && k > 0 && (size_t)k < n)
+            snprintf(w + k, n - (size_t)k, ", %.2f %% by the receiver's full socket buffer", drops);
+    }
+    return arrived >= DIAG_PACING_PCT;
 }
 
 /* UDP datagrams lost mostly in the receiving host: 1 % lost or more, and the share
@@ -286,13 +303,20 @@ static double lost_pct(const struct diag_evidence *e)
 }
 
 /* Network loss: 1 % of the segments lost (retransmitted, less the needless ones), or
- * 1 % of the datagrams, is far more than TCP's own probing of a full queue costs (well
+ * 1 % of the datagrams (less those the receiver's full socket dropped), is far more than TCP's own probing of a full queue costs (well
  * under 0.5 %), so the path drops packets and the congestion window never opens. */
 static int r_loss(const struct diag_evidence *e, char *w, size_t n)
 {
     if (e->udp) {
-        snprintf(w, n, "%.2f %% of the datagrams lost", e->udp_loss_pct);
-        return known(e->udp_loss_pct) && e->udp_loss_pct >= DIAG_LOSS_PCT;
+        double drops = socket_drops(e), path = e->udp_loss_pct;
+        int k = snprintf(w, n, "%.2f %% of the datagrams lost", e->udp_loss_pct);
+        if (known(path) && known(drops) && drops > 0) {
+            path = path > drops ? path - drops : 0;
+            if (k > 0 && (size_t)k < n)
+                snprintf(w + k, n - (size_t)k, ", %.2f %% by the receiver's full socket buffer: %.2f %% on "
+                         "the path", drops, path);
+        }
+        return known(path) && path >= DIAG_LOSS_PCT;
     }
     double pct = lost_pct(e);
     if (!known(pct))
@@ -494,8 +518,10 @@ static void advise(const struct diag_evidence *e, const struct diag_rule *r, str
     else if (d->cls == DIAG_RECEIVER_CPU && !e->udp && !e->local_sender && e->lro_off == 1)
         snprintf(d->advice + l, sizeof d->advice - (size_t)l, "; LRO is off here (/Net/TcpipDefLROEnabled 0)");
     else if (d->cls == DIAG_PACING && known(udp_loss(e)) && udp_loss(e) >= DIAG_LOSS_PCT)
-        snprintf(d->advice + l, sizeof d->advice - (size_t)l, "; the loss is the receiver's or the path's: "
-                 "lower -b until it stops");
+        snprintf(d->advice + l, sizeof d->advice - (size_t)l, "%s", known(socket_drops(e)) &&
+                 socket_drops(e) >= DIAG_OVERFLOW_FRAC * udp_loss(e)
+                 ? "; the receiver's full socket buffer dropped most of the loss: a larger -w, or lower -b"
+                 : "; the loss is the receiver's or the path's: lower -b until it stops");
 }
 
 void diag_decide(const struct diag_evidence *e, struct diagnosis *d)
