@@ -150,11 +150,7 @@ void session_diagnose(const struct session *s, struct totals *t)
     const struct group_totals *g0 = &t->grp[0];
     e.udp = t->udp;
     e.streams = (int)(s->p.parallel > 0 ? s->p.parallel : 1);
-    /* the rate as the receiver counted it, over its own seconds: what a shaper's
-     * queue delivers after the sender stopped arrives in the receiver's time, and
-     * over the sender's shorter one would read as more than the path carried */
-    e.rate_bps = g0->nrcv && g0->rcv.end > 0 ? (double)g0->rcv.bytes * 8.0 / g0->rcv.end
-                                             : t->fig.gbps * 1e9;
+    e.rate_bps = t->fig.gbps * 1e9;    /* the receiver's, over its own seconds */
     int64_t per = s->p.bandwidth > 0 ? s->p.bandwidth : s->p.fqrate;
     e.target_bps = per > 0 ? (double)per * e.streams : 0;
     link_evidence(s, t, &e);

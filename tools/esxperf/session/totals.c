@@ -201,8 +201,13 @@ static void cpu_figures(const struct session *s, struct totals *t)
     const struct group_totals *g0 = &t->grp[0];
     struct run_result *f = &t->fig;
     uint64_t main_bytes = g0->nrcv ? g0->rcv.bytes : g0->snd.bytes;
+    /* the receiver's bytes over the receiver's own seconds (iperf3's sum_received):
+     * what a shaper's queue delivers after the sender stopped arrives in the
+     * receiver's time, and over the sender's shorter one would read as more than the
+     * path carried */
+    double main_secs = g0->nrcv && g0->rcv.end > 0 ? g0->rcv.end : secs;
     f->seconds = secs;
-    f->gbps = secs > 0 ? (double)main_bytes * 8.0 / secs / 1e9 : 0;
+    f->gbps = main_secs > 0 ? (double)main_bytes * 8.0 / main_secs / 1e9 : 0;
     f->cpu_local = t->cpu_total;
     f->cpu_remote = s->have_remote ? s->remote.cpu_total : -1;
     f->retrans = g0->snd.retrans;
