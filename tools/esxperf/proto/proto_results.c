@@ -10,6 +10,7 @@
 #include "net.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,39 +45,56 @@ static void evidence_decode(const struct jsonr *r, struct side_evidence *v)
     }
 }
 
-/* esxperf --rr: the server's turnaround, an object iperf3 ignores; the decoder
- * takes it whole and in range, or leaves it out (n 0) */
+/* esxperf --rr: the server's turnaround, an object iperf3 ignores; one row per member
+ * makes both the encoder and the decoder, which takes it whole and in range or leaves
+ * it out (n 0) */
 #define RR_TURN_KEY "esxperf_rr_turnaround"
 #define RR_TURN_NS_MAX 1e15      /* 11 days */
+static const struct rr_turn_row {
+    const char *name;
+    size_t off;
+    int is_double;               /* else a uint64_t */
+} rr_turn_rows[] = {
+    { "transactions", offsetof(struct rr_turnaround, n), 0 },
+    { "mean_ns", offsetof(struct rr_turnaround, mean_ns), 1 },
+    { "p50_ns", offsetof(struct rr_turnaround, p50_ns), 0 },
+    { "p99_ns", offsetof(struct rr_turnaround, p99_ns), 0 },
+    { "max_ns", offsetof(struct rr_turnaround, max_ns), 0 },
+};
+#define RR_TURN_ROWS (sizeof rr_turn_rows / sizeof rr_turn_rows[0])
+
 static void rr_turn_encode(struct jsonw *w, const struct rr_turnaround *t)
 {
     jw_obj(w, RR_TURN_KEY);
-    jw_uint(w, "transactions", t->n);
-    jw_double_prec(w, "mean_ns", t->mean_ns, 1);
-    jw_uint(w, "p50_ns", t->p50_ns);
-    jw_uint(w, "p99_ns", t->p99_ns);
-    jw_uint(w, "max_ns", t->max_ns);
+    for (size_t i = 0; i < RR_TURN_ROWS; i++) {
+        const void *f = (const char *)t + rr_turn_rows[i].off;
+        if (rr_turn_rows[i].is_double)
+            jw_double_prec(w, rr_turn_rows[i].name, *(const double *)f, 1);
+        else
+            jw_uint(w, rr_turn_rows[i].name, *(const uint64_t *)f);
+    }
     jw_end(w);
 }
 
 static void rr_turn_decode(const struct jsonr *r, struct rr_turnaround *t)
 {
-    static const char *const keys[] = { "transactions", "mean_ns", "p50_ns", "p99_ns", "max_ns" };
-    double v[5];
+    double v[RR_TURN_ROWS];
     memset(t, 0, sizeof *t);
     int o = jr_find(r, 0, RR_TURN_KEY);
     if (o < 0 || r->tok[o].type != JSMN_OBJECT)
         return;
-    for (int i = 0; i < 5; i++) {
-        int k = jr_find(r, o, keys[i]);
+    for (size_t i = 0; i < RR_TURN_ROWS; i++) {
+        int k = jr_find(r, o, rr_turn_rows[i].name);
         if (k < 0 || jr_double(r, k, &v[i]) < 0 || v[i] < 0 || v[i] > RR_TURN_NS_MAX)
             return;
     }
-    t->n = (uint64_t)v[0];
-    t->mean_ns = v[1];
-    t->p50_ns = (uint64_t)v[2];
-    t->p99_ns = (uint64_t)v[3];
-    t->max_ns = (uint64_t)v[4];
+    for (size_t i = 0; i < RR_TURN_ROWS; i++) {
+        void *f = (char *)t + rr_turn_rows[i].off;
+        if (rr_turn_rows[i].is_double)
+            *(double *)f = v[i];
+        else
+            *(uint64_t *)f = (uint64_t)v[i];
+    }
 }
 
 char *results_encode(const struct test_results *r, size_t *len)
@@ -222,6 +240,44 @@ static int stream_decode(const struct jsonr *r, int o, struct stream_result *s, 
     return 0;
 }
 
+/* the keys only an esxperf peer sends: out of range or of the wrong type each is
+ * unknown, not an error */
+static void esxperf_keys_decode(const struct jsonr *r, struct test_results *res)
+{
+    double dem;
+    res->thread_cpu_demand = -1;
+    if (jr_find(r, 0, "esxperf_thread_cpu_demand") >= 0 &&
+        get_num(r, 0, "esxperf_thread_cpu_demand", 1, &dem) == 0 && dem >= 0 && dem <= RESULTS_CPU_MAX)
+        res->thread_cpu_demand = dem;
+    evidence_decode(r, &res->ev);
+    rr_turn_decode(r, &res->rr_turn);
+}
+
+/* --get-server-output: the server's text (a string) or JSON (an object), copied */
+static int server_output_decode(const struct jsonr *r, struct test_results *res, const char **why)
+{
+    int v;
+    if ((v = jr_find(r, 0, "server_output_text")) >= 0) {
+        size_t cap = (size_t)(r->tok[v].end - r->tok[v].start) + 1;
+        res->server_output_text = xmalloc(cap);
+        if (jr_str(r, v, res->server_output_text, cap) < 0) {
+            *why = "server_output_text is not a string";
+            return -1;
+        }
+    }
+    if ((v = jr_find(r, 0, "server_output_json")) >= 0) {
+        if (r->tok[v].type != JSMN_OBJECT) {
+            *why = "server_output_json is not an object";
+            return -1;
+        }
+        size_t sz = (size_t)(r->tok[v].end - r->tok[v].start);
+        res->server_output_json = xmalloc(sz + 1);
+        memcpy(res->server_output_json, r->js + r->tok[v].start, sz);
+        res->server_output_json[sz] = '\0';
+    }
+    return 0;
+}
+
 int results_decode(const char *js, size_t len, struct test_results *res, const char **why)
 {
     memset(res, 0, sizeof *res);
@@ -255,14 +311,7 @@ int results_decode(const char *js, size_t len, struct test_results *res, const c
         goto bad;
     }
     res->sender_has_retransmits = (int)shr;
-    /* optional, ours: out of range or of the wrong type it is unknown, not an error */
-    res->thread_cpu_demand = -1;
-    double dem;
-    if (jr_find(&r, 0, "esxperf_thread_cpu_demand") >= 0 &&
-        get_num(&r, 0, "esxperf_thread_cpu_demand", 1, &dem) == 0 && dem >= 0 && dem <= RESULTS_CPU_MAX)
-        res->thread_cpu_demand = dem;
-    evidence_decode(&r, &res->ev);
-    rr_turn_decode(&r, &res->rr_turn);
+    esxperf_keys_decode(&r, res);
     int v = jr_find(&r, 0, "congestion_used");
     if (v >= 0 && jr_str(&r, v, res->congestion_used, sizeof res->congestion_used) < 0) {
         *why = "results congestion_used has the wrong type";
@@ -284,24 +333,8 @@ int results_decode(const char *js, size_t len, struct test_results *res, const c
             goto bad;
         res->nstreams = k + 1;
     }
-    if ((v = jr_find(&r, 0, "server_output_text")) >= 0) {
-        size_t cap = (size_t)(r.tok[v].end - r.tok[v].start) + 1;
-        res->server_output_text = xmalloc(cap);
-        if (jr_str(&r, v, res->server_output_text, cap) < 0) {
-            *why = "server_output_text is not a string";
-            goto bad;
-        }
-    }
-    if ((v = jr_find(&r, 0, "server_output_json")) >= 0) {
-        if (r.tok[v].type != JSMN_OBJECT) {
-            *why = "server_output_json is not an object";
-            goto bad;
-        }
-        size_t sz = (size_t)(r.tok[v].end - r.tok[v].start);
-        res->server_output_json = xmalloc(sz + 1);
-        memcpy(res->server_output_json, js + r.tok[v].start, sz);
-        res->server_output_json[sz] = '\0';
-    }
+    if (server_output_decode(&r, res, why) < 0)
+        goto bad;
     free(tok);
     return 0;
 bad:
