@@ -160,6 +160,87 @@ static void discover(const struct mtu_opts *o, struct prober *p, struct peer *pe
         die(EXIT_USAGE, "discovery failed: %s", why);
 }
 
+/* the -I vmk's team, read-only, before anything is sent: which uplinks the check
+ * does not cross (team.h); then --each-uplink through each of them. NULL where the
+ * interface is no vmk. */
+static struct team *uplink_phase(struct mtu_opts *o, struct peer *peers, struct team *team,
+                                 struct eu_run *each, int *each_rc)
+{
+    memset(each, 0, sizeof *each);
+    *each_rc = 0;
+    if (!netstack_is_vmk(o->po.iface) || stop_requested())
+        return NULL;
+    char esxcli[PATH_MAX] = "";
+    if (o->ns.esxcli[0])
+        snprintf(esxcli, sizeof esxcli, "%s", o->ns.esxcli);
+    else
+        (void)netstack_find_esxcli(esxcli, sizeof esxcli);
+    (void)team_read(esxcli, o->po.iface, team, TEAM_READ_SECONDS);
+    if (o->each_uplink && !stop_requested()) {
+        if (!o->ns.esxcli[0])
+            die(EXIT_USAGE, "--each-uplink: no esxcli on PATH, /bin or /sbin (it runs on an ESXi host)");
+        *each_rc = each_uplink_run(o, team, peers, o->peers.n, each);
+        if (each->refused[0])
+            die(EXIT_USAGE, "--each-uplink: %s", each->refused);
+    }
+    return team;
+}
+
+/* the check, --discover and --trace in turn, each ending early on a stop signal
+ * (stop.h); returns the name of the last phase begun, for an interrupted run's line */
+static const char *probe_phases(struct mtu_opts *o, struct prober *p, struct peer *peers, int need4,
+                                int need6)
+{
+    const char *phase = "the check";
+    if (o->ns.method == NSM_ESXCLI)
+        netstack_esxcli_check(o, peers);
+    else {
+        open_prober(p, o, need4, need6);
+        if (check_run(p, peers, o->peers.n, &o->chk) != 0 && !stop_requested())
+            die(EXIT_USAGE, "probing failed: %s", errtext(errno));
+    }
+    if (o->discover && !stop_requested()) {
+        phase = "--discover";
+        discover(o, p, peers);
+    }
+    for (size_t i = 0; i < o->peers.n; i++)
+        check_decide(&peers[i]);        /* every phase that weighs on it is over */
+    for (size_t i = 0; o->trace && i < o->peers.n && !stop_requested(); i++) {
+        phase = "--trace";
+        peers[i].trace = xcalloc(1, sizeof *peers[i].trace);
+        if (trace_run(p, &peers[i].addr, peers[i].mtu,
+                      peers[i].small_mtu ? peers[i].small_mtu : peers[i].mtu, o->max_hops,
+                      o->chk.timeout_ns, peers[i].trace) != 0) {
+            if (!stop_requested())
+                die(EXIT_USAGE, "trace failed: %s", errtext(errno));
+            free(peers[i].trace);       /* a trace cut short has no conclusion to show */
+            peers[i].trace = NULL;
+        }
+    }
+    return phase;
+}
+
+/* 0 every verdict and finding clean, 1 a check failed (or the run was stopped),
+ * 2 --each-uplink may have left scratch objects: the loudest exit */
+static int exit_code(const struct mtu_opts *o, const struct peer *peers, const struct team *tp,
+                     const struct eu_run *each, int each_rc)
+{
+    int code = EXIT_OKAY;
+    for (size_t i = 0; i < o->peers.n; i++)
+        if (!verdict_ok(peers[i].verdict))
+            code = EXIT_CHECK;
+    char fnd[1][TEAM_FINDING_LEN];
+    if (tp && team_findings(tp, fnd, 1))    /* a path the check did not cross is too small */
+        code = EXIT_CHECK;
+    if (each->ran && (each_rc == 1 || each_uplink_findings(each, fnd, 1)))
+        code = EXIT_CHECK;
+    if (each_rc == 2)
+        code = EXIT_USAGE;
+    if (stop_requested() && code == EXIT_OKAY)  /* an unfinished run proves nothing more */
+        code = EXIT_CHECK;
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     output_start();
@@ -174,73 +255,16 @@ int main(int argc, char **argv)
     struct peer *peers = xcalloc(o.peers.n, sizeof *peers);
     int need4 = 0, need6 = 0;
     prepare(&o, peers, &need4, &need6);
-
-    /* the -I vmk's team, read-only, before anything is sent: which uplinks the check
-     * below does not cross (team.h) */
-    struct team team, *tp = NULL;
-    if (netstack_is_vmk(o.po.iface) && !stop_requested()) {
-        char esxcli[PATH_MAX] = "";
-        if (o.ns.esxcli[0])
-            snprintf(esxcli, sizeof esxcli, "%s", o.ns.esxcli);
-        else
-            (void)netstack_find_esxcli(esxcli, sizeof esxcli);
-        (void)team_read(esxcli, o.po.iface, &team, TEAM_READ_SECONDS);
-        tp = &team;
-    }
+    struct team team;
     struct eu_run each;
-    int each_rc = 0;
-    memset(&each, 0, sizeof each);
-    if (o.each_uplink && tp && !stop_requested()) {
-        if (!o.ns.esxcli[0])
-            die(EXIT_USAGE, "--each-uplink: no esxcli on PATH, /bin or /sbin (it runs on an ESXi host)");
-        each_rc = each_uplink_run(&o, tp, peers, o.peers.n, &each);
-        if (each.refused[0])
-            die(EXIT_USAGE, "--each-uplink: %s", each.refused);
-    }
-
+    int each_rc;
+    struct team *tp = uplink_phase(&o, peers, &team, &each, &each_rc);
     struct prober p;
     memset(&p, 0, sizeof p);
-    /* each phase ends early on a stop signal (stop.h); `phase` names the one it hit */
-    const char *phase = "the check";
-    if (o.ns.method == NSM_ESXCLI)
-        netstack_esxcli_check(&o, peers);
-    else {
-        open_prober(&p, &o, need4, need6);
-        if (check_run(&p, peers, o.peers.n, &o.chk) != 0 && !stop_requested())
-            die(EXIT_USAGE, "probing failed: %s", errtext(errno));
-    }
-    if (o.discover && !stop_requested()) {
-        phase = "--discover";
-        discover(&o, &p, peers);
-    }
-    for (size_t i = 0; i < o.peers.n; i++)
-        check_decide(&peers[i]);        /* every phase that weighs on it is over */
-    for (size_t i = 0; o.trace && i < o.peers.n && !stop_requested(); i++) {
-        phase = "--trace";
-        peers[i].trace = xcalloc(1, sizeof *peers[i].trace);
-        if (trace_run(&p, &peers[i].addr, peers[i].mtu,
-                      peers[i].small_mtu ? peers[i].small_mtu : peers[i].mtu, o.max_hops,
-                      o.chk.timeout_ns, peers[i].trace) != 0) {
-            if (!stop_requested())
-                die(EXIT_USAGE, "trace failed: %s", errtext(errno));
-            free(peers[i].trace);       /* a trace cut short has no conclusion to show */
-            peers[i].trace = NULL;
-        }
-    }
-    int code = EXIT_OKAY;
-    for (size_t i = 0; i < o.peers.n; i++)
-        if (!verdict_ok(peers[i].verdict))
-            code = EXIT_CHECK;
-    char fnd[1][TEAM_FINDING_LEN];
-    if (tp && team_findings(tp, fnd, 1))    /* a path the check did not cross is too small */
-        code = EXIT_CHECK;
-    if (each.ran && (each_rc == 1 || each_uplink_findings(&each, fnd, 1)))
-        code = EXIT_CHECK;
-    if (each_rc == 2)                       /* scratch objects may be left: the loudest exit */
-        code = EXIT_USAGE;
+    const char *phase = probe_phases(&o, &p, peers, need4, need6);
+    int code = exit_code(&o, peers, tp, &each, each_rc);
     char stopped[80] = "";
-    if (stop_requested()) {             /* an unfinished run proves nothing more: exit 1 */
-        code = EXIT_CHECK;
+    if (stop_requested()) {
         snprintf(stopped, sizeof stopped, "interrupted (%s) during %s", signal_name(stop_requested()), phase);
         warnmsg("%s: what was measured so far is reported", stopped);
     }
