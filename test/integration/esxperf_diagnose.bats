@@ -145,17 +145,66 @@ evidence() { jget "$JSON" "([x['value'] for x in d['end']['diagnosis']['evidence
 # esxperf as the client in A (the stand-in esxcli on its PATH); -J into $JSON, the
 # text run after it: both must name class $1
 client() { ip netns exec "$DA" env PATH="$FAKE_BIN:$PATH" timeout 30 "$@"; }
-verdict_is() {
+
+# the -J run in $JSON was crowded: a stream thread of either side waited to run a
+# quarter of its run or more (the crowded rule's bound). On a machine this loaded the
+# bench no longer holds the one bottleneck a row induces, and the verdict rightly
+# names the CPU: the row's premise, not the verdict, failed
+bench_crowded() {
+    python3 - "$JSON" <<'PY'
+import json, sys
+ev = {x['name']: x['value'] for x in json.load(open(sys.argv[1]))['end']['diagnosis']['evidence']}
+waits = [ev[f + '_demand'] - ev[f] for f in ('sender_thread_cpu', 'receiver_thread_cpu')
+         if isinstance(ev.get(f), (int, float)) and isinstance(ev.get(f + '_demand'), (int, float))]
+sys.exit(0 if waits and max(waits) >= 25 else 1)
+PY
+}
+
+# the same from a text line: a thread that "waited to run N % of its run" or "ran or
+# waited to run X % of a core (ran Y %)", the wait (N, X - Y) 25 or more
+line_crowded() {
+    local re1='waited to run ([0-9]+) % of its run' re2='ran or waited to run ([0-9]+) % of a core \(ran ([0-9]+) %\)'
+    if [[ "$1" =~ $re1 ]]; then
+        [ "${BASH_REMATCH[1]}" -ge 25 ]
+    elif [[ "$1" =~ $re2 ]]; then
+        [ $((BASH_REMATCH[1] - BASH_REMATCH[2])) -ge 25 ]
+    else
+        return 1
+    fi
+}
+
+# one attempt: the -J run, then the text run; 0 both name the class, 1 not, and
+# WHY says which and how
+verdict_once() {
     local want=$1; shift
     JSON="$BATS_TEST_TMPDIR/run.json"
     client "$BIN/esxperf" -c 198.18.8.2 -p "${SPORT:-$PORT}" -J "$@" > "$JSON" ||
         flunk "esxperf -J failed: $(cat "$JSON")"
     got=$(jget "$JSON" 'd["end"]["diagnosis"]["bottleneck"]')
-    [ "$got" = "$want" ] || flunk "-J: bottleneck $got, expected $want: $(jget "$JSON" 'd["end"]["diagnosis"]')"
+    WHY="-J: bottleneck $got, expected $want: $(jget "$JSON" 'd["end"]["diagnosis"]')"
+    [ "$got" = "$want" ] || return 1
     run client "$BIN/esxperf" -c 198.18.8.2 -p "${SPORT:-$PORT}" "$@"
     assert_status 0
     line=$(grep '^bottleneck: ' <<<"$output") || flunk "no bottleneck line: $output"
-    [[ "$line" == "bottleneck: $LABEL ("* ]] || flunk "text: '$line', expected $LABEL"
+    WHY="text: '$line', expected $LABEL"
+    [[ "$line" == "bottleneck: $LABEL ("* ]]
+}
+
+# verdict_is CLASS ARGS...: both runs name CLASS. An attempt that does not is taken
+# again (at most twice) only when its own evidence shows the bench crowded (for the
+# text run, its line); any other miss fails at once
+verdict_is() {
+    local want=$1 try; shift
+    for try in 1 2 3; do
+        verdict_once "$want" "$@" && return 0
+        if [[ "$WHY" == -J:* ]]; then
+            bench_crowded || flunk "$WHY"
+        else
+            line_crowded "$line" || flunk "$WHY"
+        fi
+        echo "# attempt $try of $* on a crowded bench: $WHY" >&3
+    done
+    flunk "three attempts on a crowded bench: $WHY"
 }
 
 @test "network: a tbf rate below the link's speed, as a share of vmnic1's 10000 Mb/s from esxcli" {

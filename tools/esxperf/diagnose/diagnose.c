@@ -220,20 +220,20 @@ static int r_set_window(const struct diag_evidence *e, char *w, size_t n)
  * the time its loop ran, unpaced: nothing but the sending thread kept it unfed. */
 static int r_sender_cpu(const struct diag_evidence *e, char *w, size_t n)
 {
+    double t = thread_load(e->snd_thread_pct, e->snd_thread_demand_pct);
+    char ran[24] = "";
+    if (known(e->snd_thread_demand_pct) && known(e->snd_thread_pct))
+        snprintf(ran, sizeof ran, " (ran %.0f %%)", e->snd_thread_pct);
     if (!(e->target_bps > 0) && known(e->busy_us) && e->wall_us > 0 &&
         100.0 * e->busy_us / e->wall_us < DIAG_FED_PCT) {
         snprintf(w, n, "TCP had data to send %.0f %% of the time the sender ran; its thread %s %.0f %% "
-                 "of a core", 100.0 * e->busy_us / e->wall_us,
-                 known(e->snd_thread_demand_pct) ? "ran or waited to run" : "at",
-                 thread_load(e->snd_thread_pct, e->snd_thread_demand_pct));
+                 "of a core%s", 100.0 * e->busy_us / e->wall_us,
+                 known(e->snd_thread_demand_pct) ? "ran or waited to run" : "at", t, ran);
         return 1;
     }
-    double t = thread_load(e->snd_thread_pct, e->snd_thread_demand_pct);
     if (known(t)) {
-        int k = snprintf(w, n, "one stream thread %s %.0f %% of a core", known(e->snd_thread_demand_pct)
-                         ? "ran or waited to run" : "at", t);
-        if (k > 0 && (size_t)k < n && known(e->snd_thread_demand_pct) && known(e->snd_thread_pct))
-            k += snprintf(w + k, n - (size_t)k, " (ran %.0f %%)", e->snd_thread_pct);
+        int k = snprintf(w, n, "one stream thread %s %.0f %% of a core%s", known(e->snd_thread_demand_pct)
+                         ? "ran or waited to run" : "at", t, ran);
         if (k > 0 && (size_t)k < n)
             snprintf(w + k, n - (size_t)k, known(e->rcv_proc_pct) ? "; receiver %.0f %%" : "; receiver n/a",
                      e->rcv_proc_pct);
