@@ -22,6 +22,7 @@ COLLECTION = os.path.join(HERE, '..', '..', 'esxi', 'fleet', 'collections', 'ans
                           'fleet')
 sys.path.insert(0, os.path.join(COLLECTION, 'plugins', 'filter'))
 import fleet_matrix as fm  # noqa: E402
+import fleet_vds_health as fv  # noqa: E402
 import fleet_pairs as fp  # noqa: E402
 
 
@@ -256,7 +257,8 @@ class Shown(unittest.TestCase):
                                                                              'templates')), autoescape=False)
         env.filters.update({'esxdiag.fleet.esxdiag_preflight_line': fm.preflight_line,
                             'esxdiag.fleet.esxdiag_selftest_refused': fm.selftest_refused,
-                            'esxdiag.fleet.esxdiag_uplink_rows': fm.uplink_rows})
+                            'esxdiag.fleet.esxdiag_uplink_rows': fm.uplink_rows,
+                            'esxdiag.fleet.esxdiag_vds_rows': fv.vds_rows})
         html = env.get_template('report.html.j2').render(
             esxdiag_fleet=r, esxdiag_grids=fm.matrices(r), esxdiag_bad=fm.failing(r),
             esxdiag_suspect=fm.suspects(r))

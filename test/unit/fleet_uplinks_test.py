@@ -13,6 +13,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'esxi', 'fleet',
                                 'collections', 'ansible_collections', 'esxdiag', 'fleet', 'plugins', 'filter'))
 import fleet_matrix as fm  # noqa: E402
+import fleet_vds_health as fv  # noqa: E402
 import fleet_pairs as fp  # noqa: E402
 
 # esxmtu -J -I vmk1 --each-uplink --test-ip 198.18.4.50/24 198.18.4.2 on the bench (its
@@ -81,7 +82,8 @@ class Uplinks(unittest.TestCase):
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir), autoescape=False)
         env.filters.update({'esxdiag.fleet.esxdiag_preflight_line': fm.preflight_line,
                             'esxdiag.fleet.esxdiag_selftest_refused': fm.selftest_refused,
-                            'esxdiag.fleet.esxdiag_uplink_rows': fm.uplink_rows})
+                            'esxdiag.fleet.esxdiag_uplink_rows': fm.uplink_rows,
+                            'esxdiag.fleet.esxdiag_vds_rows': fv.vds_rows})
         html = env.get_template('report.html.j2').render(
             esxdiag_fleet=rep, esxdiag_grids=fm.matrices(rep), esxdiag_bad=fm.failing(rep),
             esxdiag_suspect=fm.suspects(rep))
