@@ -14,6 +14,7 @@ FLEET = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'es
 sys.path.insert(0, os.path.join(FLEET, 'filter'))
 sys.path.insert(0, os.path.join(FLEET, 'module_utils'))
 import fleet_matrix as fm  # noqa: E402
+import fleet_page  # noqa: E402
 import fleet_pairs as fp  # noqa: E402
 import fleet_vds_health as fv  # noqa: E402
 import vds_health as vh  # noqa: E402
@@ -147,21 +148,8 @@ class Report(unittest.TestCase):
         self.assertNotIn('vDS health check', fm.text_report(rep))
 
     def test_report_html_has_a_row_per_vmnic(self):
-        try:
-            import jinja2
-        except ImportError:
-            self.skipTest('no jinja2')
         bad = [mtu_result('131', bad=[rng(20)]), vlan_result('131', trunked=[rng(20)])] + GOOD[2:]
-        rep = fv.with_vds_health(records(health(dvs(True, bad))))
-        env = jinja2.Environment(loader=jinja2.FileSystemLoader(os.path.join(FLEET, '..', 'roles', 'esxdiag',
-                                                                             'templates')), autoescape=False)
-        env.filters.update({'esxdiag.fleet.esxdiag_preflight_line': fm.preflight_line,
-                            'esxdiag.fleet.esxdiag_selftest_refused': fm.selftest_refused,
-                            'esxdiag.fleet.esxdiag_uplink_rows': fm.uplink_rows,
-                            'esxdiag.fleet.esxdiag_vds_rows': fv.vds_rows})
-        html = env.get_template('report.html.j2').render(
-            esxdiag_fleet=rep, esxdiag_grids=fm.matrices(rep), esxdiag_bad=fm.failing(rep),
-            esxdiag_suspect=fm.suspects(rep))
+        html = fleet_page.render(fv.with_vds_health(records(health(dvs(True, bad)))))
         self.assertIn('<tr class="vds-uplink" data-host="esx-02" data-vmnic="vmnic1" data-check="on"><td>esx-02</td>'
                       '<td>dvs-vmotion (MTU 9000)</td><td>on</td><td>vmnic1</td><td>131</td>'
                       '<td class="fail">does not pass 9000</td><td class="pass">trunked</td></tr>', html)
