@@ -127,7 +127,7 @@ def enable(module, content):
         # never leave a switch on that this run turned on (fail_json exits too)
         for obj, interval in turned_on:
             try:
-                _set(obj, False, interval or 1)
+                _set(obj, False, interval or 0)
             except Exception:
                 pass
         raise
@@ -148,7 +148,8 @@ def restore(module, content):
             module.fail_json(msg='vds_healthcheck: %s is gone from vCenter %s: its health check could not be set '
                                  'back to %s' % (x['dvs'], p['hostname'], 'on' if x['enabled'] else 'off'))
         if (state['check'] or {}).get('enabled') != bool(x['enabled']):
-            _set(obj, bool(x['enabled']), int(x['interval'] or 1))
+            # the prior interval as it was (a check that was off may hold 0)
+            _set(obj, bool(x['enabled']), int(x['interval'] or 0))
             changed.append(x['dvs'])
     return {'changed': bool(changed), 'restored': changed}
 
