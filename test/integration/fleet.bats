@@ -19,7 +19,9 @@
 # h3<->h4 over a route of MTU 1500 and sends frag-needed / Packet Too Big. Run 2: h2's
 # own interface at 1500 (and its vmk1 at 1500 in vCenter), h4's sshd stopped; it runs
 # the collection make dist built (esxdiag.fleet.validate), installed offline into a
-# folder of this run's own, from outside the checkout. The later
+# folder of this run's own, from outside the checkout. vCenter's distributed switch has
+# h4's vmnic2 port failing its VLAN/MTU health check: run 1 turns the check on for the
+# run (esxdiag_vds_healthcheck_enable) and back off, run 2 finds it on and only reads it. The later
 # runs use the typed inventory: a kit for another architecture, a missing kit, ^C.
 load ../lib/common
 load ../lib/fleet-net

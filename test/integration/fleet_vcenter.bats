@@ -8,7 +8,9 @@
 # server and Ansible run in a namespace of this run's own with only loopback. The whole
 # flow against the namespace hosts is in fleet.bats; the unit tests of the explanation
 # module and of the throughput diagnosis against vCenter's uplink speeds
-# (test/unit/fleet_explain_test.py, fleet_diagnosis_test.py) run here too.
+# (test/unit/fleet_explain_test.py, fleet_diagnosis_test.py) run here too, and those of
+# the vDS health check (fleet_vds_health_test.py), whose read-only read and whose
+# explicit option on a switch where it is on already are the last row.
 load ../lib/common
 load ../lib/fleet-net
 load ../lib/fleet-vcenter
