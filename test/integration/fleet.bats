@@ -19,7 +19,9 @@
 # h3<->h4 over a route of MTU 1500 and sends frag-needed / Packet Too Big. Run 2: h2's
 # own interface at 1500 (and its vmk1 at 1500 in vCenter), h4's sshd stopped; it runs
 # the collection make dist built (esxdiag.fleet.validate), installed offline into a
-# folder of this run's own, from outside the checkout. The later
+# folder of this run's own, from outside the checkout. vCenter's distributed switch has
+# h4's vmnic2 port failing its VLAN/MTU health check: run 1 turns the check on for the
+# run (esxdiag_vds_healthcheck_enable) and back off, run 2 finds it on and only reads it. The later
 # runs use the typed inventory: a kit for another architecture, a missing kit, ^C.
 load ../lib/common
 load ../lib/fleet-net
@@ -61,7 +63,11 @@ setup_file() {
     # vCenter in the controller's namespace, at its management address; its login in
     # the environment only; its certificate trusted through OpenSSL's SSL_CERT_FILE
     fleet_vcenter_cert "$W/vc" 198.18.0.1 || return 1
-    fleet_vcenter_spec "$W/vc/spec1.json" "$N" || return 1
+    # h4's vmnic2 switch port does not pass 9000 (the vDS health check's answer, its
+    # first results 2 s after it is turned on); the check is off: run 1 turns it on
+    # for the run (esxdiag_vds_healthcheck_enable) and puts it back off
+    fleet_vcenter_spec "$W/vc/spec1.json" "$N" 4:health_mtu_bad=vmnic2 || return 1
+    jq '.health_delay_ms = 2000' "$W/vc/spec1.json" > "$W/vc/spec1.tmp" && mv "$W/vc/spec1.tmp" "$W/vc/spec1.json"
     fleet_vcenter_up "$FLEET_NS_CTL" 198.18.0.1:443 "$W/vc/spec1.json" "$W/vc" || return 1
     fleet_vcenter_login "$W/vc/spec1.json" 198.18.0.1
     unset VMWARE_PORT
@@ -74,9 +80,12 @@ setup_file() {
     fleet_fault_router_pair 3 4
     RUN1_RC=0
     fleet_play_vcenter "$W/run1.out" -e esxdiag_perf_seconds=1 -e esxdiag_rr_seconds=1 -e "esxdiag_report_dir=$W/report1" \
-        -e '{"esxdiag_checks": ["mtu", "perf", "rr", "part"]}' -e "{\"esxdiag_part_disks\": [\"$W/esxi7.img\"]}" ||
-        RUN1_RC=$?
+        -e '{"esxdiag_checks": ["mtu", "perf", "rr", "part"]}' -e "{\"esxdiag_part_disks\": [\"$W/esxi7.img\"]}" \
+        -e esxdiag_vds_healthcheck_enable=true -e esxdiag_vds_healthcheck_poll=1 || RUN1_RC=$?
     echo "$RUN1_RC" > "$W/run1.rc"
+    # every change vCenter saw, and the health check as run 1 left it
+    grep '^vcsim-fleet: health check' "$W/vc/vcsim.log" > "$W/vc/changes1" || true
+    fleet_vcenter_healthcheck "$FLEET_NS_CTL" 198.18.0.1 443 "$W/vc/spec1.json" > "$W/vc/after1"
     # for people to look at (out/ is not committed)
     mkdir -p "$ESXDIAG_ROOT/out/fleet"
     cp "$W/run1.out" "$W"/report1/report.* "$ESXDIAG_ROOT/out/fleet/" 2>/dev/null
@@ -129,7 +138,7 @@ mtu_pairs() {
     assert_contains "every MTU pair with h2 fails, in both directions: look at that host first"
     # (the latency pairs' count is the run's: a loaded host may push a p50 over 1 ms)
     local lat; lat=$(jq '.summary.rr_failed' "$R1")
-    [[ "$(tail -n 1 "$W/run1.out")" == "summary: $((22 + lat)) of 48 directed checks failed (MTU 16, throughput 6, latency $lat); 0 of 4 hosts not ok; report in $W/report1" ]] ||
+    [[ "$(tail -n 1 "$W/run1.out")" == "summary: $((22 + lat)) of 48 directed checks failed (MTU 16, throughput 6, latency $lat); 0 of 4 hosts not ok; 1 vDS health check finding; report in $W/report1" ]] ||
         flunk "last line: $(tail -n 1 "$W/run1.out")"
     # the row of h2 in the IPv4 grid, as people read it
     grep -qE '^h2 +BLACK-HOLE 1500 +- +BLACK-HOLE 1500 +BLACK-HOLE 1500$' "$W/run1.out" || flunk "h2 row: $output"
@@ -341,15 +350,20 @@ PY
     fleet_sshd_stop 4
     # vCenter has h2's vmk1 at 1500 too
     fleet_vcenter_down "$W/vc"
-    fleet_vcenter_spec "$W/vc/spec2.json" "$N" 2:vmk_mtu=1500
+    # and the vDS health check on, h4's vmnic2 port not passing 9000: read-only
+    fleet_vcenter_spec "$W/vc/spec2.json" "$N" 2:vmk_mtu=1500 4:health_mtu_bad=vmnic2
+    jq '.health_check = true' "$W/vc/spec2.json" > "$W/vc/spec2.tmp" && mv "$W/vc/spec2.tmp" "$W/vc/spec2.json"
     fleet_vcenter_up "$FLEET_NS_CTL" 198.18.0.1:443 "$W/vc/spec2.json" "$W/vc"
     fleet_vcenter_login "$W/vc/spec2.json" 198.18.0.1
     unset VMWARE_PORT
+    fleet_vcenter_healthcheck "$FLEET_NS_CTL" 198.18.0.1 443 "$W/vc/spec2.json" > "$W/vc/before2"
     local i
     for i in 1 2 3 4; do : > "$W/h$i/host/log"; done
     local rc=0
     FLEET_COLLECTIONS=$W/collections fleet_play_vcenter "$W/run2.out" -e "esxdiag_report_dir=$W/report2" -e '{"esxdiag_checks": ["mtu"]}' \
         -e esxdiag_fail_on_error=false || rc=$?
+    grep '^vcsim-fleet: health check' "$W/vc/vcsim.log" > "$W/vc/changes2" || true
+    fleet_vcenter_healthcheck "$FLEET_NS_CTL" 198.18.0.1 443 "$W/vc/spec2.json" > "$W/vc/after2"
     fleet_vcenter_down "$W/vc"
     fleet_sshd_start 4
     fleet_faults_clear
@@ -480,6 +494,39 @@ h4 198.18.0.14 198.19.1.14 2001:db8:191::14 vmk1 vmotion 9000 dvs-vmotion 9000" 
     assert_contains "      configuration: $why: BLACK-HOLE explained"
     cmp -s <(sed -n '/^esxdiag fleet: /,$p' "$W/run2.out") "$W/report2/report.txt" ||
         flunk "report.txt is not what the run printed: $(diff <(sed -n '/^esxdiag fleet: /,$p' "$W/run2.out") "$W/report2/report.txt")"
+}
+
+@test "fleet runs 1 and 2 from vCenter: the vDS health check names h4's vmnic2 per host and vmnic in report.json, txt and html; run 1 turned it on and back off (the play failing), run 2 only read it" {
+    local sw
+    # run 1: off before, on during (its results read), off after, although the play failed
+    [ "$(cat "$W/run1.rc")" != 0 ] || flunk "run 1 passed"
+    [ "$(cat "$W/vc/changes1")" = "vcsim-fleet: health check vlanMtu enable=true interval=1
+vcsim-fleet: health check vlanMtu enable=false interval=1" ] || flunk "run 1's changes: $(cat "$W/vc/changes1")"
+    [ "$(cat "$W/vc/after1")" = "dvs-vmotion off 1" ] || flunk "after run 1: $(cat "$W/vc/after1")"
+    [ "$(jq -c '.vds_health | [.read, .switches, .complete, .findings]' "$R1")" = \
+        '["enabled for this run, then restored",[{"after":"off (restored)","before":"off","during":"on","dvs":"dvs-vmotion"}],true,1]' ] ||
+        flunk "run 1: $(jq -c .vds_health "$R1")"
+    # run 2: on before and after, nothing changed, the results read from the inventory
+    [ "$(cat "$W/vc/before2")" = "dvs-vmotion on 1" ] && [ "$(cat "$W/vc/after2")" = "dvs-vmotion on 1" ] ||
+        flunk "run 2: before $(cat "$W/vc/before2"), after $(cat "$W/vc/after2")"
+    [ ! -s "$W/vc/changes2" ] || flunk "run 2 (read-only) changed vCenter: $(cat "$W/vc/changes2")"
+    [ "$(jq -r .vds_health.read "$W/report2/report.json")" = "read-only (vCenter inventory)" ] || flunk "run 2's read"
+    for r in "$W/report1" "$W/report2"; do
+        [ "$(jq -r '.hosts[] | .name as $h | (.vds_health // [])[] | .uplinks[] | "\($h) \(.vmnic) \(.mtu) \(.vlan)"' "$r/report.json")" = \
+            "h3 vmnic1 passed trunked
+h3 vmnic2 passed trunked
+h4 vmnic1 passed trunked
+h4 vmnic2 not-passed trunked" ] || flunk "$r: $(jq -c '[.hosts[].vds_health]' "$r/report.json")"
+        [ "$(jq -c '[.hosts[] | (.vds_health // [])[] | .findings[]]' "$r/report.json")" = \
+            '["vDS health check: vmnic2 on h4: switch MTU does not match 9000 (VLAN 0; its physical switch port)"]' ] ||
+            flunk "$r findings: $(jq -c '[.hosts[].vds_health]' "$r/report.json")"
+        grep -qx '    vmnic2   port 131    switch MTU: does not pass 9000           VLAN: trunked' "$r/report.txt" ||
+            flunk "$r/report.txt: $(grep -A12 '^vDS health' "$r/report.txt")"
+        grep -q '<tr class="vds-uplink" data-host="h4" data-vmnic="vmnic2" data-check="on">.*<td class="fail">does not pass 9000</td>' "$r/report.html" ||
+            flunk "$r/report.html: no failing row for h4's vmnic2"
+    done
+    grep -qx '    finding: vDS health check: vmnic2 on h4: switch MTU does not match 9000 (VLAN 0; its physical switch port)' "$W/run2.out" ||
+        flunk "not printed at the end of run 2"
 }
 
 @test "fleet run 2 from vCenter: report.html in headless Chromium shows the configuration column and the explained pairs; screenshot in out/fleet/report-vcenter.png" {

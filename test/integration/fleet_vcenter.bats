@@ -8,7 +8,9 @@
 # server and Ansible run in a namespace of this run's own with only loopback. The whole
 # flow against the namespace hosts is in fleet.bats; the unit tests of the explanation
 # module and of the throughput diagnosis against vCenter's uplink speeds
-# (test/unit/fleet_explain_test.py, fleet_diagnosis_test.py) run here too.
+# (test/unit/fleet_explain_test.py, fleet_diagnosis_test.py) run here too, and those of
+# the vDS health check (fleet_vds_health_test.py), whose read-only read and whose
+# explicit option on a switch where it is on already are the last row.
 load ../lib/common
 load ../lib/fleet-net
 load ../lib/fleet-vcenter
@@ -60,7 +62,7 @@ teardown_file() {
 }
 
 setup() {
-    case $BATS_TEST_DESCRIPTION in fleet_explain:* | fleet_diagnosis:*) return 0 ;; esac
+    case $BATS_TEST_DESCRIPTION in fleet_explain:* | fleet_diagnosis:* | fleet_vds_health:*) return 0 ;; esac
     [ -n "${VC_NS:-}" ] || skip "needs root (a namespace for vcsim)"
     fleet_vcenter_login "$W/spec.json" 127.0.0.1 8443
     export SSL_CERT_FILE=$W/vc/cert.pem
@@ -95,6 +97,13 @@ inventory() { vc ansible-inventory --playbook-dir esxi/fleet -i "$@" --list; }
     assert_status 0
     assert_contains "OK"
     [[ "$output" =~ Ran\ ([0-9]+)\ tests ]] && [ "${BASH_REMATCH[1]}" -ge 4 ] || flunk "too few tests: $output"
+}
+
+@test "fleet_vds_health: the unit tests of the vDS health check's mapping to vmnics, findings and report pass" {
+    run /usr/bin/python3 "$ESXDIAG_ROOT/test/unit/fleet_vds_health_test.py"
+    assert_status 0
+    assert_contains "OK"
+    [[ "$output" =~ Ran\ ([0-9]+)\ tests ]] && [ "${BASH_REMATCH[1]}" -ge 13 ] || flunk "too few tests: $output"
 }
 
 @test "fleet_diagnosis: the unit tests of each throughput pair's diagnosis and share of its link pass" {
@@ -291,4 +300,35 @@ $output"
     bad_option "group ['a']: not a name (set group $in)" "group: [a]"
     # the password's value is never shown, not even a wrong one
     bad_option "password: not a string (quote it, or encrypt it with ansible-vault encrypt_string) (set password $in, or VMWARE_PASSWORD)" "password: [pw-$$]"
+}
+
+@test "vcenter vDS health check: read-only, the check off: every vmnic of h3 and h4 unknown, nothing guessed, nothing changed; esxdiag_vds_healthcheck_enable with the check on leaves it on" {
+    fleet_vcenter_healthcheck "$VC_NS" 127.0.0.1 8443 "$W/spec.json" > "$W/hc.before"
+    inventory "$EXAMPLE" > "$W/inv.json" 2> "$W/inv.err" || flunk "$(cat "$W/inv.err")"
+    run jq -r '._meta.hostvars | to_entries[] | .key as $h | (.value.esxdiag_config.vds_health // [])[] |
+        "\($h) \(.dvs) \(.check) \(.uplinks | map("\(.vmnic)=\(.port):\(.mtu)/\(.vlan)") | join(",")) \(.findings | length) \(.note)"' "$W/inv.json"
+    [ "$output" = "h3 dvs-vmotion off vmnic1=120:unknown/unknown,vmnic2=121:unknown/unknown 0 health check off on dvs-vmotion: results unknown
+h4 dvs-vmotion off vmnic1=130:unknown/unknown,vmnic2=131:unknown/unknown 0 health check off on dvs-vmotion: results unknown" ] ||
+        flunk "vds_health: $output"
+    [ "$(jq -c '[._meta.hostvars.h1.esxdiag_config.vds_health, ._meta.hostvars.h1.esxdiag_vcenter.hostname]' "$W/inv.json")" = '[[],"127.0.0.1"]' ] ||
+        flunk "h1 (standard vSwitch): $(jq -c ._meta.hostvars.h1 "$W/inv.json")"
+    [ "$(fleet_vcenter_healthcheck "$VC_NS" 127.0.0.1 8443 "$W/spec.json")" = "$(cat "$W/hc.before")" ] &&
+        [ "$(cat "$W/hc.before")" = "dvs-vmotion off 1" ] || flunk "the read changed the config: $(cat "$W/hc.before")"
+    ! grep -q '^vcsim-fleet: health check' "$W/vc/vcsim.log" || flunk "vCenter saw a change: $(cat "$W/vc/vcsim.log")"
+    # on already (as an administrator left it): the option reads it and leaves it on,
+    # through the role's tasks as the report play runs them (block, always)
+    fleet_vcenter_healthcheck "$VC_NS" 127.0.0.1 8443 "$W/spec.json" on > /dev/null
+    local rc=0
+    printf '%s\n' '- hosts: localhost' '  gather_facts: false' '  tasks:' '    - block:' \
+        '        - {ansible.builtin.import_role: {name: esxdiag.fleet.esxdiag, tasks_from: vds_health}}' \
+        '        - {ansible.builtin.debug: {var: esxdiag_vds_run}}' '      always:' \
+        '        - {ansible.builtin.import_role: {name: esxdiag.fleet.esxdiag, tasks_from: vds_restore}}' > "$W/vds.yml"
+    vc env ANSIBLE_COLLECTIONS_PATH="$ESXDIAG_ROOT/esxi/fleet/collections" ansible-playbook -i "$EXAMPLE" "$W/vds.yml" \
+        -e esxdiag_vds_healthcheck_enable=true -e esxdiag_vds_healthcheck_poll=1 > "$W/vds.out" 2>&1 || rc=$?
+    local after; after=$(fleet_vcenter_healthcheck "$VC_NS" 127.0.0.1 8443 "$W/spec.json")
+    fleet_vcenter_healthcheck "$VC_NS" 127.0.0.1 8443 "$W/spec.json" off > /dev/null
+    [ "$rc" = 0 ] || flunk "playbook: $(tail -20 "$W/vds.out")"
+    [ "$after" = "dvs-vmotion on 1" ] || flunk "not left on: $after"
+    [ "$(grep -c '^vcsim-fleet: health check' "$W/vc/vcsim.log")" = 2 ] || flunk "changes: $(grep health "$W/vc/vcsim.log")"
+    grep -q '"after": "on"' "$W/vds.out" && grep -q '"complete": true' "$W/vds.out" || flunk "$(cat "$W/vds.out")"
 }

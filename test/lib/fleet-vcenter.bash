@@ -18,6 +18,13 @@
 #                                   vcsim in namespace NS on ADDR:PORT with DIR's cert;
 #                                   returns once it serves (bounded: 30 s)
 #   fleet_vcenter_down DIR          stop it (and wait for it to go)
+#   fleet_vcenter_healthcheck NS ADDR PORT SPEC [on|off]
+#                                   the distributed switch's VLAN/MTU health check
+#                                   config as vCenter has it, read through pyVmomi:
+#                                   "dvs-vmotion on 1" (name, on/off, interval); with
+#                                   on or off, first set so (UpdateDVSHealthCheckConfig_Task);
+#                                   vcsim's log (DIR/vcsim.log) has a line
+#                                   "vcsim-fleet: health check ..." for each change
 #   fleet_vcenter_login SPEC ADDR [PORT]
 #                                   export VMWARE_HOST, VMWARE_PORT, VMWARE_USER and
 #                                   VMWARE_PASSWORD for it (exported, never on a command line)
@@ -100,6 +107,28 @@ fleet_vcenter_down() {
     kill -9 "$pid" 2>/dev/null || true
     rm -f "$1/vcsim.pid"
     return 0
+}
+
+fleet_vcenter_healthcheck() {
+    ip netns exec "$1" /usr/bin/python3 - "$2" "$3" "$4" "${5:-}" <<'PY'
+import json, ssl, sys
+from pyVim.connect import Disconnect, SmartConnect
+from pyVim.task import WaitForTask
+from pyVmomi import vim
+spec = json.load(open(sys.argv[3]))
+si = SmartConnect(host=sys.argv[1], port=int(sys.argv[2]), user=spec['user'], pwd=spec['password'],
+                  sslContext=ssl.create_default_context())
+content = si.RetrieveContent()
+view = content.viewManager.CreateContainerView(content.rootFolder, [vim.DistributedVirtualSwitch], True)
+for d in view.view:
+    if sys.argv[4]:
+        WaitForTask(d.UpdateDVSHealthCheckConfig_Task([vim.dvs.VmwareDistributedVirtualSwitch.VlanMtuHealthCheckConfig(
+            enable=sys.argv[4] == 'on', interval=1)]))
+    for c in d.config.healthCheckConfig or []:
+        if isinstance(c, vim.dvs.VmwareDistributedVirtualSwitch.VlanMtuHealthCheckConfig):
+            print(d.name, 'on' if c.enable else 'off', c.interval)
+Disconnect(si)
+PY
 }
 
 fleet_vcenter_login() {

@@ -11,6 +11,9 @@
 // reports them (HostNetworkInfo's vnic, vswitch, portgroup, proxySwitch, pnic and
 // HostVirtualNicManagerInfo's netConfig, whose selectedVnic names the vmks that carry
 // a service as "<service>.<vnic key>"). Only what the spec names is changed.
+// The distributed switch also has the VLAN/MTU health check that Debian's govmomi
+// lacks (healthDVS below: its config, UpdateDVSHealthCheckConfig_Task and the
+// per-uplink results in runtime.hostMemberRuntime[]).
 package main
 
 import (
@@ -22,11 +25,15 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
@@ -46,6 +53,12 @@ type hostSpec struct {
 	Uplinks     []string `json:"uplinks"`     // vmnicN of the switch
 	Maintenance bool     `json:"maintenance"` // in maintenance mode
 	Connection  string   `json:"connection"`  // connected (default), disconnected, notResponding
+	// the DVS health check's results for this host's uplinks (comma lists of vmnics,
+	// "" for none): a switch port that does not pass the DVS MTU, a NIC whose MTU is
+	// not the DVS's (the port is then not probed), a port that does not trunk the VLAN
+	HealthMtuBad    string `json:"health_mtu_bad"`
+	HealthMismatch  string `json:"health_mismatch"`
+	HealthUntrunked string `json:"health_untrunked"`
 }
 
 type spec struct {
@@ -58,6 +71,12 @@ type spec struct {
 	DVSMTU        int32      `json:"dvs_mtu"`        // its MTU (maxMtu)
 	DVPortgroup   string     `json:"dvportgroup"`    // its vMotion portgroup
 	Hosts         []hostSpec `json:"hosts"`
+	// the DVS's VLAN/MTU health check: on at start, its interval (minutes, default 1), how
+	// long after it is turned on its first results appear (ms), the VLAN it probes
+	HealthCheck    bool  `json:"health_check"`
+	HealthInterval int32 `json:"health_interval"`
+	HealthDelayMs  int   `json:"health_delay_ms"`
+	HealthVlan     int32 `json:"health_vlan"`
 }
 
 func fail(format string, args ...interface{}) {
@@ -135,13 +154,17 @@ func standardSwitch(net *types.HostNetworkInfo, h hostSpec) {
 }
 
 // proxySwitch is the host's side of the DVS: its MTU and the uplinks it holds.
-func proxySwitch(net *types.HostNetworkInfo, h hostSpec, dvs *simulator.DistributedVirtualSwitch, mtu int32) {
+// uplinkPortKey is the DVS port key of a host's i-th uplink: a DVS numbers its ports
+// once for the whole switch, so two hosts never share an uplink port key.
+func uplinkPortKey(host, i int) string { return fmt.Sprint(100 + 10*host + i) }
+
+func proxySwitch(net *types.HostNetworkInfo, h hostSpec, hostIndex int, dvs *simulator.DistributedVirtualSwitch, mtu int32) {
 	var pnics []string
 	var backing []types.DistributedVirtualSwitchHostMemberPnicSpec
 	for i, u := range h.Uplinks {
 		pnics = append(pnics, pnicKey(u))
 		backing = append(backing, types.DistributedVirtualSwitchHostMemberPnicSpec{
-			PnicDevice: u, UplinkPortKey: fmt.Sprint(i),
+			PnicDevice: u, UplinkPortKey: uplinkPortKey(hostIndex, i),
 		})
 	}
 	net.ProxySwitch = append(net.ProxySwitch, types.HostProxySwitch{
@@ -189,7 +212,7 @@ func pnics(net *types.HostNetworkInfo, uplinks []string) {
 	}
 }
 
-func configureHost(hs *simulator.HostSystem, h hostSpec, s *spec, dvs *simulator.DistributedVirtualSwitch, pgKey string) {
+func configureHost(hs *simulator.HostSystem, h hostSpec, hostIndex int, s *spec, dvs *simulator.DistributedVirtualSwitch, pgKey string) {
 	hs.Name = h.Name
 	hs.Summary.Config.Name = h.Name
 	net := hs.Config.Network
@@ -200,7 +223,7 @@ func configureHost(hs *simulator.HostSystem, h hostSpec, s *spec, dvs *simulator
 	n := vnic(h, dvs, pgKey)
 	net.Vnic = append(net.Vnic, n)
 	if h.Switch == "dvs" {
-		proxySwitch(net, h, dvs, s.DVSMTU)
+		proxySwitch(net, h, hostIndex, dvs, s.DVSMTU)
 	} else {
 		standardSwitch(net, h)
 	}
@@ -246,8 +269,171 @@ func shape(s *spec) {
 		fail("the model has %d hosts, the spec %d", len(cl.Host), len(s.Hosts))
 	}
 	for i, ref := range cl.Host {
-		configureHost(simulator.Map.Get(ref).(*simulator.HostSystem), s.Hosts[i], s, dvs, pgKey)
+		configureHost(simulator.Map.Get(ref).(*simulator.HostSystem), s.Hosts[i], i, s, dvs, pgKey)
 	}
+	withHealthCheck(s, dvs, cl.Host)
+}
+
+// healthDVS is the distributed switch with the VLAN/MTU and teaming health check
+// (vSphere API: DistributedVirtualSwitch.UpdateDVSHealthCheckConfig_Task,
+// DVSConfigInfo.healthCheckConfig, DVSRuntimeInfo.hostMemberRuntime[]). It embeds the
+// simulator's switch by value: the property collector finds the mo type through the
+// first field of a wrapper.
+type healthDVS struct {
+	simulator.DistributedVirtualSwitch
+	members   []hostMember
+	delay     time.Duration
+	vlan      int32
+	enabledAt time.Time // when the VLAN/MTU check was last turned on
+}
+
+// hostMember is one host of the switch and what its uplinks' ports would answer.
+type hostMember struct {
+	ref                         types.ManagedObjectReference
+	ports                       []string // uplink port keys, in the order of uplinks
+	uplinks                     []string
+	mtuBad, mismatch, untrunked map[string]bool
+}
+
+func vmnicSet(list string) map[string]bool {
+	set := map[string]bool{}
+	for _, v := range strings.Split(list, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			set[v] = true
+		}
+	}
+	return set
+}
+
+// vlanMtuConfig is the stored VMwareDVSVlanMtuHealthCheckConfig (VLAN and MTU are one
+// switch: the API has no MTU-only config), or nil.
+func (d *healthDVS) vlanMtuConfig() *types.VMwareDVSVlanMtuHealthCheckConfig {
+	for _, c := range d.Config.GetDVSConfigInfo().HealthCheckConfig {
+		if v, ok := c.(*types.VMwareDVSVlanMtuHealthCheckConfig); ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// results are one host's VMwareDVSMtuHealthCheckResult and VMwareDVSVlanHealthCheckResult
+// per uplink port (HostMemberUplinkHealthCheckResult.uplinkPortKey). With mtuMismatch
+// (the NIC's MTU is not the DVS's) the port is not probed and both VLAN lists stay
+// empty; else the VLAN is in vlanSupportSwitchMtu or vlanNotSupportSwitchMtu (a
+// NumericRange, start == end for one VLAN). Source: vSphere Web Services API,
+// data objects VMwareDVSMtuHealthCheckResult and VMwareDVSVlanHealthCheckResult.
+func (d *healthDVS) results(m hostMember) []types.BaseHostMemberHealthCheckResult {
+	var out []types.BaseHostMemberHealthCheckResult
+	vlan := []types.NumericRange{{Start: d.vlan, End: d.vlan}}
+	for i, dev := range m.uplinks {
+		up := types.HostMemberUplinkHealthCheckResult{UplinkPortKey: m.ports[i]}
+		r := &types.VMwareDVSMtuHealthCheckResult{HostMemberUplinkHealthCheckResult: up}
+		switch {
+		case m.mismatch[dev]:
+			r.MtuMismatch = true
+		case m.mtuBad[dev]:
+			r.VlanNotSupportSwitchMtu = vlan
+		default:
+			r.VlanSupportSwitchMtu = vlan
+		}
+		v := &types.VMwareDVSVlanHealthCheckResult{HostMemberUplinkHealthCheckResult: up}
+		if m.untrunked[dev] {
+			v.UntrunkedVlan = vlan
+		} else {
+			v.TrunkedVlan = vlan
+		}
+		out = append(out, r, v)
+	}
+	return out
+}
+
+// refresh writes runtime.hostMemberRuntime: every member host, with its results only
+// once the VLAN/MTU check has been on for the delay (a real check reports after its
+// first round); none while it is off. The caller holds the switch's lock.
+func (d *healthDVS) refresh() {
+	c := d.vlanMtuConfig()
+	on := c != nil && c.Enable != nil && *c.Enable && time.Since(d.enabledAt) >= d.delay
+	rt := &types.DVSRuntimeInfo{}
+	for _, m := range d.members {
+		info := types.HostMemberRuntimeInfo{Host: m.ref, Status: "up"}
+		if on {
+			info.HealthCheckResult = d.results(m)
+		}
+		rt.HostMemberRuntime = append(rt.HostMemberRuntime, info)
+	}
+	d.Runtime = rt
+}
+
+// UpdateDVSHealthCheckConfigTask replaces the stored config of each kind given
+// (VLAN/MTU, teaming), as vCenter does; any other kind is NotSupported. Each change
+// is printed ("vcsim-fleet: health check vlanMtu enable=true interval=1"), so a
+// test can see every enable and restore in order.
+func (d *healthDVS) UpdateDVSHealthCheckConfigTask(req *types.UpdateDVSHealthCheckConfig_Task) soap.HasFault {
+	task := simulator.CreateTask(d, "updateDVSHealthCheckConfig", func(*simulator.Task) (types.AnyType, types.BaseMethodFault) {
+		cfg := d.Config.GetDVSConfigInfo()
+		for _, given := range req.HealthCheckConfig {
+			kind := ""
+			switch given.(type) {
+			case *types.VMwareDVSVlanMtuHealthCheckConfig:
+				kind = "vlanMtu"
+			case *types.VMwareDVSTeamingHealthCheckConfig:
+				kind = "teaming"
+			default:
+				return nil, &types.NotSupported{}
+			}
+			base := given.GetDVSHealthCheckConfig()
+			for i, c := range cfg.HealthCheckConfig {
+				if fmt.Sprintf("%T", c) == fmt.Sprintf("%T", given) {
+					cfg.HealthCheckConfig[i] = given
+				}
+			}
+			on := base.Enable != nil && *base.Enable
+			fmt.Printf("vcsim-fleet: health check %s enable=%v interval=%d\n", kind, on, base.Interval)
+			if kind == "vlanMtu" && on {
+				d.enabledAt = time.Now()
+				time.AfterFunc(d.delay, func() { simulator.Map.WithLock(d, d.refresh) })
+			}
+		}
+		d.refresh()
+		return nil, nil
+	})
+	return &methods.UpdateDVSHealthCheckConfig_TaskBody{
+		Res: &types.UpdateDVSHealthCheckConfig_TaskResponse{Returnval: task.Run()},
+	}
+}
+
+// withHealthCheck puts the switch with its health check in the registry in place of
+// the simulator's: both kinds in its config (off unless the spec turns VLAN/MTU on),
+// the hosts on it as members.
+func withHealthCheck(s *spec, dvs *simulator.DistributedVirtualSwitch, hosts []types.ManagedObjectReference) {
+	interval := s.HealthInterval
+	if interval == 0 {
+		interval = 1
+	}
+	on, off := s.HealthCheck, false
+	d := &healthDVS{DistributedVirtualSwitch: *dvs, delay: time.Duration(s.HealthDelayMs) * time.Millisecond,
+		vlan: s.HealthVlan}
+	cfg := d.Config.GetDVSConfigInfo()
+	cfg.HealthCheckConfig = []types.BaseDVSHealthCheckConfig{
+		&types.VMwareDVSVlanMtuHealthCheckConfig{VMwareDVSHealthCheckConfig: types.VMwareDVSHealthCheckConfig{
+			DVSHealthCheckConfig: types.DVSHealthCheckConfig{Enable: &on, Interval: interval}}},
+		&types.VMwareDVSTeamingHealthCheckConfig{VMwareDVSHealthCheckConfig: types.VMwareDVSHealthCheckConfig{
+			DVSHealthCheckConfig: types.DVSHealthCheckConfig{Enable: &off, Interval: interval}}},
+	}
+	for i, ref := range hosts {
+		h := s.Hosts[i]
+		if h.Switch != "dvs" {
+			continue
+		}
+		m := hostMember{ref: ref, uplinks: h.Uplinks, mtuBad: vmnicSet(h.HealthMtuBad),
+			mismatch: vmnicSet(h.HealthMismatch), untrunked: vmnicSet(h.HealthUntrunked)}
+		for j := range h.Uplinks {
+			m.ports = append(m.ports, uplinkPortKey(i, j))
+		}
+		d.members = append(d.members, m)
+	}
+	d.refresh()
+	simulator.Map.Put(d)
 }
 
 // emptyClusters makes the spec's clusters that hold no host, through the API.

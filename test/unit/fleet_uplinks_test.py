@@ -13,6 +13,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'esxi', 'fleet',
                                 'collections', 'ansible_collections', 'esxdiag', 'fleet', 'plugins', 'filter'))
 import fleet_matrix as fm  # noqa: E402
+import fleet_page  # noqa: E402
 import fleet_pairs as fp  # noqa: E402
 
 # esxmtu -J -I vmk1 --each-uplink --test-ip 198.18.4.50/24 198.18.4.2 on the bench (its
@@ -71,20 +72,7 @@ class Uplinks(unittest.TestCase):
         self.assertIn('; 2 uplink findings', text)
 
     def test_report_html_has_a_table_per_host(self):
-        try:
-            import jinja2
-        except ImportError:
-            self.skipTest('no jinja2')
-        rep = self.report()
-        tdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'esxi', 'fleet', 'collections',
-                            'ansible_collections', 'esxdiag', 'fleet', 'roles', 'esxdiag', 'templates')
-        env = jinja2.Environment(loader=jinja2.FileSystemLoader(tdir), autoescape=False)
-        env.filters.update({'esxdiag.fleet.esxdiag_preflight_line': fm.preflight_line,
-                            'esxdiag.fleet.esxdiag_selftest_refused': fm.selftest_refused,
-                            'esxdiag.fleet.esxdiag_uplink_rows': fm.uplink_rows})
-        html = env.get_template('report.html.j2').render(
-            esxdiag_fleet=rep, esxdiag_grids=fm.matrices(rep), esxdiag_bad=fm.failing(rep),
-            esxdiag_suspect=fm.suspects(rep))
+        html = fleet_page.render(self.report())
         self.assertIn('<th>to h2</th>', html)
         self.assertIn('<tr class="uplink" data-host="h1" data-uplink="vmnic1"><td>vmnic1</td><td>standby</td>'
                       '<td>9000</td><td>switch01 Gi1/0/2</td><td class="fail">1500</td>'

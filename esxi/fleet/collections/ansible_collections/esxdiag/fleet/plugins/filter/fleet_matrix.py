@@ -8,6 +8,11 @@
 #                     hosts, then the failing pairs in words with what to look at
 # report.html (templates/report.html.j2) draws the same grids.
 
+try:
+    from ansible_collections.esxdiag.fleet.plugins.filter.fleet_vds_health import text_lines as vds_text_lines
+except ImportError:  # the unit tests import the filters from their folder
+    from fleet_vds_health import text_lines as vds_text_lines
+
 FAMILY_NAME = {'ipv4': 'IPv4', 'ipv6': 'IPv6'}
 
 # what to look at, per esxmtu verdict (docs/esxmtu.md, "Verdicts and what to fix")
@@ -454,6 +459,7 @@ def text_report(report, report_dir=''):
                 ''.ljust(width), ', '.join(part['osdata']) or 'none', ', '.join(part['bootbanks']) or 'none',
                 ', '.join(part['vmfs']) or 'none'))
     lines += _uplinks_text(report)
+    lines += vds_text_lines(report, _printable)
     lines += _preflight_text(report)
     lines += _selftest_text(report)
     lines += _config_text(report)
@@ -469,11 +475,13 @@ def text_report(report, report_dir=''):
     if sus:
         lines += ['', 'every MTU pair with %s fails, in both directions: look at %s first' % (
             ' and with '.join(sus), 'them' if len(sus) > 1 else 'that host')]
-    lines += ['', 'summary: %d of %d directed checks failed (MTU %d, throughput %d%s); %d of %d hosts not ok%s%s' % (
+    lines += ['', 'summary: %d of %d directed checks failed (MTU %d, throughput %d%s); %d of %d hosts not ok%s%s%s' % (
         s['failed'], s['pairs'], s['mtu_failed'], s['perf_failed'],
         ', latency %d' % s['rr_failed'] if 'rr_failed' in s else '', len(s['hosts_not_ok']), s['hosts'],
         '; %d uplink finding%s' % (s['uplink_findings'], '' if s['uplink_findings'] == 1 else 's')
         if s.get('uplink_findings') else '',
+        '; %d vDS health check finding%s' % (s['vds_findings'], '' if s['vds_findings'] == 1 else 's')
+        if s.get('vds_findings') else '',
         '; report in %s' % report_dir if report_dir else '')]
     return '\n'.join(lines) + '\n'
 

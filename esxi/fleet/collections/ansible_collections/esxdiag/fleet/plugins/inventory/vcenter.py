@@ -4,7 +4,9 @@
 # vMotion vmk (esxdiag_vmk), its addresses (esxdiag_test_ip, esxdiag_test_ip6), its
 # netstack (esxdiag_netstack) and the configuration that bears on MTU (esxdiag_config:
 # the vmk's MTU, its standard vSwitch or distributed switch and that switch's MTU,
-# the uplinks). A host left out is named on stderr with the reason. Anything that
+# the uplinks; on a distributed switch, its VLAN/MTU health check's results per vmnic,
+# read-only: esxdiag_config.vds_health, module_utils/vds_health.py). A host left out
+# is named on stderr with the reason. Anything that
 # stops the inventory from being read (no vCenter there, not a vCenter, an untrusted
 # certificate, a refused login, a datacenter or cluster that does not exist or holds
 # no host) is one line on stderr and exit 2, before any host is touched. The options
@@ -95,6 +97,7 @@ datacenters: [dc-east]
 group: esxdiag
 '''
 
+import importlib.util
 import os
 import re
 import socket
@@ -113,6 +116,16 @@ try:
     from pyVmomi import vim, vmodl
 except ImportError:
     vim = vmodl = None
+
+try:
+    from ansible_collections.esxdiag.fleet.plugins.module_utils import vds_health
+except ImportError:
+    # a checkout's inventory_plugins/esxdiag_vcenter.py (a link here) outside the
+    # collection path: the module beside this file's real one
+    _spec = importlib.util.spec_from_file_location('esxdiag_vds_health', os.path.join(
+        os.path.dirname(os.path.realpath(__file__)), '..', 'module_utils', 'vds_health.py'))
+    vds_health = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(vds_health)
 
 # the name its messages start with (the one the plugin had before it was in a collection)
 NAME = 'esxdiag_vcenter'
@@ -341,8 +354,9 @@ def _vmotion_vmk(net, nic_info):
     return chosen[0], how, [v.device for v in chosen[1:]]
 
 
-def host_vars(props, dvs_by_uuid, pg_by_key, where):
-    """The inventory variables of one host, or (None, why it is left out)."""
+def host_vars(props, dvs_by_uuid, pg_by_key, where, health=None):
+    """The inventory variables of one host, or (None, why it is left out); `health`
+    is {dvs uuid: vds_health.switch_state} (read-only)."""
     state = props.get('runtime.connectionState')
     if state != 'connected':
         return None, 'not connected (vCenter says %s)' % state
@@ -372,6 +386,8 @@ def host_vars(props, dvs_by_uuid, pg_by_key, where):
             'source': 'vCenter %s' % where, 'vmk': vnic.device, 'vmk_mtu': vnic.spec.mtu,
             'chosen_by': how, 'other_vmotion_vmks': others, 'netstack': vnic.spec.netStackInstanceKey,
             'portgroup': portgroup, 'switch': switch, 'uplinks': uplinks, 'management_vmk': mgmt.device,
+            'vds_health': vds_health.host_health(props.get('name'), props.get('_key'), net, health or {},
+                                                 'read-only (vCenter inventory)'),
         },
     }
     if ip4:
@@ -445,6 +461,7 @@ class InventoryModule(BaseInventoryPlugin):
                         _stop("cluster '%s' in datacenter %s has no hosts (name the cluster whose "
                               "hosts to test)" % (w, dc))
             for obj, props in _collect(content, folder, vim.HostSystem, HOST_PROPS):
+                props['_key'] = obj._moId
                 cluster = names.get(props.get('parent'))
                 if not want or cluster in want:
                     out.append((dc, cluster, props))
@@ -458,11 +475,14 @@ class InventoryModule(BaseInventoryPlugin):
         return sorted(p['name'] for _, p in _collect(content, content.rootFolder, vim.ClusterComputeResource, ['name']))
 
     def _switches(self, content):
-        dvs = dict((p['uuid'], {'name': p['name'], 'mtu': p.get('config.maxMtu')}) for _, p in _collect(
-            content, content.rootFolder, vim.DistributedVirtualSwitch, ['name', 'uuid', 'config.maxMtu']))
+        """({uuid: {name, mtu}}, {portgroup key: name}, {uuid: its health check}); the
+        health check's config and results are read, never changed."""
+        found = _collect(content, content.rootFolder, vim.DistributedVirtualSwitch, vds_health.DVS_PROPS)
+        dvs = dict((p['uuid'], {'name': p['name'], 'mtu': p.get('config.maxMtu')}) for _, p in found)
+        health = dict((p['uuid'], vds_health.switch_state(p)) for _, p in found)
         pgs = dict((p['key'], p['name']) for _, p in _collect(
             content, content.rootFolder, vim.dvs.DistributedVirtualPortgroup, ['key', 'name']))
-        return dvs, pgs
+        return dvs, pgs, health
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
@@ -476,17 +496,17 @@ class InventoryModule(BaseInventoryPlugin):
         old = socket.getdefaulttimeout()
         socket.setdefaulttimeout(self._checked['timeout'])
         try:
-            hosts, dvs, pgs = self._read()
+            hosts, dvs, pgs, health = self._read()
         finally:
             socket.setdefaulttimeout(old)
-        self._populate(hosts, dvs, pgs)
+        self._populate(hosts, dvs, pgs, health)
 
     def _read(self):
         si = self._login()
         try:
             content = si.RetrieveContent()
             hosts = self._hosts(content)
-            dvs, pgs = self._switches(content)
+            dvs, pgs, health = self._switches(content)
         except vmodl.MethodFault as e:
             _stop('vCenter %s: reading the inventory failed: %s' % (self._where, e.msg or type(e).__name__))
         except OSError as e:
@@ -496,15 +516,22 @@ class InventoryModule(BaseInventoryPlugin):
                 Disconnect(si)
             except Exception:
                 pass
-        return hosts, dvs, pgs
+        return hosts, dvs, pgs, health
 
-    def _populate(self, hosts, dvs, pgs):
+    def _vcenter(self):
+        """How to reach this vCenter again (the vDS health check's explicit option,
+        plugins/modules/vds_healthcheck.py), never the password."""
+        return {'hostname': self._checked['hostname'] or self.get_option('hostname'), 'port': self._checked['port'],
+                'username': self._checked['username'] or self.get_option('username'),
+                'validate_certs': self._checked['validate_certs'], 'ca_file': self._checked['ca_file']}
+
+    def _populate(self, hosts, dvs, pgs, health):
         group = self._checked['group']
         self.inventory.add_group(group)
         kept, left = 0, 0
         for dc, cluster, props in sorted(hosts, key=lambda h: to_text(h[2].get('name'))):
             name = to_text(props.get('name'))
-            hv, why = host_vars(props, dvs, pgs, self._where)
+            hv, why = host_vars(props, dvs, pgs, self._where, health)
             if hv is not None and _printable(name) != name:
                 hv, why = None, 'its name holds control characters'
             if hv is None:
@@ -512,6 +539,7 @@ class InventoryModule(BaseInventoryPlugin):
                 _say('%s left out: %s' % (name, why))
                 continue
             hv['esxdiag_config'].update({'datacenter': dc, 'cluster': cluster})
+            hv['esxdiag_vcenter'] = self._vcenter()
             self.inventory.add_host(name, group=group)
             for k, v in hv.items():
                 self.inventory.set_variable(name, k, v)
