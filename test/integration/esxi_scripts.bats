@@ -467,17 +467,32 @@ run_killed() {
     [ "$(cat "$FAKE_ESXI/calls")" = "$k" ] || flunk "$script: call $k $when: not killed there: $output"
 }
 
+# the esxcli calls of the run just made, in order (the stand-in numbers them so), in
+# CALLS; killed_points K: the kill points of call K, "before after", or "before" for a
+# call that reads only: killed after it, the host and the script's files are as when
+# killed before it (the script waits in the call), so that point proves nothing new
+calls_made() {
+    mapfile -t CALLS < <(grep -E '^(esxcli|localcli) ' "$FAKE_ESXI/log")
+    [ "${#CALLS[@]}" = "$(cat "$FAKE_ESXI/calls")" ] || flunk "log and count differ: $(cat "$FAKE_ESXI/log")"
+}
+kill_points() {
+    if [[ "${CALLS[$1 - 1]}" =~ \ (set|add|remove|refresh)(\ |$) ]]; then echo before after; else echo before; fi
+}
+
 # kill_each_step FLAGS...: run prepare once to count its esxcli calls, then for each
-# call k, killed with SIGKILL just before it and just after it, cleanup must put the
-# host back exactly as it was and leave no lock, state or temporary file behind
+# call k, killed with SIGKILL just before it and just after it (a read-only call:
+# before it), cleanup must put the host back exactly as it was and leave no lock,
+# state or temporary file behind
 kill_each_step() {
     local calls k when
+    : > "$FAKE_ESXI/log"
     prepare "$@"
     assert_status 0
     calls=$(cat "$FAKE_ESXI/calls")
     [ "$calls" -ge 4 ] || flunk "only $calls calls: $output"
+    calls_made
     for k in $(seq 1 "$calls"); do
-        for when in before after; do
+        for when in $(kill_points "$k"); do
             rm -rf "$KIT" "$FAKE_ESXI"; make_kit; make_host
             [ "$(host_state)" = "$INITIAL" ] || flunk "reset failed"
             run_killed "$k" "$when" prepare.sh "$@"
@@ -690,12 +705,14 @@ kill_each_step() {
     prepare "${flags[@]}"
     assert_status 0
     echo 0 > "$FAKE_ESXI/calls"
+    : > "$FAKE_ESXI/log"
     cleanup --keep-kit
     assert_status 0
     calls=$(cat "$FAKE_ESXI/calls")
     [ "$calls" -ge 4 ] || flunk "only $calls calls: $output"
+    calls_made
     for k in $(seq 1 "$calls"); do
-        for when in before after; do
+        for when in $(kill_points "$k"); do
             rm -rf "$KIT" "$FAKE_ESXI"; make_kit; make_host
             prepare "${flags[@]}"
             assert_status 0
