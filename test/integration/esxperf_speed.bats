@@ -473,6 +473,43 @@ cpus_of() {
     assert_status 0
 }
 
+# Each stream's thread: CPU and runnable wait in -J (end.esxperf.threads) and -V,
+# the figures the verdict reads. Invariants only, no rate: a thread runs on one
+# core at a time and is running, waiting runnable or asleep, so its CPU plus wait
+# fit in its own seconds; the threads' CPU fits in the process's (measured over the
+# test period, which ends a few ms before the threads leave: 0.1 s of slack); the
+# verdict's sender_thread_cpu is the busiest sender thread's cpu_percent.
+@test "speed: -J and -V show each stream thread's CPU and wait, within the process's; the verdict reads the same" {
+    server
+    client -t 2 -P 2
+    assert_status 0
+    [ "$(jq_c '.end.esxperf.threads | length')" = 2 ] || flunk "$(jq_c '.end.esxperf')"
+    jq -e '.end.esxperf as $e | $e.threads | all(
+            .socket > 0 and .sender == true and .seconds > 0 and
+            .cpu_seconds >= 0 and .wait_seconds >= 0 and
+            .cpu_seconds + .wait_seconds <= .seconds * 1.01 + 0.005 and
+            ((.cpu_percent - 100 * .cpu_seconds / .seconds) | fabs) < 0.02 and
+            ((.wait_percent - 100 * .wait_seconds / .seconds) | fabs) < 0.02)' "$TMP/c.json" >/dev/null ||
+        flunk "$(jq_c '.end.esxperf.threads')"
+    jq -e '.end.esxperf as $e | ([$e.threads[].cpu_seconds] | add) as $sum |
+            (($e.threads_cpu_seconds - $sum) | fabs) < 0.00001 and
+            $sum <= $e.cpu_seconds_local * 1.05 + 0.1' "$TMP/c.json" >/dev/null ||
+        flunk "threads' CPU beyond the process's: $(jq_c '.end.esxperf | {threads_cpu_seconds, cpu_seconds_local}')"
+    jq -e '([.end.esxperf.threads[].cpu_percent] | max) as $m |
+            [.end.diagnosis.evidence[] | select(.name == "sender_thread_cpu").value][0] as $v |
+            (($m - $v) | fabs) < 0.01' "$TMP/c.json" >/dev/null ||
+        flunk "verdict $(jq_c '.end.diagnosis.evidence') against $(jq_c '.end.esxperf.threads')"
+    server_done
+    PORT=$(free_port)
+    server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -V
+    assert_status 0
+    [[ "$output" =~ \[\ +[0-9]+\]\ thread:\ CPU\ [0-9.]+%\ of\ a\ core\ \([0-9.]+\ s\ of\ [0-9.]+\ s\),\ waited\ to\ run\ [0-9.]+%\ \([0-9.]+\ s\) ]] ||
+        flunk "$output"
+    assert_contains "Process CPU: "
+    server_says "thread: CPU "
+}
+
 @test "speed: one thread per stream on both sides (-P 4: at least 5 tasks each)" {
     server
     "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 2 -P 4 >/dev/null 2>&1 &
