@@ -42,6 +42,8 @@ command -v iperf3 >/dev/null || { echo "bench-esxperf: iperf3 missing (apt-get i
 command -v jq >/dev/null || { echo "bench-esxperf: jq missing (apt-get install jq)" >&2; exit 2; }
 # shellcheck source=test/lib/iperf3-peers.sh
 source test/lib/iperf3-peers.sh
+# shellcheck source=test/lib/bench-lib.bash
+source test/lib/bench-lib.bash
 iperf3_peers_fetch || echo "bench-esxperf: $IPERF3_PEERS_ERROR: the iperf3 3.22 columns read n/a"
 I312=$(iperf3_peer 3.12)
 I322=$(iperf3_peer 3.22 || true)
@@ -53,28 +55,19 @@ trap cleanup EXIT INT TERM
 # each run takes the next port, about 100 in a whole bench
 PORT=$((20000 + RANDOM % 12000))
 
-wait_port() {
-    local _
-    for _ in $(seq 1 50); do
-        ss -ltnH "sport = :$1" | grep -q . && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
 # one run: one_run BIN [VAR=VALUE...] ARGS...: the tool against its own fresh server,
 # both with the VAR=VALUE words in their environment; prints
 # "gbit_rx cpu_client cpu_server pps_rx loss_pct gbit_tx" or "fail"
 one_run() {
     local bin=$1 out rc
-    local -a envs=()
     shift
-    while [[ "${1:-}" == [A-Z]*=* ]]; do envs+=("$1"); shift; done
+    split_env "$@"
+    set -- "${ARGS[@]}"
     PORT=$((PORT + 1))
-    env "${envs[@]}" "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
+    env "${ENVS[@]}" "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
     SRV=$!
     wait_port "$PORT" || { echo fail; return; }
-    out=$(timeout 60 env "${envs[@]}" "$bin" -c 127.0.0.1 -p "$PORT" -t "$SECS" -J "$@" 2>/dev/null); rc=$?
+    out=$(timeout 60 env "${ENVS[@]}" "$bin" -c 127.0.0.1 -p "$PORT" -t "$SECS" -J "$@" 2>/dev/null); rc=$?
     kill "$SRV" 2>/dev/null
     wait "$SRV" 2>/dev/null
     SRV=""

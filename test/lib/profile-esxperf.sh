@@ -19,6 +19,8 @@ command -v perf >/dev/null || { echo "profile-esxperf: perf missing (apt-get ins
 command -v jq >/dev/null || { echo "profile-esxperf: jq missing (apt-get install jq)" >&2; exit 2; }
 # shellcheck source=test/lib/iperf3-peers.sh
 source test/lib/iperf3-peers.sh
+# shellcheck source=test/lib/bench-lib.bash
+source test/lib/bench-lib.bash
 iperf3_peers_fetch || { echo "profile-esxperf: $IPERF3_PEERS_ERROR" >&2; exit 2; }
 I322=$(iperf3_peer 3.22) || exit 2
 TMP=$(mktemp -d)
@@ -27,15 +29,6 @@ cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; rm -rf "$TMP"; }
 trap cleanup EXIT INT TERM
 PORT=$((20000 + RANDOM % 12000))
 EVENTS=task-clock,context-switches,cpu-migrations,raw_syscalls:sys_enter,sched:sched_wakeup,syscalls:sys_enter_poll,syscalls:sys_enter_ppoll,syscalls:sys_enter_pselect6,syscalls:sys_enter_futex
-
-wait_port() {
-    local _
-    for _ in $(seq 1 50); do
-        ss -ltnH "sport = :$1" | grep -q . && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 # the counts of one perf stat -x, file: "task_ms cs migr sys wake poll futex"
 counts() {
@@ -54,14 +47,14 @@ counts() {
 # their environment; prints "GB c_counts s_counts" or "fail"
 one_run() {
     local bin=$1 out rc
-    local -a envs=()
     shift
-    while [[ "${1:-}" == [A-Z]*=* ]]; do envs+=("$1"); shift; done
+    split_env "$@"
+    set -- "${ARGS[@]}"
     PORT=$((PORT + 1))
-    env "${envs[@]}" perf stat -x, -e "$EVENTS" -o "$TMP/srv.stat" -- "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
+    env "${ENVS[@]}" perf stat -x, -e "$EVENTS" -o "$TMP/srv.stat" -- "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
     SRV=$!
     wait_port "$PORT" || { echo fail; return; }
-    out=$(timeout 60 env "${envs[@]}" perf stat -x, -e "$EVENTS" -o "$TMP/cli.stat" -- \
+    out=$(timeout 60 env "${ENVS[@]}" perf stat -x, -e "$EVENTS" -o "$TMP/cli.stat" -- \
         "$bin" -c 127.0.0.1 -p "$PORT" -t "$SECS" -J "$@" 2>/dev/null); rc=$?
     wait "$SRV" 2>/dev/null
     SRV=""
@@ -83,7 +76,7 @@ printf '%-44s %-8s %5s %6s | %8s %8s %8s %7s %7s %7s | %8s %8s %8s %7s %7s %7s\n
 echo "(every count per GB received; c = client (the sender, receiver with -R), s = server)"
 # rounds outside, modes and tools inside: every mode and tool takes its turn in each
 # round, so a change of load mid-run bends all of them alike
-for r in $(seq 1 "$ROUNDS"); do
+for _ in $(seq 1 "$ROUNDS"); do
     for m in "${MODES[@]}"; do
         [[ "$m" == *"${MODES_ONLY:-}"* ]] || continue
         for tool in ${TOOLS:-esxperf iperf3-3.22}; do
