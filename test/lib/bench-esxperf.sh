@@ -47,10 +47,7 @@ source test/lib/bench-lib.bash
 iperf3_peers_fetch || echo "bench-esxperf: $IPERF3_PEERS_ERROR: the iperf3 3.22 columns read n/a"
 I312=$(iperf3_peer 3.12)
 I322=$(iperf3_peer 3.22 || true)
-TMP=$(mktemp -d)
-SRV=""
-cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
+bench_tmp
 # below the ephemeral range (32768+), where client sockets take their local ports;
 # each run takes the next port, about 100 in a whole bench
 PORT=$((20000 + RANDOM % 12000))

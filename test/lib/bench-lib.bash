@@ -18,3 +18,21 @@ split_env() {
     while [[ "${1:-}" == [A-Z]*=* ]]; do ENVS+=("$1"); shift; done
     ARGS=("$@")
 }
+
+# bench_need NAME CMD...: each command is on the PATH, else one line and exit 2
+bench_need() {
+    local name=$1 c
+    shift
+    for c in "$@"; do
+        command -v "$c" >/dev/null || { echo "$name: $c missing (apt-get install $c)" >&2; exit 2; }
+    done
+}
+
+# bench_tmp: TMP a fresh directory, SRV the running server's pid (set by the caller,
+# "" when none); both are cleaned up when the script ends, also on a signal
+bench_tmp() {
+    TMP=$(mktemp -d)
+    SRV=""
+    trap bench_cleanup EXIT INT TERM
+}
+bench_cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; rm -rf "$TMP"; }

@@ -15,18 +15,14 @@ ESXPERF=${ESXPERF:-$PWD/out/bin/esxperf}
 ROUNDS=${ROUNDS:-2}
 SECS=${SECS:-3}
 [ -x "$ESXPERF" ] || { echo "profile-esxperf: $ESXPERF missing (run make)" >&2; exit 2; }
-command -v perf >/dev/null || { echo "profile-esxperf: perf missing (apt-get install linux-perf)" >&2; exit 2; }
-command -v jq >/dev/null || { echo "profile-esxperf: jq missing (apt-get install jq)" >&2; exit 2; }
-# shellcheck source=test/lib/iperf3-peers.sh
-source test/lib/iperf3-peers.sh
 # shellcheck source=test/lib/bench-lib.bash
 source test/lib/bench-lib.bash
+bench_need profile-esxperf perf jq
+# shellcheck source=test/lib/iperf3-peers.sh
+source test/lib/iperf3-peers.sh
 iperf3_peers_fetch || { echo "profile-esxperf: $IPERF3_PEERS_ERROR" >&2; exit 2; }
 I322=$(iperf3_peer 3.22) || exit 2
-TMP=$(mktemp -d)
-SRV=""
-cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
+bench_tmp
 PORT=$((20000 + RANDOM % 12000))
 EVENTS=task-clock,context-switches,cpu-migrations,raw_syscalls:sys_enter,sched:sched_wakeup,syscalls:sys_enter_poll,syscalls:sys_enter_ppoll,syscalls:sys_enter_pselect6,syscalls:sys_enter_futex
 
