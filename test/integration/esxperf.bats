@@ -574,15 +574,19 @@ EOF
     esxperf_server
     run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --sweep-parallel 1-2 --sweep-window 256K,1M
     assert_status 0
-    assert_contains "Gbit/CPU-s  bottleneck"
+    assert_contains "Gbit/CPU-s thread CPU% thread wait%  bottleneck"
     [ "$(echo "$output" | grep -cE '^ +[12] +(256K|1M) +[0-9].* (line-rate|sender-cpu|receiver-cpu|receive-window|send-buffer|network-loss|pacing|network|unknown)$')" -eq 4 ] || flunk "$output"
     run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --sweep-parallel 1,3 --csv
     assert_status 0
-    [ "${lines[0]}" = "streams,window,gbit_per_second,client_cpu_percent,server_cpu_percent,retransmits,gbit_per_cpu_second,bottleneck" ]
+    [ "${lines[0]}" = "streams,window,gbit_per_second,client_cpu_percent,server_cpu_percent,retransmits,gbit_per_cpu_second,client_thread_cpu_percent_max,client_thread_wait_percent_max,bottleneck" ]
+    # the busiest stream thread's CPU and the longest wait: numbers in [0, 100]
+    [[ "${lines[1]}" =~ ,([0-9.]+),([0-9.]+),[a-z-]+$ ]] || flunk "$output"
+    awk -v c="${BASH_REMATCH[1]}" -v w="${BASH_REMATCH[2]}" 'BEGIN { exit !(c <= 100 && w <= 100) }' ||
+        flunk "thread figures out of range: ${lines[1]}"
     [[ "${lines[2]}" == 3,,* ]] || flunk "the kernel's default window is an empty field: $output"
     [[ "${lines[2]}" =~ ,[a-z-]+$ ]] || flunk "each row ends with its bottleneck: $output"
     "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 --sweep-parallel 2 -J >"$TMP/s.json"
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['sweep']; assert len(r)==1 and r[0]['streams']==2 and r[0]['gbit_per_second']>0 and r[0]['window'] is None and r[0]['bottleneck'] in ('line-rate','sender-cpu','receiver-cpu','receive-window','send-buffer','network-loss','pacing','network','unknown')" "$TMP/s.json"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['sweep']; assert len(r)==1 and r[0]['streams']==2 and r[0]['gbit_per_second']>0 and r[0]['window'] is None and 0 <= r[0]['client_thread_cpu_percent_max'] <= 100 and 0 <= r[0]['client_thread_wait_percent_max'] <= 100 and r[0]['bottleneck'] in ('line-rate','sender-cpu','receiver-cpu','receive-window','send-buffer','network-loss','pacing','network','unknown')" "$TMP/s.json"
 }
 
 # ---- UDP loss through an nft drop rule in network namespaces (198.18.0.0/15)

@@ -296,7 +296,7 @@ udp_drop_ns() {
 @test "input: options that do nothing here are run with one warning line each" {
     run timeout 10 "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -u -Z --csv
     assert_status 2                 # no server: the warnings come first
-    assert_contains "esxperf: warning: -Z is for TCP (sendfile); UDP sends with sendmmsg or sendto: ignored"
+    assert_contains "esxperf: warning: -Z is for TCP (MSG_ZEROCOPY, sendfile); UDP sends with sendmmsg or sendto: ignored"
     assert_contains "esxperf: warning: --csv formats a sweep's table"
     esxperf_server --idle-timeout 5 --cport 5000
     grep -q "warning: --idle-timeout only acts with -1" "$TMP/s.out" || flunk "$(cat "$TMP/s.out")"

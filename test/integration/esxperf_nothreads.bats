@@ -70,6 +70,7 @@ udp_exact() {
     nothreads -c 127.0.0.1 -p "$PORT" -t 2 -i 0.5 -V
     assert_status 0
     assert_contains "engine: on the session's thread (no stream thread); TCP send:"
+    assert_contains "] thread: CPU "      # the session's thread, which ran the stream
     assert_contains "fallback: pthread_create refused ("
     assert_contains "): the one data stream runs on the session's thread"
     [ "$(grep -cE '^\[ +[0-9]+\] +[0-9.]+-[0-9.]+ +sec .*Bytes *$' <<<"$output")" -eq 4 ] ||

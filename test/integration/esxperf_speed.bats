@@ -187,22 +187,37 @@ sndbuf_asks() { grep -c 'SO_SNDBUF, \[262144\]' "$1" || true; }
     server_says "TCP receive: recv(copy) 524288-byte reads, no SO_RCVLOWAT"
 }
 
-@test "speed: -Z uses sendfile; sendfile failing (EINVAL injected) or off falls back to send()" {
+# -Z sends with MSG_ZEROCOPY (cheaper per byte than sendfile on loopback:
+# BENCHMARKS.md); SO_ZEROCOPY refused (every setsockopt refused, as on ESXi where the
+# option does not exist) or msgzc off -> sendfile; sendfile failing -> send().
+@test "speed: -Z uses MSG_ZEROCOPY; SO_ZEROCOPY refused or msgzc off -> sendfile; sendfile failing (EINVAL injected) or off -> send()" {
     server
     client -t 1 -Z
     assert_status 0
-    engine_is 'TCP send: sendfile() 131072 bytes per call*'
-    server_done
-    server
-    CLIENT_PRE="strace -f -qq -o /dev/null -e trace=sendfile -e inject=sendfile:error=EINVAL" client -t 1 -Z
-    assert_status 0
-    engine_is '*sendfile failed (Invalid argument): send() copies*'
+    engine_is 'TCP send: send(MSG_ZEROCOPY) 131072 bytes per call (-Z; completions read every 16 calls)'
     [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "bytes differ"
+    [ "$(jq_c '.end.esxperf.fallbacks | length')" = 0 ] || flunk "$(jq_c '.end.esxperf.fallbacks')"
     server_done
     server
-    CLIENT_PRE="env ESXPERF_ENGINE_OFF=sendfile" client -t 1 -Z
+    CLIENT_PRE="strace -f -qq -o /dev/null -e trace=setsockopt -e inject=setsockopt:error=ENOPROTOOPT" client -t 1 -Z
     assert_status 0
-    engine_is '-Z without sendfile (turned off); TCP send: send()*'
+    engine_is 'TCP send: sendfile() 131072 bytes per call (-Z, no copy)*'
+    [ "$(jq_c '[.end.esxperf.fallbacks[] | select(.option == "SO_ZEROCOPY")] | length')" = 1 ] ||
+        flunk "$(jq_c '.end.esxperf.fallbacks')"
+    [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "bytes differ"
+    local pre glob
+    while IFS='|' read -r pre glob; do
+        server_done
+        server
+        CLIENT_PRE="$pre" client -t 1 -Z
+        assert_status 0
+        engine_is "$glob"
+        [ "$(jq_c '.end.sum_sent.bytes')" = "$(jq_c '.end.sum_received.bytes')" ] || flunk "$pre: bytes differ"
+    done <<'EOF'
+env ESXPERF_ENGINE_OFF=msgzc|TCP send: sendfile() 131072 bytes per call (-Z, no copy)
+env ESXPERF_ENGINE_OFF=msgzc strace -f -qq -o /dev/null -e trace=sendfile -e inject=sendfile:error=EINVAL|*sendfile failed (Invalid argument): send() copies*
+env ESXPERF_ENGINE_OFF=sendfile|-Z without sendfile (turned off); TCP send: send()*
+EOF
 }
 
 @test "speed: UDP -V: sendmmsg with GSO, recvmmsg with GRO; counts agree" {
@@ -471,6 +486,43 @@ cpus_of() {
     wait_port "$PORT"
     run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -A 0,1
     assert_status 0
+}
+
+# Each stream's thread: CPU and runnable wait in -J (end.esxperf.threads) and -V,
+# the figures the verdict reads. Invariants only, no rate: a thread runs on one
+# core at a time and is running, waiting runnable or asleep, so its CPU plus wait
+# fit in its own seconds; the threads' CPU fits in the process's (measured over the
+# test period, which ends a few ms before the threads leave: 0.1 s of slack); the
+# verdict's sender_thread_cpu is the busiest sender thread's cpu_percent.
+@test "speed: -J and -V show each stream thread's CPU and wait, within the process's; the verdict reads the same" {
+    server
+    client -t 2 -P 2
+    assert_status 0
+    [ "$(jq_c '.end.esxperf.threads | length')" = 2 ] || flunk "$(jq_c '.end.esxperf')"
+    jq -e '.end.esxperf as $e | $e.threads | all(
+            .socket > 0 and .sender == true and .seconds > 0 and
+            .cpu_seconds >= 0 and .wait_seconds >= 0 and
+            .cpu_seconds + .wait_seconds <= .seconds * 1.01 + 0.005 and
+            ((.cpu_percent - 100 * .cpu_seconds / .seconds) | fabs) < 0.02 and
+            ((.wait_percent - 100 * .wait_seconds / .seconds) | fabs) < 0.02)' "$TMP/c.json" >/dev/null ||
+        flunk "$(jq_c '.end.esxperf.threads')"
+    jq -e '.end.esxperf as $e | ([$e.threads[].cpu_seconds] | add) as $sum |
+            (($e.threads_cpu_seconds - $sum) | fabs) < 0.00001 and
+            $sum <= $e.cpu_seconds_local * 1.05 + 0.1' "$TMP/c.json" >/dev/null ||
+        flunk "threads' CPU beyond the process's: $(jq_c '.end.esxperf | {threads_cpu_seconds, cpu_seconds_local}')"
+    jq -e '([.end.esxperf.threads[].cpu_percent] | max) as $m |
+            [.end.diagnosis.evidence[] | select(.name == "sender_thread_cpu").value][0] as $v |
+            (($m - $v) | fabs) < 0.01' "$TMP/c.json" >/dev/null ||
+        flunk "verdict $(jq_c '.end.diagnosis.evidence') against $(jq_c '.end.esxperf.threads')"
+    server_done
+    PORT=$(free_port)
+    server
+    run "$BIN/esxperf" -c 127.0.0.1 -p "$PORT" -t 1 -V
+    assert_status 0
+    [[ "$output" =~ \[\ +[0-9]+\]\ thread:\ CPU\ [0-9.]+%\ of\ a\ core\ \([0-9.]+\ s\ of\ [0-9.]+\ s\),\ waited\ to\ run\ [0-9.]+%\ \([0-9.]+\ s\) ]] ||
+        flunk "$output"
+    assert_contains "Process CPU: "
+    server_says "thread: CPU "
 }
 
 @test "speed: one thread per stream on both sides (-P 4: at least 5 tasks each)" {

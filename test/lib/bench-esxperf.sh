@@ -23,7 +23,11 @@
 #   with -w 4M sent 4-11 Gbit/s of jumbo datagrams against 32-35 without it.
 # CPU is each side's own figure from the client's JSON (the test period):
 # cpu_utilization_percent.host_total (client) and remote_total (server).
-# Gbit per CPU-second = received Gbit / (client + server CPU seconds).
+# Gbit per CPU-second = received Gbit / (client + server CPU seconds); --bidir adds
+# the two directions' received rates (each process sends and receives).
+# The targets against iperf3 3.22, every row: at least 1.2x the received rate (or
+# both at the same ceiling) and at least 1.5x the Gbit per CPU-second (two thirds
+# of its CPU per bit); the paced row lands on the asked rate and is compared by CPU.
 # Run from anywhere:  ./test/lib/bench-esxperf.sh   (or make bench)
 # ROUNDS=5 SECS=5 for steadier medians; ONLY=UDP runs the modes whose name holds it
 # (ONLY="one thread": esxperf without stream threads, ESXPERF_ENGINE_OFF=threads).
@@ -38,39 +42,29 @@ command -v iperf3 >/dev/null || { echo "bench-esxperf: iperf3 missing (apt-get i
 command -v jq >/dev/null || { echo "bench-esxperf: jq missing (apt-get install jq)" >&2; exit 2; }
 # shellcheck source=test/lib/iperf3-peers.sh
 source test/lib/iperf3-peers.sh
+# shellcheck source=test/lib/bench-lib.bash
+source test/lib/bench-lib.bash
 iperf3_peers_fetch || echo "bench-esxperf: $IPERF3_PEERS_ERROR: the iperf3 3.22 columns read n/a"
 I312=$(iperf3_peer 3.12)
 I322=$(iperf3_peer 3.22 || true)
-TMP=$(mktemp -d)
-SRV=""
-cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
+bench_tmp
 # below the ephemeral range (32768+), where client sockets take their local ports;
 # each run takes the next port, about 100 in a whole bench
 PORT=$((20000 + RANDOM % 12000))
-
-wait_port() {
-    local _
-    for _ in $(seq 1 50); do
-        ss -ltnH "sport = :$1" | grep -q . && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 # one run: one_run BIN [VAR=VALUE...] ARGS...: the tool against its own fresh server,
 # both with the VAR=VALUE words in their environment; prints
 # "gbit_rx cpu_client cpu_server pps_rx loss_pct gbit_tx" or "fail"
 one_run() {
     local bin=$1 out rc
-    local -a envs=()
     shift
-    while [[ "${1:-}" == [A-Z]*=* ]]; do envs+=("$1"); shift; done
+    split_env "$@"
+    set -- "${ARGS[@]}"
     PORT=$((PORT + 1))
-    env "${envs[@]}" "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
+    env "${ENVS[@]}" "$bin" -s -1 -p "$PORT" >/dev/null 2>&1 &
     SRV=$!
     wait_port "$PORT" || { echo fail; return; }
-    out=$(timeout 60 env "${envs[@]}" "$bin" -c 127.0.0.1 -p "$PORT" -t "$SECS" -J "$@" 2>/dev/null); rc=$?
+    out=$(timeout 60 env "${ENVS[@]}" "$bin" -c 127.0.0.1 -p "$PORT" -t "$SECS" -J "$@" 2>/dev/null); rc=$?
     kill "$SRV" 2>/dev/null
     wait "$SRV" 2>/dev/null
     SRV=""
@@ -87,9 +81,10 @@ one_run() {
            ($rx / $s), $e.sum.lost_percent,
            ($e.sum.packets * .start.test_start.blksize * 8 / $s / 1e9) ]
        else
-         [ ($e.sum_received.bits_per_second / 1e9),
+         # --bidir: both directions, received and sent, added
+         [ (($e.sum_received.bits_per_second + ($e.sum_received_bidir_reverse.bits_per_second // 0)) / 1e9),
            $e.cpu_utilization_percent.host_total, $e.cpu_utilization_percent.remote_total,
-           0, 0, ($e.sum_sent.bits_per_second / 1e9) ]
+           0, 0, (($e.sum_sent.bits_per_second + ($e.sum_sent_bidir_reverse.bits_per_second // 0)) / 1e9) ]
        end) | map(tostring) | join(" ")' <<<"$out" 2>/dev/null || echo fail
 }
 
@@ -114,6 +109,7 @@ MODES=(
     "TCP -Z (+skip-rx-copy; 3.12 plain -Z)|-Z --skip-rx-copy|-Z|-Z --skip-rx-copy"
     "TCP --skip-rx-copy|--skip-rx-copy|-|--skip-rx-copy"
     "TCP -R|-R|-R|-R"
+    "TCP --bidir (both directions added)|--bidir|--bidir|--bidir"
     "UDP -b 0 -l 1448|-u -b 0 -l 1448|-u -b 0 -l 1448|-u -b 0 -l 1448 --gsro||-u -b 0 -l 1448"
     "UDP -b 0 -l 8972 (jumbo)|-u -b 0 -l 8972|-u -b 0 -l 8972|-u -b 0 -l 8972 --gsro||-u -b 0 -l 8972"
     "UDP -b 0 -l 8972 --skip-rx-copy|-u -b 0 -l 8972 --skip-rx-copy|-|-u -b 0 -l 8972 --skip-rx-copy"
@@ -125,7 +121,8 @@ MODES=(
     "UDP -b 0 -l 1448, one thread|ESXPERF_ENGINE_OFF=threads -u -b 0 -l 1448|-u -b 0 -l 1448|-u -b 0 -l 1448 --gsro||-u -b 0 -l 1448"
 )
 
-echo "loopback, $ROUNDS rounds x ${SECS} s per tool and mode, in turn; medians"
+echo "loopback, $ROUNDS rounds x ${SECS} s per tool and mode, in turn; medians; load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+echo "targets against iperf3 3.22: received >= 1.2x, Gbit per CPU-second >= 1.5x (paced row: by CPU)"
 echo "esxperf: $("$ESXPERF" --version 2>&1 | head -1); iperf3 3.12: $("$I312" --version 2>&1 | head -1 | cut -d' ' -f1-2);" \
     "iperf3 3.22: $([ -n "$I322" ] && "$I322" --version 2>&1 | head -1 | cut -d' ' -f1-2 || echo absent)"
 echo
@@ -184,6 +181,9 @@ BEGIN {
                        g(($2 / 2 - 1) * 100, "%+.2f"), g(($3 / 2 - 1) * 100, "%+.2f"),
                        g(($4 / 2 - 1) * 100, "%+.2f"), g($17, "%.2f"), g($18, "%.2f"), g($19, "%.2f"))
     if ($26 != "") note = note sprintf("; 3.22 best with: %s", $26)
+    # the targets against 3.22 (the header): a row below either says which
+    if ($1 !~ /paced/ && r($3, $4) != "n/a" && r($3, $4) + 0 < 1.2) note = note "; BELOW 1.2x received"
+    if (r($12, $13) != "n/a" && r($12, $13) + 0 < 1.5) note = note "; BELOW 1.5x per CPU-second"
     if ($23 > 0 || $24 > 0 || $25 > 0) note = note sprintf(" [failed runs: 3.12 %d, 3.22 %d, esxperf %d]", $23, $24, $25)
     sub(/^; /, "", note)
     printf "%-38s %6s %6s %8s %6s %6s  %-7s %-7s %-7s %6s %6s %6s %6s %6s  %s\n", $1,
@@ -191,3 +191,4 @@ BEGIN {
            cpu($5, $6), cpu($7, $8), cpu($9, $10), g($11, "%.1f"), g($12, "%.1f"), g($13, "%.1f"),
            r($11, $13), r($12, $13), note
 }' "$TMP/rows"
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

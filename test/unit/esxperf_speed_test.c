@@ -339,6 +339,8 @@ static void engine_off_names(void **state)
     assert_int_equal(stream_engine_off("lowat,trunc,sendfile,rcvbuf"),
                      ENG_LOWAT | ENG_TRUNC | ENG_SENDFILE | ENG_RCVBUF);
     assert_int_equal(stream_engine_off("pktinfo,sndbuf"), ENG_PKTINFO | ENG_SNDBUF);
+    assert_int_equal(stream_engine_off("msgzc"), ENG_MSGZC);
+    assert_int_equal(stream_engine_off("all") & ENG_MSGZC, ENG_MSGZC);
     assert_int_equal(stream_engine_off("gsox,gs,,bogus"), 0);
     assert_int_equal(stream_engine_off("all") & ENG_MMSG, ENG_MMSG);
 }

@@ -279,7 +279,7 @@ static const struct {
                             "client comes): ignored" },
     { cport_on_server, "--cport is a client option (the client's local data port): ignored "
                        "by the server" },
-    { zerocopy_udp, "-Z is for TCP (sendfile); UDP sends with sendmmsg or sendto: ignored" },
+    { zerocopy_udp, "-Z is for TCP (MSG_ZEROCOPY, sendfile); UDP sends with sendmmsg or sendto: ignored" },
     { csv_without_sweep, "--csv formats a sweep's table (--sweep-parallel, --sweep-window): "
                          "ignored without one" },
     { csv_with_json, "--csv and -J: the sweep's table is written as JSON, --csv is ignored" },

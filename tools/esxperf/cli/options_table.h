@@ -199,7 +199,7 @@ LONG(O_GSRO, "gsro", NONE, CLIENT, FLAG(gsro),
 "      --gsro               ask an iperf3 3.22 server for UDP GSO/GRO; esxperf uses them\n"
 "                           anyway where the kernel has them (see -V)\n")
 OPT('Z', "zerocopy", NONE, CLIENT, FLAG(zerocopy),
-"  -Z, --zerocopy           send with sendfile(): no copy from user memory\n")
+"  -Z, --zerocopy           send with MSG_ZEROCOPY (else sendfile()): no copy from user memory\n")
 LONG(O_SKIP_RX_COPY, "skip-rx-copy", NONE, CLIENT, FLAG(skip_rx_copy),
 "      --skip-rx-copy       receivers count bytes without copying them (MSG_TRUNC)\n")
 OPT('A', "affinity", REQ, ANY, FN(set_affinity),
@@ -275,7 +275,7 @@ TEXT(
 "-V names the I/O path each stream took (sendmmsg/GSO, recvmmsg/GRO, SO_RCVLOWAT,\n"
 "MSG_TRUNC, sendfile, a held send buffer, pinning) and any fallback;\n"
 "ESXPERF_ENGINE_OFF=LIST turns techniques off:\n"
-"mmsg,gso,gro,lowat,trunc,sendfile,rcvbuf,pktinfo,sndbuf or all.\n"
+"mmsg,gso,gro,lowat,trunc,sendfile,msgzc,rcvbuf,pktinfo,sndbuf or all.\n"
 "Exit codes: 0 test done; 1 the test failed (server busy, peer error, stream failure,\n"
 "bad peer data, no data arrived); 2 usage or system error (bad option, options that\n"
 "contradict, cannot resolve, connection refused or timed out, port in use, a\n"

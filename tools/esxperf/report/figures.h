@@ -59,6 +59,9 @@ struct run_result {
     double gbit_per_cpu_s;     /* bits moved / (local + remote CPU seconds) */
     uint64_t bytes_sent, bytes_received;
     const char *bottleneck;    /* the verdict's class key, NULL when none */
+    double thread_cpu_max;     /* the busiest stream thread here: CPU, % of a core, -1 */
+    double thread_wait_max;    /* the longest runnable wait of a stream thread, % of
+                                * its time, -1 */
 };
 
 /* one run of a sweep: what it was, how it ended, its headline (the report's sweep
@@ -68,6 +71,14 @@ struct sweep_row {
     int rc;
     struct run_result r;
     char error[400];            /* a failed run's line ("" when it passed) */
+};
+
+/* the thread that ran one stream, from its loop's start to its leaving (the same
+ * reads the bottleneck verdict takes: stream_evidence.h): CPU used and time waited
+ * runnable, in seconds and as % of its own wall time; -1 where the host does not
+ * tell (no /proc schedstat, ESXi) or the evidence is off */
+struct thread_figs {
+    double wall_s, cpu_s, wait_s, cpu_pct, wait_pct;
 };
 
 /* one stream at the end: its sender and receiver rows (this side's and, when the
@@ -81,6 +92,7 @@ struct stream_totals {
     int64_t max_cwnd, max_rtt, min_rtt, mean_rtt;   /* -1 unknown */
     int64_t max_snd_wnd, reorder;                   /* -1 unknown */
     const char *engine;          /* the I/O path it took (-V, JSON) */
+    struct thread_figs thr;      /* the thread that ran it (-V, JSON, sweep rows) */
 };
 
 /* one direction group at the end: its SUM rows */
@@ -106,6 +118,7 @@ struct totals {
     double cpu_seconds_local, cpu_seconds_remote;       /* remote -1 = unknown */
     double gbit_per_cpu_local, gbit_per_cpu_remote;     /* 0 when no CPU time */
     double io_calls_per_second;
+    double threads_cpu_s;        /* the stream threads' CPU seconds, summed; -1 none known */
     char congestion_local[32], congestion_remote[32];
     struct run_result fig;
     const struct rr_end *rr;     /* --rr: its end figures (rr_figures.h), else NULL */

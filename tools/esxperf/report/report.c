@@ -280,6 +280,35 @@ static void text_cpu(struct report *r, const struct totals *t)
                    t->gbit_per_cpu_local, t->io_calls_per_second);
 }
 
+/* -V: the thread of each stream (CPU and runnable wait, the verdict's reads), then
+ * the whole process's CPU beside the threads' sum (figures.h) */
+static void text_threads(struct report *r, const struct totals *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        const struct thread_figs *th = &t->st[i].thr;
+        if (th->cpu_s < 0) {
+            rep_printf(r, "[%3d] thread: CPU n/a (the host gives no thread clock, or the "
+                          "evidence is off)\n", t->st[i].snd.sock);
+            continue;
+        }
+        if (th->wait_s >= 0)
+            rep_printf(r, "[%3d] thread: CPU %.1f%% of a core (%.3f s of %.3f s), waited to run "
+                          "%.1f%% (%.3f s)\n", t->st[i].snd.sock, th->cpu_pct, th->cpu_s,
+                       th->wall_s, th->wait_pct, th->wait_s);
+        else
+            rep_printf(r, "[%3d] thread: CPU %.1f%% of a core (%.3f s of %.3f s), wait n/a "
+                          "(no /proc schedstat)\n", t->st[i].snd.sock, th->cpu_pct, th->cpu_s,
+                       th->wall_s);
+    }
+    if (t->threads_cpu_s >= 0)
+        rep_printf(r, "Process CPU: %.3f s in the %.3f s measured (%.1f%% of a core); its "
+                      "stream threads %.3f s over their runs\n", t->cpu_seconds_local, t->seconds,
+                   t->cpu_total, t->threads_cpu_s);
+    else
+        rep_printf(r, "Process CPU: %.3f s in the %.3f s measured (%.1f%% of a core)\n",
+                   t->cpu_seconds_local, t->seconds, t->cpu_total);
+}
+
 /* the throughput rows of the end: a row per stream and side, the sums */
 static void text_summary_rows(struct report *r, const struct totals *t)
 {
@@ -327,6 +356,8 @@ static void text_summary(struct report *r, const struct totals *t)
     if (r->verbose)
         for (int i = 0; i < t->n; i++)
             rep_printf(r, "[%3d] engine: %s\n", t->st[i].snd.sock, t->st[i].engine);
+    if (r->verbose)
+        text_threads(r, t);
     int nf;
     (void)fallback_list(&nf);
     char line[256];
@@ -422,42 +453,57 @@ static void sweep_cells(const struct sweep_row *r, char *retr, size_t rlen, char
         snprintf(scpu, slen, "%.1f", r->r.cpu_remote);
 }
 
+/* a percent that is -1 when unknown, as a cell: the figure or `unknown` */
+static void pct_cell(char *out, size_t len, double v, const char *unknown)
+{
+    if (v < 0)
+        snprintf(out, len, "%s", unknown);
+    else
+        snprintf(out, len, "%.1f", v);
+}
+
 static void text_sweep_table(FILE *f, const struct sweep_row *rows, int n)
 {
-    fprintf(f, "%7s %8s %8s %11s %11s %11s %10s  %s\n", "streams", "window", "Gbit/s",
-            "client CPU%", "server CPU%", "retransmits", "Gbit/CPU-s", "bottleneck");
+    fprintf(f, "%7s %8s %8s %11s %11s %11s %10s %11s %11s  %s\n", "streams", "window", "Gbit/s",
+            "client CPU%", "server CPU%", "retransmits", "Gbit/CPU-s", "thread CPU%",
+            "thread wait%", "bottleneck");
     for (int i = 0; i < n; i++) {
         const struct sweep_row *r = &rows[i];
-        char win[32], retr[32], scpu[32];
+        char win[32], retr[32], scpu[32], tcpu[32], twait[32];
         window_text(win, sizeof win, r->window);
         sweep_cells(r, retr, sizeof retr, scpu, sizeof scpu);
+        pct_cell(tcpu, sizeof tcpu, r->r.thread_cpu_max, "n/a");
+        pct_cell(twait, sizeof twait, r->r.thread_wait_max, "n/a");
         if (r->rc)
             fprintf(f, "%7lld %8s   failed (exit %d)\n", (long long)r->streams, win, r->rc);
         else
-            fprintf(f, "%7lld %8s %8.2f %11.1f %11s %11s %10.2f  %s\n", (long long)r->streams, win,
-                    r->r.gbps, r->r.cpu_local, scpu, retr, r->r.gbit_per_cpu_s,
-                    r->r.bottleneck ? r->r.bottleneck : "unknown");
+            fprintf(f, "%7lld %8s %8.2f %11.1f %11s %11s %10.2f %11s %12s  %s\n",
+                    (long long)r->streams, win, r->r.gbps, r->r.cpu_local, scpu, retr,
+                    r->r.gbit_per_cpu_s, tcpu, twait, r->r.bottleneck ? r->r.bottleneck : "unknown");
     }
 }
 
 static void csv_sweep_table(FILE *f, const struct sweep_row *rows, int n)
 {
     fprintf(f, "streams,window,gbit_per_second,client_cpu_percent,server_cpu_percent,"
-               "retransmits,gbit_per_cpu_second,bottleneck\n");
+               "retransmits,gbit_per_cpu_second,client_thread_cpu_percent_max,"
+               "client_thread_wait_percent_max,bottleneck\n");
     for (int i = 0; i < n; i++) {
         const struct sweep_row *r = &rows[i];
-        char retr[32], scpu[32];
+        char retr[32], scpu[32], tcpu[32], twait[32];
         sweep_cells(r, retr, sizeof retr, scpu, sizeof scpu);
+        pct_cell(tcpu, sizeof tcpu, r->r.thread_cpu_max, "");
+        pct_cell(twait, sizeof twait, r->r.thread_wait_max, "");
         /* the kernel's default window is an empty field, as the table's "default" */
         char cwin[24] = "";
         if (r->window > 0)
             snprintf(cwin, sizeof cwin, "%lld", (long long)r->window);
         if (r->rc)
-            fprintf(f, "%lld,%s,,,,,,\n", (long long)r->streams, cwin);
+            fprintf(f, "%lld,%s,,,,,,,,\n", (long long)r->streams, cwin);
         else
-            fprintf(f, "%lld,%s,%.3f,%.1f,%s,%s,%.2f,%s\n", (long long)r->streams, cwin,
+            fprintf(f, "%lld,%s,%.3f,%.1f,%s,%s,%.2f,%s,%s,%s\n", (long long)r->streams, cwin,
                     r->r.gbps, r->r.cpu_local, r->r.cpu_remote < 0 ? "" : scpu,
-                    r->r.retrans < 0 ? "" : retr, r->r.gbit_per_cpu_s,
+                    r->r.retrans < 0 ? "" : retr, r->r.gbit_per_cpu_s, tcpu, twait,
                     r->r.bottleneck ? r->r.bottleneck : "");
     }
 }

@@ -97,6 +97,10 @@ void rep_separator(struct report *r);
 void rep_row_json_open(struct jsonw *w, const char *key, const struct row *row);
 /* JSON object for a row (key NULL inside arrays) */
 void rep_row_json(struct jsonw *w, const char *key, const struct row *row, int interval);
+/* key: v with decimals, or null when v < 0 (a figure the host did not give) */
+void rep_json_known(struct jsonw *w, const char *key, double v, int decimals);
+/* the JSON sink's sweep table (report_json_sweep.c) */
+void rep_json_sweep_table(FILE *f, const struct sweep_row *rows, int n);
 
 struct perf_opts;
 

@@ -316,6 +316,28 @@ static void json_sums(struct jsonw *w, const struct totals *t)
     }
 }
 
+/* end.esxperf.threads: the thread that ran each stream, in the streams' order,
+ * the figures the text's -V lines and the verdict read (figures.h) */
+static void json_threads(struct jsonw *w, const struct totals *t)
+{
+    jw_arr(w, "threads");
+    for (int i = 0; i < t->n; i++) {
+        const struct stream_totals *st = &t->st[i];
+        const struct thread_figs *th = &st->thr;
+        jw_obj(w, NULL);
+        jw_int(w, "socket", st->snd.sock);
+        jw_bool(w, "sender", st->sender);
+        rep_json_known(w, "seconds", th->wall_s, 6);
+        rep_json_known(w, "cpu_seconds", th->cpu_s, 6);
+        rep_json_known(w, "wait_seconds", th->wait_s, 6);
+        rep_json_known(w, "cpu_percent", th->cpu_pct, 2);
+        rep_json_known(w, "wait_percent", th->wait_pct, 2);
+        jw_end(w);
+    }
+    jw_end(w);
+    rep_json_known(w, "threads_cpu_seconds", t->threads_cpu_s, 6);
+}
+
 static void json_esxperf(struct jsonw *w, const struct totals *t)
 {
     jw_obj(w, "esxperf");
@@ -331,6 +353,7 @@ static void json_esxperf(struct jsonw *w, const struct totals *t)
     for (int i = 0; i < t->n; i++)
         jw_str(w, NULL, t->st[i].engine);
     jw_end(w);
+    json_threads(w, t);
     perf_netstack_json(w);        /* the netstack this side ran in, and how it knows */
     fallback_json(w, "fallbacks"); /* the socket options refused and what ran instead */
     jw_end(w);
@@ -517,55 +540,6 @@ static void json_peer_output(struct report *r, const struct test_results *rem)
     }
 }
 
-/* a sweep's table: a run's figures, or (failed) null for each and the run's error,
- * as CSV leaves them empty: a failed run measured nothing */
-static void sweep_json_figures(struct jsonw *w, const struct sweep_row *r)
-{
-    static const char *const keys[] = {
-        "seconds", "gbit_per_second", "client_cpu_percent", "server_cpu_percent",
-        "retransmits", "gbit_per_cpu_second",
-    };
-    if (r->rc) {
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-            jw_null(w, keys[i]);
-        jw_null(w, "bottleneck");
-        jw_str(w, "error", r->error[0] ? r->error : "the run failed");
-        return;
-    }
-    jw_double(w, keys[0], r->r.seconds);
-    jw_double(w, keys[1], r->r.gbps);
-    jw_double(w, keys[2], r->r.cpu_local);
-    jw_double(w, keys[3], r->r.cpu_remote);
-    jw_int(w, keys[4], r->r.retrans);
-    jw_double(w, keys[5], r->r.gbit_per_cpu_s);
-    jw_str(w, "bottleneck", r->r.bottleneck);     /* the run's verdict (diagnose.h) */
-    jw_null(w, "error");
-}
-
-static void json_sweep_table(FILE *f, const struct sweep_row *rows, int n)
-{
-    struct jsonw w;
-    jw_init(&w, 1);
-    jw_obj(&w, NULL);
-    jw_arr(&w, "sweep");
-    for (int i = 0; i < n; i++) {
-        const struct sweep_row *r = &rows[i];
-        jw_obj(&w, NULL);
-        jw_int(&w, "streams", r->streams);
-        if (r->window > 0)
-            jw_int(&w, "window", r->window);
-        else
-            jw_null(&w, "window");          /* the kernel's default */
-        jw_bool(&w, "ok", r->rc == 0);
-        sweep_json_figures(&w, r);
-        jw_end(&w);
-    }
-    jw_end(&w);
-    jw_end(&w);
-    fprintf(f, "%s\n", jw_text(&w));
-    jw_free(&w);
-}
-
 static void json_own_output(struct report *r, const char **text, const char **json)
 {
     *text = NULL;
@@ -611,5 +585,5 @@ const struct report_sink report_json_sink = {
     .authenticated = no_user,
     .netstack = no_netstack,
     .sweep_progress = no_progress,
-    .sweep_table = json_sweep_table,
+    .sweep_table = rep_json_sweep_table,
 };

@@ -61,7 +61,19 @@ void session_local_results(struct session *s, struct test_results *r, const char
     r->server_output_json = server_json ? xstrdup(server_json) : NULL;
 }
 
-/* rows for stream i: local and (when known) remote */
+/* the figures of the thread that ran a stream, from the reads its evidence took */
+static void thread_figs_of(const struct stream_evidence *e, struct thread_figs *f)
+{
+    f->wall_s = f->cpu_s = f->wait_s = f->cpu_pct = f->wait_pct = -1;
+    if (!e->begin_ns || e->wall_us <= 0)
+        return;                   /* never run, or the evidence is off */
+    f->wall_s = e->wall_us / 1e6;
+    f->cpu_s = e->cpu_s;
+    f->cpu_pct = e->cpu_s >= 0 ? e->thread_pct : -1;
+    f->wait_s = e->wait_s;
+    f->wait_pct = e->wait_s >= 0 ? 100.0 * e->wait_s / f->wall_s : -1;
+}
+
 /* rows for stream i: local and (when known) remote */
 static void stream_rows(const struct session *s, int i, struct stream_totals *x)
 {
@@ -130,6 +142,7 @@ static void stream_rows(const struct session *s, int i, struct stream_totals *x)
     x->min_rtt = b->min_rtt;
     x->mean_rtt = b->n_rtt ? b->sum_rtt / b->n_rtt : -1;
     x->engine = st->path;
+    thread_figs_of(&st->ev, &x->thr);
 }
 
 /* each group's SUM rows from its streams' rows */
@@ -197,6 +210,17 @@ static void cpu_figures(const struct session *s, struct totals *t)
     t->gbit_per_cpu_local = lcpu_s > 0 ? gbit / lcpu_s : 0;
     t->gbit_per_cpu_remote = rcpu_s > 0 ? gbit / rcpu_s : 0;
     t->io_calls_per_second = secs > 0 ? (double)calls / secs : 0;
+    t->threads_cpu_s = -1;
+    t->fig.thread_cpu_max = t->fig.thread_wait_max = -1;
+    for (int i = 0; i < t->n; i++) {
+        const struct thread_figs *th = &t->st[i].thr;
+        if (th->cpu_s >= 0)
+            t->threads_cpu_s = (t->threads_cpu_s < 0 ? 0 : t->threads_cpu_s) + th->cpu_s;
+        if (th->cpu_pct > t->fig.thread_cpu_max)
+            t->fig.thread_cpu_max = th->cpu_pct;
+        if (th->wait_pct > t->fig.thread_wait_max)
+            t->fig.thread_wait_max = th->wait_pct;
+    }
 
     const struct group_totals *g0 = &t->grp[0];
     struct run_result *f = &t->fig;

@@ -30,7 +30,7 @@ unsigned stream_engine_off(const char *list)
         { "mmsg", ENG_MMSG }, { "gso", ENG_GSO }, { "gro", ENG_GRO }, { "lowat", ENG_LOWAT },
         { "trunc", ENG_TRUNC }, { "sendfile", ENG_SENDFILE }, { "rcvbuf", ENG_RCVBUF },
         { "pktinfo", ENG_PKTINFO }, { "sndbuf", ENG_SNDBUF }, { "threads", ENG_THREADS },
-        { "evidence", ENG_EVIDENCE },
+        { "evidence", ENG_EVIDENCE }, { "msgzc", ENG_MSGZC },
     };
     unsigned off = 0;
     if (!list)

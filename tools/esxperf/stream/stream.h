@@ -35,6 +35,7 @@
 #define ENG_THREADS  0x200u   /* a thread per stream: a lone stream runs on the session's */
 #define ENG_EVIDENCE 0x400u   /* the verdict's per-stream evidence (stream_evidence.h), for
                                * the benchmark of its cost; by name only, like threads */
+#define ENG_MSGZC    0x800u   /* -Z as send(MSG_ZEROCOPY): off, sendfile instead */
 /* comma-separated names -> ENG_* bits; unknown names are ignored */
 unsigned stream_engine_off(const char *list);
 

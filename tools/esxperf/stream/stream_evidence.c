@@ -195,12 +195,16 @@ void stream_evidence_end(struct stream *s)
     double wall = (double)(mono_ns() - e->begin_ns);
     int64_t cpu = thread_cpu_ns(), run, wait;
     sched_times(&run, &wait);
-    e->thread_pct = e->demand_pct = -1;
+    e->thread_pct = e->demand_pct = e->cpu_s = e->wait_s = -1;
     e->wall_us = wall / 1e3;
-    if (wall > 0 && cpu >= 0 && e->cpu_begin_ns >= 0)
+    if (wall > 0 && cpu >= 0 && e->cpu_begin_ns >= 0) {
         e->thread_pct = 100.0 * (double)(cpu - e->cpu_begin_ns) / wall;
-    if (wall > 0 && run >= 0 && e->run_begin_ns >= 0)
+        e->cpu_s = (double)(cpu - e->cpu_begin_ns) / 1e9;
+    }
+    if (wall > 0 && run >= 0 && e->run_begin_ns >= 0) {
         e->demand_pct = 100.0 * (double)(run - e->run_begin_ns + wait - e->wait_begin_ns) / wall;
+        e->wait_s = (double)(wait - e->wait_begin_ns) / 1e9;
+    }
     e->app_limited = -1;
     e->busy_us = e->rwnd_limited_us = e->sndbuf_limited_us = -1;
     e->rtt_us = e->segs_out = e->retrans = e->snd_wnd = e->dsack_dups = -1;

@@ -24,6 +24,8 @@ struct stream_evidence {
     double wall_us;                       /* the loop's run, start to leave */
     double thread_pct;                    /* CPU used, % of one core */
     double demand_pct;                    /* used or waited for (runnable), % of one core */
+    double cpu_s, wait_s;                 /* the same two as seconds: CPU used, waited
+                                           * runnable (the reports' thread figures); -1 */
     int tcpi_len;                         /* bytes of TCP_INFO given; 0 refused or not read */
     int64_t busy_us, rwnd_limited_us, sndbuf_limited_us;
     int app_limited;

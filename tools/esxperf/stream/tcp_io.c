@@ -36,21 +36,22 @@ static uint64_t zc_reap(int fd)
     return calls;
 }
 
-/* the -Z choice (sendfile, or send(MSG_ZEROCOPY) with ESXPERF_ZEROCOPY=msg) and
- * the path text; returns 1 for MSG_ZEROCOPY */
+/* the -Z choice and the path text; returns 1 for MSG_ZEROCOPY. send(MSG_ZEROCOPY)
+ * first: measured on loopback (BENCHMARKS.md, "Where the CPU goes"), it cost 1.4x
+ * less CPU per byte than sendfile(), which references each 4 KiB page of the file
+ * apart. sendfile() where SO_ZEROCOPY is refused (ESXi; before Linux 4.14), with
+ * ESXPERF_ENGINE_OFF=msgzc or ESXPERF_ZEROCOPY=sendfile; the file stays open so a
+ * refusal at the first send can fall back to it (tcp_send_chunk). */
 static int tcp_send_path(struct stream *s)
 {
     int msgzc = 0;
     const char *zc = getenv("ESXPERF_ZEROCOPY");
-    if (s->zfd >= 0 && zc && !strcmp(zc, "msg")) {
-        /* the alternative -Z (measured slower on loopback, where the kernel copies
-         * MSG_ZEROCOPY pages anyway): falls back to sendfile without SO_ZEROCOPY */
+    if (s->zfd >= 0 && !(s->eng_off & ENG_MSGZC) && !(zc && !strcmp(zc, "sendfile"))) {
         int one = 1;
         if (setsockopt(s->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof one) == 0) {
             msgzc = 1;
-            close(s->zfd);
-            s->zfd = -1;
-            stream_path_add(s, "TCP send: send(MSG_ZEROCOPY) %zu bytes per call (-Z)", s->blksize);
+            stream_path_add(s, "TCP send: send(MSG_ZEROCOPY) %zu bytes per call (-Z; "
+                               "completions read every 16 calls)", s->blksize);
         } else {
             fallback_refused("SO_ZEROCOPY", errno);
         }
@@ -91,10 +92,23 @@ static uint64_t sndbuf_decide(struct stream *s)
 
 /* one write of chunk bytes the way the stream sends; counts the extra calls it
  * makes (the caller counts the one) */
-static ssize_t tcp_send_chunk(struct stream *s, size_t chunk, int msgzc, uint64_t *calls)
+static ssize_t tcp_send_chunk(struct stream *s, size_t chunk, int *msgzc, uint64_t *calls)
 {
     ssize_t n;
-    if (s->zfd >= 0) {
+    if (*msgzc) {
+        n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL | MSG_ZEROCOPY);
+        if ((n < 0 && errno == ENOBUFS) || (*calls & 15) == 0)
+            *calls += zc_reap(s->fd);
+        if (n < 0 && errno == ENOBUFS)
+            errno = EAGAIN;       /* completions held the socket's option memory */
+        if (n < 0 && (errno == EINVAL || errno == EOPNOTSUPP || errno == ENOSYS) && s->zfd >= 0) {
+            /* SO_ZEROCOPY taken but the flag refused: sendfile from now on */
+            stream_path_add(s, "; send(MSG_ZEROCOPY) failed (%s): sendfile() %zu bytes per call",
+                            errtext(errno), s->blksize);
+            *msgzc = 0;
+            errno = EINTR;        /* the step goes on and sends the chunk again */
+        }
+    } else if (s->zfd >= 0) {
         off_t off = 0;
         n = sendfile(s->fd, s->zfd, &off, chunk);
         if (n < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
@@ -106,12 +120,6 @@ static ssize_t tcp_send_chunk(struct stream *s, size_t chunk, int msgzc, uint64_
             n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL);
             (*calls)++;
         }
-    } else if (msgzc) {
-        n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL | MSG_ZEROCOPY);
-        if ((n < 0 && errno == ENOBUFS) || (*calls & 15) == 0)
-            *calls += zc_reap(s->fd);
-        if (n < 0 && errno == ENOBUFS)
-            errno = EAGAIN;
     } else {
         n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL);
     }
@@ -197,7 +205,7 @@ int tcp_send_step(struct stream *s)
                                   t->pending, 1, 1, &due))
         return stream_wait(s, 0, t->pc.from_ns + due);
     ssize_t n = s->file_fd >= 0 ? file_send_chunk(s, t->pending, &t->calls)
-                                : tcp_send_chunk(s, t->pending, t->msgzc, &t->calls);
+                                : tcp_send_chunk(s, t->pending, &t->msgzc, &t->calls);
     t->calls++;
     if (n == 0 && s->file_fd >= 0) {
         if (!s->file_eof)
