@@ -133,6 +133,8 @@ static void sweep_table_layouts(void **state)
     rows[0].r.retrans = -1;
     rows[0].r.gbit_per_cpu_s = 19;
     rows[0].r.bottleneck = "network";
+    rows[0].r.thread_cpu_max = 72.25;
+    rows[0].r.thread_wait_max = -1;    /* unknown (no schedstat): an empty cell */
     rows[1].streams = 2;
     rows[1].rc = 1;
     char buf[2048];
@@ -143,8 +145,9 @@ static void sweep_table_layouts(void **state)
     report_sink_for(&o)->sweep_table(f, rows, 2);
     fclose(f);
     assert_non_null(strstr(buf, "streams,window,"));
-    assert_non_null(strstr(buf, "1,262144,9.500,50.0,,,19.00,network\n"));
-    assert_non_null(strstr(buf, "2,,,,,,,\n"));    /* the kernel's default window: empty */
+    assert_non_null(strstr(buf, "client_thread_cpu_percent_max,client_thread_wait_percent_max,bottleneck\n"));
+    assert_non_null(strstr(buf, "1,262144,9.500,50.0,,,19.00,72.2,,network\n"));
+    assert_non_null(strstr(buf, "2,,,,,,,,,\n"));    /* the kernel's default window: empty */
     f = fmemopen(buf, sizeof buf, "w");
     o.csv = 0;
     report_sink_for(&o)->sweep_table(f, rows, 2);
