@@ -6,6 +6,8 @@
 # without a word. esxmtu must name vmnic0 good and vmnic1 bad, refuse what it must,
 # and leave nothing scratch behind, with the production portgroup's policy as before,
 # whatever fails: each making and removing step failing, a hanging esxcli, a signal.
+# Last, the fleet role's MTU step runs it through ansible-playbook and its report names
+# the same.
 # Namespaces are named esxmtu-<pid>-upH/upS/upP and deleted in teardown_file.
 load ../lib/common
 load ../lib/esxmtu-net
@@ -181,5 +183,85 @@ assert_clean() {
     stop_when INT "portgroup set -p esxmtu-scratch-vmnic0" "network vswitch standard portgroup set"
     [ "$status" = 1 ] || flunk "exit $status: $output"
     assert_contains "stopped by SIGINT"
+    assert_clean
+}
+
+# The fleet role's own MTU step (roles/esxdiag/tasks/mtu.yml) run by a real
+# ansible-playbook, connection local, on h1, the bench's stand-in host, with
+# esxdiag_each_uplink_ip set; h2 is the bench's peer P (its address, not driven: its
+# esxdiag_testing is false, so the report's h2 -> h1 pair is an ERROR). Then the role's
+# record.yml and report.yml build report.json/report.txt through the fleet's filters
+# from what the task registered.
+@test "each uplink from the fleet role: mtu.yml's --each-uplink task, then the report names vmnic0 PASS and vmnic1 BLACK-HOLE to h2" {
+    command -v ansible-playbook >/dev/null || flunk "ansible-playbook missing (make deps installs it)"
+    local W=$BATS_TEST_TMPDIR/fleet
+    mkdir -p "$W/home" "$W/tmp" "$W/kit/bin"
+    ln -s "$MTU" "$W/kit/bin/esxmtu"
+    cat > "$W/inventory.yml" <<INV
+all:
+  vars:
+    ansible_connection: local
+    ansible_python_interpreter: $(command -v python3)
+    esxdiag_kit_dir: $W/kit
+    esxdiag_remote_dir: $W/kit
+    esxdiag_mtu_args: ["-c", "2", "-i", "0.2", "-W", "1"]
+    esxdiag_discover: false
+  children:
+    esxdiag:
+      hosts:
+        h1:
+          esxdiag_test_ip: 198.18.4.1
+          esxdiag_vmk: vmk1
+          esxdiag_each_uplink_ip: ${TESTIP}
+          esxdiag_host_env:
+            PATH: $FAKEBIN:$PATH
+            FAKE_ESXI: $FAKE_ESXI
+            FAKE_ESXCLI_NETSTACK_vmotion: $NS_H
+        h2:
+          esxdiag_test_ip: ${PEER}
+INV
+    cat > "$W/play.yml" <<'PLAY'
+- name: The role's MTU step on h1 and each host's record, as validate.yml runs them
+  hosts: esxdiag
+  gather_facts: false
+  environment: "{{ esxdiag_host_env | default({}) }}"
+  vars:
+    esxdiag_state: ready
+    esxdiag_detail: ""
+    esxdiag_interrupted: ""
+    esxdiag_testing: "{{ inventory_hostname == 'h1' }}"
+    esxdiag_ready: [h1, h2]
+    esxdiag_kit_info: {version: bench}
+    esxdiag_started: "{{ now(utc=true).strftime('%Y-%m-%dT%H:%M:%SZ') }}"
+    esxdiag_t0: "{{ now(utc=true).timestamp() }}"
+  tasks:
+    - name: MTU
+      ansible.builtin.import_role: {name: esxdiag.fleet.esxdiag, tasks_from: mtu}
+    - name: Record
+      ansible.builtin.import_role: {name: esxdiag.fleet.esxdiag, tasks_from: record}
+- name: The report
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Report
+      ansible.builtin.import_role: {name: esxdiag.fleet.esxdiag, tasks_from: report}
+PLAY
+    : > "$FAKE_ESXI/log"
+    run timeout -k 5 120 env -C "$W" HOME="$W/home" ANSIBLE_HOME="$W/home/.ansible" ANSIBLE_LOCAL_TEMP="$W/tmp" \
+        ANSIBLE_REMOTE_TEMP="$W/tmp" ANSIBLE_COLLECTIONS_PATH="$ESXDIAG_ROOT/esxi/fleet/collections" \
+        ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
+        ansible-playbook -i inventory.yml play.yml -e "esxdiag_report_dir=$W/report" -e esxdiag_fail_on_error=false
+    assert_status 0
+    grep -q 'portgroup policy failover set -p esxmtu-scratch-vmnic1 --active-uplinks vmnic1' "$FAKE_ESXI/log" ||
+        flunk "the role's esxmtu never pinned vmnic1: $output"
+    local R=$W/report/report.json
+    [ "$(jget "$R" '[(u["name"], u["tested"], [(h, p["verdict"], p["largest_mtu"]) for h, p in sorted(u["pairs"].items())])
+        for u in d["hosts"][0]["team"]["uplinks"]]')" = "[('vmnic0', True, [('h2', 'PASS', 9000)]), ('vmnic1', True, [('h2', 'BLACK-HOLE', 1500)])]" ] ||
+        flunk "$(jget "$R" 'd["hosts"][0]["team"]')"
+    [ "$(jget "$R" '(d["hosts"][0]["team"]["cleanup"]["clean"], d["hosts"][0]["raw"]["esxmtu_each_uplink"]["each_uplink"]["test_ip"])')" = \
+        "(True, '198.18.4.50')" ] || flunk "$(jget "$R" 'd["hosts"][0]["team"]')"
+    grep -Eq '^    vmnic0 .* h2: PASS 9000$' "$W/report/report.txt" || flunk "$(cat "$W/report/report.txt")"
+    grep -Eq '^    vmnic1 +standby +NIC 9000 +switch01 Gi1/0/2 +port 1500 +h2: BLACK-HOLE 1500$' "$W/report/report.txt" ||
+        flunk "$(cat "$W/report/report.txt")"
     assert_clean
 }
